@@ -1,0 +1,7 @@
+"""`python -m sidemirror` works the same as the `sidemirror` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,109 @@
+"""The aiohttp application: wiring of state, middleware, routes, sources and shutdown."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import IO
+
+from aiohttp import web
+
+from . import __version__, ingest, session_api
+from .fanout import Hub
+from .journal import Journals
+from .models import PROTOCOL_VERSION, SessionItem
+from .projection import Projector
+from .security import GUARD, Guard, Tickets, pairing, public, security_middleware
+from .settings import Settings
+from .sources import Source, build_sources
+from .state import APP_STATE, AppState
+from .store import SessionLog, Store
+
+log = logging.getLogger(__name__)
+routes = web.RouteTableDef()
+SOURCES = web.AppKey("sources", list[Source])
+NDJSON_MAX = 16 << 20
+
+
+@routes.get("/health")
+@public
+async def health(request: web.Request) -> web.Response:
+    state = request.app[APP_STATE]
+    return web.json_response(
+        {
+            "app": "sidemirror",
+            "version": __version__,
+            "protocol": PROTOCOL_VERSION,
+            "status": "ok",
+            "instance": state.instance,
+            "uptime_s": round(time.monotonic() - state.started, 3),
+            "workspaces": len(state.store.workspaces),
+            "parse_errors": state.store.parse_errors,
+        }
+    )
+
+
+@routes.post("/api/pair")
+@pairing
+async def pair(request: web.Request) -> web.Response:
+    # The middleware has checked the Origin is an allowed extension and the Host is loopback.
+    return web.json_response({"token": request.app[APP_STATE].guard.token})
+
+
+@routes.post("/api/ticket")
+async def ticket(request: web.Request) -> web.Response:
+    tickets = request.app[APP_STATE].guard.tickets
+    return web.json_response({"ticket": tickets.issue(), "expires_in": int(tickets.ttl_s)})
+
+
+class DebugTrace:
+    """`--debug-events-jsonl`: every projected event, as sent, one per line."""
+
+    def __init__(self, path: Path, store: Store) -> None:
+        self.store = store
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.fh: IO[str] = path.open("a", encoding="utf-8")
+
+    def __call__(self, log_: SessionLog, item: SessionItem) -> None:
+        self.fh.write(self.store.wire_json(log_, item.seq - 1) + "\n")
+        self.fh.flush()
+
+
+def create_app(settings: Settings, token: str) -> web.Application:
+    hub = Hub(settings.queue_size)
+    store = Store(hub, Projector(settings.max_chars))
+    guard = Guard(token, settings.allowed_origins, Tickets())
+    app = web.Application(middlewares=[security_middleware], client_max_size=NDJSON_MAX)
+    state = AppState(settings, store, hub, guard)
+    app[APP_STATE] = state
+    app[GUARD] = guard
+    journals = Journals(settings.data_dir / "ingest")
+    app[ingest.JOURNALS] = journals
+    app.add_routes(routes)
+    app.add_routes(session_api.routes)
+    app.add_routes(ingest.routes)
+    if settings.debug_events_jsonl is not None:
+        store.taps.append(DebugTrace(settings.debug_events_jsonl, store))
+
+    async def lifecycle(app: web.Application) -> AsyncIterator[None]:
+        restored = journals.restore(store)
+        if restored:
+            log.info("restored %d ingested session(s)", restored)
+        sources = build_sources(settings, store)
+        for source in sources:
+            await source.start()
+        yield
+        for source in reversed(sources):
+            await source.stop()
+        journals.close()
+
+    async def close_streams(app: web.Application) -> None:
+        # Open SSE handlers would otherwise hold shutdown for aiohttp's 60 s grace period.
+        for task in list(state.streams):
+            task.cancel()
+
+    app.cleanup_ctx.append(lifecycle)
+    app.on_shutdown.append(close_streams)
+    return app

@@ -1,0 +1,85 @@
+"""Running the server: port choice, the runtime file, a scrubbed access log, and the token."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from aiohttp.abc import AbstractAccessLogger
+
+from .security import new_token
+from .settings import PORT_RANGE
+
+RUNTIME_FILE = "server.json"
+
+
+class PortUnavailable(Exception):
+    pass
+
+
+def bind_socket(host: str, port: int | None) -> socket.socket:
+    """An explicit port binds exactly; otherwise the first free port of 47470–47479."""
+    candidates = [port] if port is not None else list(PORT_RANGE)
+    last: OSError | None = None
+    for candidate in candidates:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.bind((host, candidate))
+        except OSError as exc:
+            sock.close()
+            last = exc
+            continue
+        sock.listen(128)
+        sock.setblocking(False)
+        return sock
+    if port is not None:
+        raise PortUnavailable(f"cannot bind {host}:{port}: {last}")
+    raise PortUnavailable(
+        f"no free port in {PORT_RANGE.start}-{PORT_RANGE.stop - 1} on {host} (last error: {last})"
+    )
+
+
+def resolve_token(explicit: str | None) -> str:
+    return explicit or os.environ.get("SIDEMIRROR_TOKEN") or new_token()
+
+
+def write_runtime_file(runtime_dir: Path, data: dict[str, Any]) -> Path:
+    runtime_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(runtime_dir, 0o700)
+    path = runtime_dir / RUNTIME_FILE
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        json.dump(data, fh)
+    os.replace(tmp, path)
+    return path
+
+
+def read_runtime_file(runtime_dir: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((runtime_dir / RUNTIME_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+class ScrubbedAccessLogger(AbstractAccessLogger):
+    """Logs method, path and status, never the query string (tickets, tokens) or headers."""
+
+    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+        self.logger.info(
+            "%s %s %s %.1fms", request.method, request.path, response.status, time * 1000
+        )
+
+
+def configure_logging(level: str) -> None:
+    logging.basicConfig(
+        level=getattr(logging, level.upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )

@@ -1,0 +1,79 @@
+"""Server settings: one frozen object built by the CLI (or tests) and read everywhere."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+from .projection import DEFAULT_MAX_CHARS
+
+APP_NAME = "sidemirror"
+DEFAULT_PORT = 47470
+PORT_RANGE = range(47470, 47480)
+# The ID that the pinned `key` in extension/manifest.json gives the extension.
+PINNED_EXTENSION_ID = "mboojbmhcigehknaafejhibpmmdjpgbn"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def default_runtime_dir() -> Path:
+    # platformdirs falls back to a cache dir where XDG_RUNTIME_DIR is unset (root, macOS).
+    return Path(platformdirs.user_runtime_dir(APP_NAME))
+
+
+def default_claude_dirs() -> list[Path]:
+    """DESIGN §6: $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects, ~/.config/claude/projects."""
+    dirs: list[Path] = []
+    config = os.environ.get("CLAUDE_CONFIG_DIR")
+    if config:
+        dirs.append(Path(config) / "projects")
+    home = Path.home()
+    dirs += [home / ".claude" / "projects", home / ".config" / "claude" / "projects"]
+    return dirs
+
+
+def default_codex_dir() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
+def unique_dirs(dirs: list[Path]) -> list[Path]:
+    """The same directory reached twice (symlink, relative path) is read once."""
+    seen: set[Path] = set()
+    out: list[Path] = []
+    for d in dirs:
+        key = d.resolve() if d.exists() else d.absolute()
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int | None = None  # None: first free port in PORT_RANGE
+    allow_remote: bool = False
+    claude_dirs: list[Path] = field(default_factory=list)
+    codex_dir: Path | None = None
+    max_chars: int = DEFAULT_MAX_CHARS
+    data_dir: Path = field(default_factory=default_data_dir)
+    runtime_dir: Path = field(default_factory=default_runtime_dir)
+    demo: bool = False
+    debug_events_jsonl: Path | None = None
+    extension_ids: tuple[str, ...] = ()
+    log_level: str = "info"
+    token: str | None = None  # None: SIDEMIRROR_TOKEN or a fresh random one
+    snapshot_limit: int = 200
+    queue_size: int = 2048
+    watch_sources: bool = True
+
+    @property
+    def allowed_origins(self) -> frozenset[str]:
+        ids = (PINNED_EXTENSION_ID, *self.extension_ids)
+        return frozenset(f"chrome-extension://{i}" for i in ids)

@@ -1,0 +1,194 @@
+"""Workspaces, sessions and their ordered item logs (in memory; sources rebuild them on start).
+
+An item's id is `<epoch>.<seq>`: its 1-based position in the session's log under that log's epoch.
+Sources keep logs append-only and deterministic (a transcript parsed again yields the same items
+in the same order; ingested data is replayed from its persisted log), so ids survive restarts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+
+from .fanout import (
+    Hub,
+    ItemPublished,
+    LogReset,
+    SessionSwitched,
+    StateChanged,
+    session_topic,
+    workspace_topic,
+)
+from .models import SessionItem
+from .projection import Projector
+
+ACTIVE_WINDOW_S = 120.0
+
+
+def workspace_id_for(directory: str) -> str:
+    """DESIGN §2: first 12 hex digits of sha256 of the directory as the source records it."""
+    normalized = directory.rstrip("/") or "/"
+    return hashlib.sha256(normalized.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(eq=False)
+class SessionLog:
+    workspace_id: str
+    session_id: str
+    agent: str
+    epoch: str
+    title: str | None = None
+    started_at: str | None = None
+    last_activity: float = 0.0
+    state: str = "idle"
+    items: list[SessionItem] = field(default_factory=list)
+    # Projected one-line JSON per item, computed once: most items are sent many times.
+    wire: list[str | None] = field(default_factory=list)
+    # Sources index sessions from stats and file tails, and parse one only when it is first read.
+    loader: Callable[[SessionLog], Awaitable[None]] | None = None
+    item_count_hint: int = 0
+
+    @property
+    def cursor(self) -> str | None:
+        return f"{self.epoch}.{len(self.items)}" if self.items else None
+
+    def parse_id(self, item_id: str) -> int | None:
+        """The seq an id of this log names (0 for the log's start), else None."""
+        epoch, dot, seq = item_id.rpartition(".")
+        if not dot or epoch != self.epoch or not seq.isdigit():
+            return None
+        n = int(seq)
+        return n if n <= len(self.items) else None
+
+
+@dataclass(eq=False)
+class Workspace:
+    id: str
+    directory: str
+    agent: str
+    name: str = ""
+    branch: str | None = None
+    pid: int | None = None
+    last_activity: float = 0.0
+    sessions: dict[str, SessionLog] = field(default_factory=dict)
+    latest_session_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            self.name = self.directory.rstrip("/").rsplit("/", 1)[-1] or self.directory
+
+    @property
+    def active(self) -> bool:
+        return self.pid is not None or time.time() - self.last_activity < ACTIVE_WINDOW_S
+
+    def latest_session(self) -> SessionLog | None:
+        if self.latest_session_id is None:
+            return None
+        return self.sessions.get(self.latest_session_id)
+
+
+Tap = Callable[[SessionLog, SessionItem], None]
+
+
+class Store:
+    """The in-memory model every endpoint reads; sources write it, the hub tells subscribers."""
+
+    def __init__(self, hub: Hub, projector: Projector) -> None:
+        self.hub = hub
+        self.projector = projector
+        self.workspaces: dict[str, Workspace] = {}
+        self.parse_errors = 0
+        self.taps: list[Tap] = []
+
+    # --- workspaces and sessions ---
+
+    def ensure_workspace(self, directory: str, agent: str) -> Workspace:
+        ws_id = workspace_id_for(directory)
+        ws = self.workspaces.get(ws_id)
+        if ws is None:
+            ws = Workspace(ws_id, directory.rstrip("/") or "/", agent)
+            self.workspaces[ws_id] = ws
+        return ws
+
+    def ensure_session(self, ws: Workspace, session_id: str, agent: str, epoch: str) -> SessionLog:
+        log = ws.sessions.get(session_id)
+        if log is None:
+            log = SessionLog(ws.id, session_id, agent, epoch)
+            ws.sessions[session_id] = log
+        return log
+
+    async def load(self, log: SessionLog) -> None:
+        """Parse a lazily indexed session before its items are read (once)."""
+        loader, log.loader = log.loader, None
+        if loader is not None:
+            await loader(log)
+
+    def workspace(self, ws_id: str) -> Workspace | None:
+        return self.workspaces.get(ws_id)
+
+    def workspaces_by_activity(self) -> list[Workspace]:
+        return sorted(self.workspaces.values(), key=lambda w: w.last_activity, reverse=True)
+
+    def touch(self, log: SessionLog, when: float | None = None) -> None:
+        """Record activity; when the session becomes the workspace's newest, followers switch."""
+        when = time.time() if when is None else when
+        log.last_activity = max(log.last_activity, when)
+        ws = self.workspaces[log.workspace_id]
+        ws.last_activity = max(ws.last_activity, log.last_activity)
+        latest = ws.latest_session()
+        if latest is log:
+            return
+        if latest is None or log.last_activity >= latest.last_activity:
+            ws.latest_session_id = log.session_id
+            ws.agent = log.agent
+            self.hub.publish(workspace_topic(ws.id), SessionSwitched(log.session_id))
+
+    # --- the log ---
+
+    def append(self, log: SessionLog, item: SessionItem) -> SessionItem:
+        seq = len(log.items) + 1
+        item.seq = seq
+        item.id = f"{log.epoch}.{seq}"
+        log.items.append(item)
+        log.wire.append(None)
+        for tap in self.taps:
+            tap(log, item)
+        message = ItemPublished(log.session_id, item)
+        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
+        self.hub.publish(workspace_topic(log.workspace_id), message)
+        return item
+
+    def reset(self, log: SessionLog, epoch: str) -> None:
+        """The source's log stopped being append-only: start over under a new epoch."""
+        log.epoch = epoch
+        log.items.clear()
+        log.wire.clear()
+        message = LogReset(log.session_id, epoch)
+        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
+        self.hub.publish(workspace_topic(log.workspace_id), message)
+
+    def set_state(self, log: SessionLog, state: str) -> None:
+        if log.state == state:
+            return
+        log.state = state
+        message = StateChanged(log.session_id, state)
+        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
+        self.hub.publish(workspace_topic(log.workspace_id), message)
+
+    def wire_json(self, log: SessionLog, index: int) -> str:
+        """The projected (redacted, truncated) one-line JSON of item `index` (0-based)."""
+        cached = log.wire[index]
+        if cached is None:
+            cached = self.projector.to_json(log.items[index])
+            log.wire[index] = cached
+        return cached
+
+    def iter_wire(self, log: SessionLog, start: int, stop: int | None = None) -> Iterator[str]:
+        stop = len(log.items) if stop is None else stop
+        for index in range(start, stop):
+            yield self.wire_json(log, index)
+
+    def count_parse_error(self, n: int = 1) -> None:
+        self.parse_errors += n
