@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
-
 from sidemirror.app import create_app
 from sidemirror.settings import PINNED_EXTENSION_ID, Settings
 from sidemirror.state import APP_STATE, AppState
@@ -50,14 +49,21 @@ def state_of(client: TestClient[Any, Any]) -> AppState:
     return app[APP_STATE]
 
 
-async def ingest(client: TestClient[Any, Any], lines: list[dict[str, Any]], *,
-                 workspace: str = "/home/dev/project", session: str = "s1") -> dict[str, Any]:
+async def ingest(
+    client: TestClient[Any, Any],
+    lines: list[dict[str, Any]],
+    *,
+    workspace: str = "/home/dev/project",
+    session: str = "s1",
+) -> dict[str, Any]:
     import json
 
     body = "".join(json.dumps(line) + "\n" for line in lines)
     resp = await client.post(
-        "/api/ingest", params={"workspace": workspace, "format": "events", "session": session},
-        data=body, headers=NDJSON,
+        "/api/ingest",
+        params={"workspace": workspace, "format": "events", "session": session},
+        data=body,
+        headers=NDJSON,
     )
     assert resp.status == 200, await resp.text()
     result: dict[str, Any] = await resp.json()

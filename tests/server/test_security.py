@@ -20,7 +20,9 @@ from .conftest import AUTH, EXT_ORIGIN, NDJSON, TOKEN, ClientFactory, ingest, st
         "0.0.0.0:{port}",
     ],
 )
-async def test_foreign_host_gets_421_before_any_handler(make_client: ClientFactory, host: str) -> None:
+async def test_foreign_host_gets_421_before_any_handler(
+    make_client: ClientFactory, host: str
+) -> None:
     client = await make_client()
     port = client.port
     resp = await client.post(
@@ -43,15 +45,25 @@ async def test_health_has_no_token_and_reports_the_contract(make_client: ClientF
     client = await make_client()
     resp = await client.get("/health")
     body = await resp.json()
-    assert set(body) == {"app", "version", "protocol", "status", "instance", "uptime_s",
-                         "workspaces", "parse_errors"}
+    assert set(body) == {
+        "app",
+        "version",
+        "protocol",
+        "status",
+        "instance",
+        "uptime_s",
+        "workspaces",
+        "parse_errors",
+    }
     assert body["app"] == "sidemirror" and body["protocol"] == 1 and body["status"] == "ok"
     assert TOKEN not in await resp.text()
     assert resp.headers["Cache-Control"] == "no-store"
     assert resp.headers["X-Content-Type-Options"] == "nosniff"
 
 
-async def test_pair_gives_the_token_to_the_pinned_extension_only(make_client: ClientFactory) -> None:
+async def test_pair_gives_the_token_to_the_pinned_extension_only(
+    make_client: ClientFactory,
+) -> None:
     client = await make_client()
     resp = await client.post("/api/pair", headers={"Origin": EXT_ORIGIN})
     assert resp.status == 200
@@ -62,8 +74,13 @@ async def test_pair_gives_the_token_to_the_pinned_extension_only(make_client: Cl
 
 @pytest.mark.parametrize(
     "origin",
-    [None, "null", "https://evil.example", "chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh",
-     "http://127.0.0.1:47470"],
+    [
+        None,
+        "null",
+        "https://evil.example",
+        "chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh",
+        "http://127.0.0.1:47470",
+    ],
 )
 async def test_pair_refuses_other_origins(make_client: ClientFactory, origin: str | None) -> None:
     client = await make_client()
@@ -84,7 +101,8 @@ async def test_extra_extension_id_is_allowed(make_client: ClientFactory) -> None
 async def test_foreign_origin_has_no_side_effects(make_client: ClientFactory) -> None:
     client = await make_client()
     resp = await client.post(
-        "/api/ingest", params={"workspace": "/w", "format": "events"},
+        "/api/ingest",
+        params={"workspace": "/w", "format": "events"},
         data='{"type":"assistant","content":"x"}\n',
         headers={**NDJSON, "Origin": "https://evil.example"},
     )
@@ -130,12 +148,23 @@ async def test_expired_ticket_is_refused(make_client: ClientFactory) -> None:
     assert resp.status == 401
 
 
-@pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded",
-                                   "multipart/form-data; boundary=x", "application/json"])
+@pytest.mark.parametrize(
+    "ctype",
+    [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/json",
+    ],
+)
 async def test_ingest_needs_ndjson_content_type(make_client: ClientFactory, ctype: str) -> None:
     client = await make_client()
-    resp = await client.post("/api/ingest", params={"workspace": "/w"}, data=b"{}\n",
-                             headers={**AUTH, "Content-Type": ctype})
+    resp = await client.post(
+        "/api/ingest",
+        params={"workspace": "/w"},
+        data=b"{}\n",
+        headers={**AUTH, "Content-Type": ctype},
+    )
     assert resp.status == 415
     assert state_of(client).store.workspaces == {}
 
@@ -152,15 +181,17 @@ async def test_json_endpoint_checks_content_type(make_client: ClientFactory) -> 
     client = await make_client()
     resp = await client.post("/api/ticket", headers=AUTH)
     assert resp.status == 200  # no body needed
-    resp = await client.post("/api/pair", headers={"Origin": EXT_ORIGIN, "Content-Type": "text/plain"},
-                             data="x")
+    resp = await client.post(
+        "/api/pair", headers={"Origin": EXT_ORIGIN, "Content-Type": "text/plain"}, data="x"
+    )
     assert resp.status == 200  # pairing reads no body: content type is irrelevant
 
 
 async def test_preflight_echoes_exact_origin_never_star(make_client: ClientFactory) -> None:
     client = await make_client()
-    resp = await client.options("/api/workspaces", headers={
-        "Origin": EXT_ORIGIN, "Access-Control-Request-Method": "GET"})
+    resp = await client.options(
+        "/api/workspaces", headers={"Origin": EXT_ORIGIN, "Access-Control-Request-Method": "GET"}
+    )
     assert resp.status == 204
     assert resp.headers["Access-Control-Allow-Origin"] == EXT_ORIGIN
     evil = await client.options("/api/workspaces", headers={"Origin": "https://evil.example"})
@@ -171,12 +202,27 @@ async def test_preflight_echoes_exact_origin_never_star(make_client: ClientFacto
 async def test_websocket_ingest_refused_before_101(make_client: ClientFactory) -> None:
     client = await make_client()
     params = {"workspace": "/w", "format": "events"}
-    resp = await client.get("/api/ingest/ws", params=params, headers={
-        "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Origin": "https://evil.example",
-        **AUTH})
+    resp = await client.get(
+        "/api/ingest/ws",
+        params=params,
+        headers={
+            "Connection": "Upgrade",
+            "Upgrade": "websocket",
+            "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+            "Origin": "https://evil.example",
+            **AUTH,
+        },
+    )
     assert resp.status == 403
-    resp = await client.get("/api/ingest/ws", params=params, headers={
-        "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
+    resp = await client.get(
+        "/api/ingest/ws",
+        params=params,
+        headers={
+            "Connection": "Upgrade",
+            "Upgrade": "websocket",
+            "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        },
+    )
     assert resp.status == 401

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
-
 from sidemirror import __version__
 from sidemirror.app import create_app
 from sidemirror.models import AssistantEvent
@@ -18,8 +17,13 @@ from .sse import SSEReader
 
 
 async def _setup(client: TestClient[Any, Any], n: int = 3) -> tuple[str, str]:
-    await ingest(client, [{"type": "assistant", "content": f"item {i}", "ts": "2026-01-01T00:00:00Z"}
-                          for i in range(1, n + 1)])
+    await ingest(
+        client,
+        [
+            {"type": "assistant", "content": f"item {i}", "ts": "2026-01-01T00:00:00Z"}
+            for i in range(1, n + 1)
+        ],
+    )
     ws = next(iter(state_of(client).store.workspaces.values()))
     return ws.id, ws.sessions["s1"].epoch
 
@@ -33,13 +37,19 @@ async def test_hello_and_snapshot_exact_bytes(make_client: ClientFactory) -> Non
     assert (await reader.frame()).raw == b"retry: 2000\n\n"
     hello = await reader.frame()
     assert hello.raw == (
-        b'event: hello\ndata: {"type":"hello","protocol":1,"epoch":"' + epoch.encode()
-        + b'","workspace":"' + ws_id.encode() + b'","session":"s1","version":"'
-        + __version__.encode() + b'"}\n\n'
+        b'event: hello\ndata: {"type":"hello","protocol":1,"epoch":"'
+        + epoch.encode()
+        + b'","workspace":"'
+        + ws_id.encode()
+        + b'","session":"s1","version":"'
+        + __version__.encode()
+        + b'"}\n\n'
     )
     snap = await reader.frame()
-    item = ('{"id":"%s.%d","ts":"2026-01-01T00:00:00Z","seq":%d,"parent_tool_use_id":null,'
-            '"type":"assistant","content":"item %d","truncated":false,"full_length":6}')
+    item = (
+        '{"id":"%s.%d","ts":"2026-01-01T00:00:00Z","seq":%d,"parent_tool_use_id":null,'
+        '"type":"assistant","content":"item %d","truncated":false,"full_length":6}'
+    )
     items = ",".join(item % (epoch, i, i, i) for i in (1, 2))
     expected = (
         f'id: {epoch}.2\nevent: snapshot\ndata: {{"type":"snapshot","total":2,"cursor":"{epoch}.2",'
@@ -52,8 +62,9 @@ async def test_hello_and_snapshot_exact_bytes(make_client: ClientFactory) -> Non
 async def test_replay_after_last_event_id_is_exact(make_client: ClientFactory) -> None:
     client = await make_client()
     ws_id, epoch = await _setup(client, 5)
-    resp = await client.get(f"/workspace/{ws_id}/session/stream",
-                            headers={**AUTH, "Last-Event-ID": f"{epoch}.3"})
+    resp = await client.get(
+        f"/workspace/{ws_id}/session/stream", headers={**AUTH, "Last-Event-ID": f"{epoch}.3"}
+    )
     reader = SSEReader(resp)
     assert (await reader.event()).event == "hello"
     f4 = await reader.event()
@@ -70,8 +81,9 @@ async def test_replay_after_last_event_id_is_exact(make_client: ClientFactory) -
 async def test_last_event_id_query_parameter_works_too(make_client: ClientFactory) -> None:
     client = await make_client()
     ws_id, epoch = await _setup(client, 3)
-    resp = await client.get(f"/workspace/{ws_id}/session/stream",
-                            params={"last_event_id": f"{epoch}.2"}, headers=AUTH)
+    resp = await client.get(
+        f"/workspace/{ws_id}/session/stream", params={"last_event_id": f"{epoch}.2"}, headers=AUTH
+    )
     reader = SSEReader(resp)
     await reader.event()
     assert (await reader.event()).id == f"{epoch}.3"
@@ -82,13 +94,16 @@ async def test_stale_id_gets_reset_then_snapshot(make_client: ClientFactory) -> 
     client = await make_client()
     ws_id, epoch = await _setup(client, 3)
     for stale in ("deadbeef.2", f"{epoch}.99", "garbage"):
-        resp = await client.get(f"/workspace/{ws_id}/session/stream",
-                                headers={**AUTH, "Last-Event-ID": stale})
+        resp = await client.get(
+            f"/workspace/{ws_id}/session/stream", headers={**AUTH, "Last-Event-ID": stale}
+        )
         reader = SSEReader(resp)
         assert (await reader.event()).event == "hello"
         reset = await reader.event()
-        assert reset.raw == (b'event: reset\ndata: {"type":"reset","reason":"unknown_or_stale_id",'
-                             b'"epoch":"' + epoch.encode() + b'"}\n\n')
+        assert reset.raw == (
+            b'event: reset\ndata: {"type":"reset","reason":"unknown_or_stale_id",'
+            b'"epoch":"' + epoch.encode() + b'"}\n\n'
+        )
         snap = await reader.event()
         assert snap.event == "snapshot" and snap.id == f"{epoch}.3"
         assert [i["seq"] for i in snap.data["items"]] == [1, 2, 3]
@@ -109,8 +124,9 @@ async def test_snapshot_limit_and_latest_items(make_client: ClientFactory) -> No
 async def test_hostile_text_is_one_intact_event(make_client: ClientFactory) -> None:
     client = await make_client()
     ws_id, epoch = await _setup(client, 1)
-    resp = await client.get(f"/workspace/{ws_id}/session/stream",
-                            headers={**AUTH, "Last-Event-ID": f"{epoch}.1"})
+    resp = await client.get(
+        f"/workspace/{ws_id}/session/stream", headers={**AUTH, "Last-Event-ID": f"{epoch}.1"}
+    )
     reader = SSEReader(resp)
     await reader.event()
     evil = "before\n\nevent: x\ndata: y\r\nid: 666\rafter"
@@ -131,8 +147,9 @@ async def test_truncation_and_full_item(make_client: ClientFactory) -> None:
     item = body["items"][0]
     assert item["truncated"] is True and item["full_length"] == len(long_text)
     assert len(item["content"]) <= 20 and item["content"].endswith("…")
-    full = await (await client.get(f"/workspace/{ws.id}/session/items/{item['id']}",
-                                   headers=AUTH)).json()
+    full = await (
+        await client.get(f"/workspace/{ws.id}/session/items/{item['id']}", headers=AUTH)
+    ).json()
     assert full["content"] == long_text and full["truncated"] is False
     missing = await client.get(f"/workspace/{ws.id}/session/items/nope.1", headers=AUTH)
     assert missing.status == 404
@@ -141,9 +158,14 @@ async def test_truncation_and_full_item(make_client: ClientFactory) -> None:
 async def test_redaction_before_storage(make_client: ClientFactory) -> None:
     client = await make_client()
     secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-    await ingest(client, [{"type": "tool_result", "tool_use_id": "t1", "output": f"token={secret}"}])
+    await ingest(
+        client, [{"type": "tool_result", "tool_use_id": "t1", "output": f"token={secret}"}]
+    )
     ws = next(iter(state_of(client).store.workspaces.values()))
-    for path in (f"/workspace/{ws.id}/session", f"/workspace/{ws.id}/session/items/{ws.sessions['s1'].epoch}.1"):
+    for path in (
+        f"/workspace/{ws.id}/session",
+        f"/workspace/{ws.id}/session/items/{ws.sessions['s1'].epoch}.1",
+    ):
         text = await (await client.get(path, headers=AUTH)).text()
         assert secret not in text and "[REDACTED:" in text
 
@@ -168,8 +190,11 @@ async def test_follow_mode_switches_to_the_new_session(make_client: ClientFactor
 async def test_pinned_session_ignores_other_sessions(make_client: ClientFactory) -> None:
     client = await make_client()
     ws_id, epoch = await _setup(client, 1)
-    resp = await client.get(f"/workspace/{ws_id}/session/stream", params={"session": "s1"},
-                            headers={**AUTH, "Last-Event-ID": f"{epoch}.1"})
+    resp = await client.get(
+        f"/workspace/{ws_id}/session/stream",
+        params={"session": "s1"},
+        headers={**AUTH, "Last-Event-ID": f"{epoch}.1"},
+    )
     reader = SSEReader(resp)
     await reader.event()
     await ingest(client, [{"type": "user", "content": "other"}], session="s2")
@@ -182,10 +207,12 @@ async def test_pinned_session_ignores_other_sessions(make_client: ClientFactory)
 async def test_unknown_workspace_and_session_are_404(make_client: ClientFactory) -> None:
     client = await make_client()
     ws_id, _ = await _setup(client, 1)
-    for path, params in [("/workspace/000000000000/sessions", {}),
-                         ("/workspace/000000000000/session", {}),
-                         (f"/workspace/{ws_id}/session", {"session": "nope"}),
-                         (f"/workspace/{ws_id}/session/stream", {"session": "nope"})]:
+    for path, params in [
+        ("/workspace/000000000000/sessions", {}),
+        ("/workspace/000000000000/session", {}),
+        (f"/workspace/{ws_id}/session", {"session": "nope"}),
+        (f"/workspace/{ws_id}/session/stream", {"session": "nope"}),
+    ]:
         resp = await client.get(path, params=params, headers=AUTH)
         assert resp.status == 404, path
         assert "error" in await resp.json()
@@ -209,8 +236,14 @@ async def test_workspaces_and_sessions_listing(make_client: ClientFactory) -> No
 
 async def test_ingest_counts_rejected_lines(make_client: ClientFactory) -> None:
     client = await make_client()
-    result = await ingest(client, [{"type": "assistant", "content": "ok"}, {"type": "bogus"},
-                                   {"type": "tool_use", "name": "Bash"}])
+    result = await ingest(
+        client,
+        [
+            {"type": "assistant", "content": "ok"},
+            {"type": "bogus"},
+            {"type": "tool_use", "name": "Bash"},
+        ],
+    )
     assert result["accepted"] == 1 and result["rejected"] == 2
     health = await (await client.get("/health")).json()
     assert health["parse_errors"] == 2
@@ -229,8 +262,9 @@ async def test_resume_across_restart_gives_exactly_the_missing_items(
     # A new server process on the same data dir: more items arrive, the client resumes.
     client2 = await aiohttp_client(create_app(settings, TOKEN))
     await ingest(client2, [{"type": "assistant", "content": f"b{i}"} for i in range(3)])
-    resp = await client2.get(f"/workspace/{ws.id}/session/stream",
-                             headers={**AUTH, "Last-Event-ID": f"{epoch}.4"})
+    resp = await client2.get(
+        f"/workspace/{ws.id}/session/stream", headers={**AUTH, "Last-Event-ID": f"{epoch}.4"}
+    )
     reader = SSEReader(resp)
     assert (await reader.event()).data["epoch"] == epoch
     got = [await reader.event() for _ in range(4)]
@@ -249,8 +283,11 @@ async def test_torn_journal_line_is_dropped_on_restart(aiohttp_client: Any, tmp_
         fh.write(b'{"type":"assistant","content":"torn')
     client2 = await aiohttp_client(create_app(settings, TOKEN))
     await ingest(client2, [{"type": "assistant", "content": "after"}])
-    body = await (await client2.get(
-        f"/workspace/{next(iter(state_of(client2).store.workspaces))}/session", headers=AUTH)).json()
+    body = await (
+        await client2.get(
+            f"/workspace/{next(iter(state_of(client2).store.workspaces))}/session", headers=AUTH
+        )
+    ).json()
     assert [i["content"] for i in body["items"]] == ["whole", "after"]
 
 
@@ -314,3 +351,23 @@ async def test_stalled_client_never_blocks_others_and_memory_stays_bounded(
         await client.close()
     finally:
         await server.close()
+
+
+async def test_debug_trace_has_every_event_as_sent(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    trace = tmp_path / "trace" / "events.jsonl"
+    client = await make_client(debug_events_jsonl=trace, max_chars=10)
+    ws_id, epoch = await _setup(client, 1)
+    resp = await client.get(
+        f"/workspace/{ws_id}/session/stream", headers={**AUTH, "Last-Event-ID": f"{epoch}.1"}
+    )
+    reader = SSEReader(resp)
+    await reader.event()
+    await ingest(client, [{"type": "assistant", "content": "a long enough text to cut"}])
+    frame = await reader.event()
+    lines = trace.read_text().splitlines()
+    assert len(lines) == 2
+    assert lines[1].encode() == frame.raw.split(b"data: ", 1)[1].rstrip(b"\n")
+    assert TOKEN not in trace.read_text()
+    resp.close()

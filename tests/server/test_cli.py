@@ -1,0 +1,232 @@
+"""The real `sidemirror` process: ports, runtime file, logs without secrets, refusals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sidemirror.settings import PORT_RANGE
+
+from tests.conftest import ROOT
+
+ROOT_SERVER = ROOT / "server"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "SIDEMIRROR_TOKEN"}
+    env["PYTHONPATH"] = str(ROOT_SERVER)
+    env["HOME"] = extra.pop("HOME", env.get("HOME", "/tmp"))
+    env.update(extra)
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serve(tmp_path: Path, *args: str, **env: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "sidemirror",
+        "serve",
+        "--runtime-dir",
+        str(tmp_path / "run"),
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--claude-dir",
+        str(tmp_path / "claude"),
+        "--codex-dir",
+        str(tmp_path / "codex"),
+        *args,
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        env=_env(HOME=str(tmp_path), **env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "listening on http://127.0.0.1:" in line, (line, proc.stderr and proc.stderr.read())
+        yield proc, int(line.rsplit(":", 1)[1])
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(10)
+
+
+def _get(port: int, path: str, token: str | None = None) -> tuple[int, bytes]:
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def test_runtime_file_is_private_and_removed_on_exit(tmp_path: Path) -> None:
+    port = _free_port()
+    with serve(tmp_path, "--port", str(port)) as (proc, bound):
+        assert bound == port
+        runtime = tmp_path / "run" / "server.json"
+        assert stat.S_IMODE(runtime.stat().st_mode) == 0o600
+        assert stat.S_IMODE(runtime.parent.stat().st_mode) == 0o700
+        info = json.loads(runtime.read_text())
+        assert info["port"] == port and info["pid"] == proc.pid and len(info["token"]) >= 32
+        token_out = subprocess.run(
+            [sys.executable, "-m", "sidemirror", "token", "--runtime-dir", str(tmp_path / "run")],
+            env=_env(),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert token_out.stdout.strip() == info["token"]
+        status = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sidemirror",
+                "status",
+                "--json",
+                "--runtime-dir",
+                str(tmp_path / "run"),
+            ],
+            env=_env(),
+            capture_output=True,
+            text=True,
+        )
+        assert status.returncode == 0
+        assert json.loads(status.stdout)["health"]["app"] == "sidemirror"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+        assert not runtime.exists()
+    status = subprocess.run(
+        [sys.executable, "-m", "sidemirror", "status", "--runtime-dir", str(tmp_path / "run")],
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert status.returncode == 1 and "not running" in status.stdout
+
+
+def test_token_and_tickets_never_reach_the_log(tmp_path: Path) -> None:
+    token = "env-token-" + "9" * 40
+    with serve(tmp_path, "--log-level", "debug", SIDEMIRROR_TOKEN=token) as (proc, port):
+        assert _get(port, "/api/workspaces", token)[0] == 200
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/ticket",
+            method="POST",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            ticket = json.load(resp)["ticket"]
+        assert _get(port, f"/workspace/000000000000/session/stream?ticket={ticket}")[0] == 404
+        assert _get(port, f"/api/workspaces?token={token}")[0] == 401
+        health = _get(port, "/health")[1].decode()
+        assert token not in health
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=10)
+    assert "/api/workspaces" in err  # the access log is there...
+    assert token not in out + err and ticket not in out + err  # ...without secrets
+
+
+def test_non_loopback_host_is_refused_without_allow_remote(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sidemirror",
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--runtime-dir",
+            str(tmp_path),
+        ],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert result.returncode == 2
+    assert "refusing to listen on non-loopback host '0.0.0.0'" in result.stderr
+
+
+def test_explicit_busy_port_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sidemirror",
+                "serve",
+                "--port",
+                str(port),
+                "--runtime-dir",
+                str(tmp_path / "run"),
+                "--data-dir",
+                str(tmp_path / "d"),
+                "--claude-dir",
+                str(tmp_path / "c"),
+            ],
+            env=_env(HOME=str(tmp_path)),
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
+    assert result.returncode == 2
+    assert f"cannot bind 127.0.0.1:{port}" in result.stderr
+
+
+def test_default_port_skips_a_taken_port_in_the_range(tmp_path: Path) -> None:
+    holders = []
+    try:
+        # Take the first free port of the range: the server must pick another one in the range.
+        for port in PORT_RANGE:
+            s = socket.socket()
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                s.close()
+                continue
+            s.listen()
+            holders.append(s)
+            taken = port
+            break
+        with serve(tmp_path) as (_, bound):
+            assert bound in PORT_RANGE and bound != taken
+            assert json.loads(_get(bound, "/health")[1])["app"] == "sidemirror"
+    finally:
+        for s in holders:
+            s.close()
+
+
+def test_python_dash_m_and_version(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "sidemirror", "--version"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.startswith("sidemirror ")
