@@ -1,0 +1,339 @@
+"""Secret redaction, applied before anything leaves a source adapter (DESIGN §4).
+
+A secret becomes ``[REDACTED:<rule>]``. Context rules (headers, ``name=value``, URLs) keep
+the name and punctuation and hide only the value, so the reader still sees what was there.
+
+Speed: this runs on every string of multi-megabyte transcripts. A rule runs only when one
+of its trigger substrings is present, and every pattern starts with a literal or a plain
+character class so the regex engine can skip ahead; word-boundary checks that would
+prevent that (a leading look-behind) are done in Python on the rare candidate instead.
+
+Values stop at a backslash (a PEM block takes whole escapes), so redacting the raw text of
+a JSON line cannot break an escape; ``\\n``/``\\t``/``\\r`` escapes count as boundaries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+_Check = Callable[[re.Match[str]], bool]
+
+# Characters that may not directly precede a token for it to count as a whole word.
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+# For tokens whose prefix is plain letters ("AKIA", "AIza"), "+" and "/" too, so such a
+# prefix occurring by chance inside base64 data (an inline image) is left alone.
+_BASE64_CHARS = _WORD_CHARS | frozenset("+/")
+
+
+def _boundary_before(text: str, index: int, word_chars: frozenset[str] = _WORD_CHARS) -> bool:
+    if index == 0 or text[index - 1] not in word_chars:
+        return True
+    # "\nghp_..." in the raw text of a JSON line: the escape is a line break.
+    return index >= 2 and text[index - 2] == "\\" and text[index - 1] in "nrt"
+
+
+def _left_boundary(match: re.Match[str]) -> bool:
+    return _boundary_before(match.string, match.start())
+
+
+def _left_boundary_b64(match: re.Match[str]) -> bool:
+    return _boundary_before(match.string, match.start(), _BASE64_CHARS)
+
+
+_SECRET_GROUPS = ("secret", "secret2", "secret3", "secret4")
+
+
+def _secret_span(match: re.Match[str]) -> tuple[int, int] | None:
+    """Span of the value to hide, or None when the whole match is the secret."""
+    for name in _SECRET_GROUPS:
+        if name in match.re.groupindex and match.group(name) is not None:
+            return match.span(name)
+    return None
+
+
+def _openai_ok(match: re.Match[str]) -> bool:
+    # Real keys are random; a run of 20+ letters and dashes after "sk-" without a
+    # single digit is far more likely a kebab-case identifier.
+    return _left_boundary(match) and any(ch.isdigit() for ch in match.group("body"))
+
+
+# "$TOKEN", "${API_KEY}", "{token}", "%s" are references, not secrets; keeping them
+# keeps commands readable ("%2F..." is URL encoding, a real value). A value another
+# rule already redacted stays too.
+_PLACEHOLDER = re.compile(r"[${]|%(?![0-9A-Fa-f]{2})|\[REDACTED:")
+
+
+def _not_placeholder(match: re.Match[str]) -> bool:
+    span = _secret_span(match)
+    start = match.start() if span is None else span[0]
+    return _PLACEHOLDER.match(match.string, start) is None
+
+
+@dataclass(frozen=True)
+class _Rule:
+    name: str
+    pattern: re.Pattern[str]
+    # The rule runs only if one of these substrings is present. With ``fold`` they
+    # are lowercase and are looked for in the lowercased text.
+    triggers: tuple[str, ...]
+    fold: bool = False
+    check: _Check | None = None
+
+    def apply(self, text: str) -> str:
+        marker = f"[REDACTED:{self.name}]"
+
+        def replace(match: re.Match[str]) -> str:
+            if self.check is not None and not self.check(match):
+                return match.group(0)
+            span = _secret_span(match)
+            if span is None:
+                return marker
+            # Only the value goes; the name, separator and closing quote stay.
+            whole_start, whole_end = match.span()
+            return text[whole_start : span[0]] + marker + text[span[1] : whole_end]
+
+        return self.pattern.sub(replace, text)
+
+
+def _token(name: str, pattern: str, *triggers: str, b64: bool = False) -> _Rule:
+    """A rule for a self-identifying token, which must start at a word boundary."""
+    check = _left_boundary_b64 if b64 else _left_boundary
+    return _Rule(name, re.compile(pattern), triggers, check=check)
+
+
+# A value in a context rule: stops at whitespace, quotes, angle brackets and
+# backslashes (see the module docstring on JSON escapes).
+_VALUE = r"""[^\s"'<>\\]+"""
+# An optional quote around a name or value, possibly JSON-escaped (\").
+_Q = r"""(?:\\?["'])?"""
+# "name: value", "name=value", '"name": "value"' and their JSON-escaped forms.
+_SEP = _Q + r"\s*[:=]\s*" + _Q
+# Placed after a name's first character: that character starts a word (or follows a
+# JSON "\n" escape).
+_WORD_START = r"(?:(?<![A-Za-z0-9_].)|(?<=\\[nrt].))"
+
+_QUERY_NAMES = (
+    "access_token|refresh_token|id_token|client_secret|api_key|api-key|apikey|"
+    "x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|"
+    "token|key|secret|password|passwd|auth|signature|sig|code|session"
+)
+
+# How an env-style secret's name may end ("DB_PASSWORD", "NPM_TOKEN", ...).
+_ENV_NAME_ENDINGS = (
+    *("PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "SECRET_KEY", "SECRET_KEY_BASE"),
+    *("API_KEY", "APIKEY", "TOKEN", "ACCESS_KEY", "PRIVATE_KEY", "AUTH_KEY"),
+    *("CREDENTIALS", "CREDENTIAL"),
+)
+_ENV_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _env_name_ok(match: re.Match[str]) -> bool:
+    # The match starts at "="; the name before it must be all upper case, digits and
+    # underscores ("export DB_PASSWORD=", not "myPASSWORD=" or "x-TOKEN="). Then the
+    # value must not be a placeholder.
+    text = match.string
+    start = match.start()
+    while start > 0 and text[start - 1] in _ENV_NAME_CHARS:
+        start -= 1
+    return _boundary_before(text, start) and _not_placeholder(match)
+
+
+# Order matters. The PEM block goes first so nothing chews its body. Context rules
+# (headers, key=value) come before token rules so the whole header value goes, not
+# just the part a token pattern recognises. The generic env rule comes last so a
+# specific token inside an assignment keeps its more telling label.
+_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "private_key",
+        re.compile(
+            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            # A key is a few KB. The bound and stopping at the next BEGIN keep BEGIN lines
+            # without an END from rescanning the text after them.
+            r"(?:(?:(?!-----BEGIN)[\s\S]){0,20000}?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            # Cut off before its END (a truncated paste): take the base64 body.
+            r"|(?:(?:\s|\\[nrt])*[A-Za-z0-9+/=]{16,})*)"
+        ),
+        ("PRIVATE KEY",),
+    ),
+    _Rule(
+        "authorization",
+        re.compile(
+            # "[Aa]" then a look-behind rather than "(?i)\b...": a pattern that starts
+            # with a plain character class lets the engine skip ahead fast.
+            rf"[Aa]{_WORD_START}(?i:uthorization{_SEP}"
+            # Multi-parameter schemes: the whole rest of the value.
+            r"(?:(?:digest|aws4-hmac-sha256|negotiate|ntlm|hoba|mutual)\s+"
+            r"(?P<secret>(?:[^\r\n\"'<>\\]|\"[^\"\r\n\\]*\")+)"
+            # Single-token schemes, or no scheme at all.
+            r"|(?:(?:bearer|basic|token|bot|apikey|key)\s+)?"
+            r"(?!(?:bearer|basic|token|bot|apikey|key)(?:[\s\"']|$))"
+            rf"(?P<secret2>{_VALUE})))"
+        ),
+        ("authorization",),
+        fold=True,
+        check=_not_placeholder,
+    ),
+    _Rule(
+        "cookie",
+        re.compile(
+            # Matches "Cookie" inside "Set-Cookie" too; only the value is replaced.
+            rf"[Cc]{_WORD_START}(?i:ookie{_Q}\s*:\s*{_Q})"
+            r"(?P<secret>[^\r\n\"'<>\\]*[^\s\"'<>\\])"
+        ),
+        ("cookie",),
+        fold=True,
+        check=_not_placeholder,
+    ),
+    _Rule(
+        "aws_secret",
+        re.compile(
+            r"[AaSs](?i:ws_?secret_?(?:access_?)?key|ecret_?access_?key)"
+            rf"{_SEP}(?P<secret>[A-Za-z0-9/+=]{{16,}})"
+        ),
+        ("secret",),
+        fold=True,
+    ),
+    _Rule(
+        "url_credentials",
+        # Anchored on "://" (fast to find); the scheme before it is untouched. Brackets
+        # never occur unencoded in userinfo, which keeps an earlier marker intact.
+        re.compile(r"://[^\s:/?#@\[\]\"'<>\\]+:(?P<secret>[^\s/?#@\[\]\"'<>\\]+)@"),
+        ("://",),
+        check=_not_placeholder,
+    ),
+    _Rule(
+        "query_secret",
+        re.compile(
+            r"(?i)[?&#\"'](?:amp;)?(?:" + _QUERY_NAMES + r")="
+            r"(?P<secret>[^&#\s\"'<>\\]+)"
+        ),
+        ("=",),
+        check=_not_placeholder,
+    ),
+    # Tokens recognisable by their own shape, redacted whole.
+    _token("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,}", "sk-ant-"),
+    _Rule(
+        "openai_key",
+        re.compile(r"sk-(?:proj-|svcacct-|admin-)?(?P<body>[A-Za-z0-9_-]{20,})"),
+        ("sk-",),
+        check=_openai_ok,
+    ),
+    _token(
+        "github_token",
+        r"gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}",
+        *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    _token(
+        "slack_token",
+        r"xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}",
+        *("xox", "xapp-"),
+    ),
+    _Rule(
+        # A webhook URL is a credential by itself; the host stays so it reads as one.
+        "slack_token",
+        re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[\w/-]+)"),
+        ("hooks.slack.com",),
+    ),
+    _token("stripe_key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", "_live_", "_test_"),
+    _token("google_api_key", r"AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])", "AIza", b64=True),
+    _token(
+        "aws_access_key",
+        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
+        *("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+        b64=True,
+    ),
+    _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyJ"),
+    _Rule(
+        "env_secret",
+        re.compile(
+            # Anchored on "=" (fast to find), name checked by fixed-width look-behinds.
+            "=(?:" + "|".join(f"(?<={name}=)" for name in _ENV_NAME_ENDINGS) + ")"
+            r"(?:\"(?P<secret>[^\"\\\r\n]+)\"|'(?P<secret2>[^'\\\r\n]+)'"
+            r"|\\\"(?P<secret4>[^\"\\\r\n]+)\\\"|(?P<secret3>[^\s\"'`;&|<>\\]+))"
+        ),
+        ("=",),
+        check=_env_name_ok,
+    ),
+)
+
+
+# Per rule, one regex search is cheaper than several substring scans of a long text.
+_TRIGGERS = tuple(re.compile("|".join(map(re.escape, rule.triggers))) for rule in _RULES)
+
+
+def _rules_for(text: str) -> list[_Rule]:
+    """The rules whose trigger substrings occur in ``text``."""
+    lowered: str | None = None
+    selected: list[_Rule] = []
+    for rule, trigger in zip(_RULES, _TRIGGERS, strict=True):
+        if rule.fold:
+            if lowered is None:
+                lowered = text.lower()
+            haystack = lowered
+        else:
+            haystack = text
+        if trigger.search(haystack) is not None:
+            selected.append(rule)
+    return selected
+
+
+def redact_text(text: str) -> str:
+    """Replace every secret in ``text`` with ``[REDACTED:<rule>]``."""
+    # Triggers are looked up once in the input: a later rule's secret is still in the
+    # text after earlier rules ran, since markers only ever replace secrets.
+    for rule in _rules_for(text):
+        text = rule.apply(text)
+    return text
+
+
+def redact_url(url: str) -> str:
+    """Redact a URL: the password of ``user:pass@``, secret query parameters, tokens.
+
+    The same rules as ``redact_text``, so a URL is treated identically whether it is
+    redacted alone or inside a transcript line.
+    """
+    return redact_text(url)
+
+
+# Dict keys whose string value is a secret whatever it looks like. Keys are compared
+# lowercased with "_" and "-" removed, by suffix, so "GITHUB_TOKEN", "accessToken",
+# "x-api-key" and "db_password" all count while "token_type" and "input_tokens" do not.
+_SECRET_KEY_SUFFIXES = (
+    *("password", "passwd", "passphrase", "secret", "token", "apikey", "privatekey"),
+    *("secretkey", "accesskey", "authorization", "cookie", "cookies", "credential"),
+    "credentials",
+)
+_SECRET_KEYS_EXACT = frozenset({"auth"})
+_SECRET_FIELD = "[REDACTED:secret_field]"
+
+
+def is_secret_key(key: str) -> bool:
+    """Whether a mapping key names a secret (``password``, ``api_key``, ``Cookie`` ...)."""
+    normalized = key.lower().replace("_", "").replace("-", "")
+    return normalized in _SECRET_KEYS_EXACT or normalized.endswith(_SECRET_KEY_SUFFIXES)
+
+
+def redact_json(value: object) -> object:
+    """Return a redacted copy of a JSON-like value.
+
+    Every string in nested dicts, lists and tuples goes through ``redact_text``; keys
+    stay as they are. A non-empty string under a secret-named key is replaced whole by
+    ``[REDACTED:secret_field]``, since such a value need not look like a known token.
+    """
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        result: dict[object, object] = {}
+        for key, item in value.items():
+            if isinstance(key, str) and isinstance(item, str) and item and is_secret_key(key):
+                result[key] = _SECRET_FIELD
+            else:
+                result[key] = redact_json(item)
+        return result
+    if isinstance(value, list):
+        return [redact_json(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(redact_json(item) for item in value)
+    return value

@@ -1,0 +1,89 @@
+"""The persisted merge order of a session whose log is built from several append-only files.
+
+A Claude Code session is one transcript plus sub-agent files written concurrently. Each file is
+append-only, but which file's new lines were read first when both grew is an accident of timing,
+and item ids are positions in the merged log. So before publishing items we append one line here
+per run of lines taken from one file — `[file key, end byte offset, inode]` — and a restart replays
+exactly that order. A journal that no longer matches its files is discarded and the log rebuilt
+under a new epoch (DESIGN §1).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str  # "" for the session's own file, else the sub-agent id
+    end: int  # byte offset the file had been read to after this run
+    inode: int
+
+
+@dataclass
+class MergeJournal:
+    path: Path | None
+    epoch: str
+    entries: list[Entry] = field(default_factory=list)
+    _broken: bool = False
+
+    @classmethod
+    def read(cls, path: Path | None) -> MergeJournal | None:
+        """The journal at `path`, or None when missing or unreadable (a rebuild follows)."""
+        if path is None:
+            return None
+        try:
+            lines = path.read_bytes().split(b"\n")
+            header = json.loads(lines[0])
+            if not isinstance(header, dict) or header.get("v") != FORMAT:
+                return None
+            journal = cls(path, str(header["epoch"]))
+            for raw in lines[1:]:
+                if not raw.strip():
+                    continue
+                key, end, inode = json.loads(raw)
+                journal.entries.append(Entry(str(key), int(end), int(inode)))
+            return journal
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            return None
+
+    def rewrite(self) -> None:
+        """Write the whole journal (after a rebuild), atomically: a torn journal is no journal."""
+        if self.path is None:
+            return
+        body = json.dumps({"v": FORMAT, "epoch": self.epoch}) + "\n"
+        body += "".join(_line(e) for e in self.entries)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(body, encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            self._warn(exc)
+
+    def append(self, entries: list[Entry]) -> None:
+        self.entries += entries
+        if self.path is None or not entries or self._broken:
+            return
+        try:
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write("".join(_line(e) for e in entries))
+        except OSError as exc:
+            self._warn(exc)
+
+    def _warn(self, exc: OSError) -> None:
+        # Items still flow; only resuming this session across a restart is lost (new epoch then).
+        if not self._broken:
+            log.warning("cannot write merge journal %s: %s", self.path, exc)
+        self._broken = True
+
+
+def _line(entry: Entry) -> str:
+    return json.dumps([entry.key, entry.end, entry.inode]) + "\n"
