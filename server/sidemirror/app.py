@@ -10,7 +10,8 @@ from typing import IO
 
 from aiohttp import web
 
-from . import __version__, ingest, session_api
+from . import __version__, activity_api, ingest, mcp, session_api
+from .activity import ACTIVITY, ActivityLog
 from .fanout import Hub
 from .journal import Journals
 from .models import PROTOCOL_VERSION, SessionItem
@@ -84,6 +85,10 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app.add_routes(routes)
     app.add_routes(session_api.routes)
     app.add_routes(ingest.routes)
+    mcp.setup(app)
+    app[ACTIVITY] = activity_log = ActivityLog(settings.data_dir / "activity")
+    app.add_routes(activity_api.routes)
+    app.on_cleanup.append(activity_log.on_cleanup)
     if settings.debug_events_jsonl is not None:
         store.taps.append(DebugTrace(settings.debug_events_jsonl, store))
 

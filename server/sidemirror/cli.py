@@ -92,6 +92,18 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--format", default="auto")
     ingest.add_argument("--session")
     ingest.add_argument("--runtime-dir", type=Path, default=None)
+
+    cdp = sub.add_parser("observe-cdp", help="report a debuggable Chrome's activity")
+    cdp.add_argument("--cdp", default="http://127.0.0.1:9222", help="Chrome's debugging URL")
+    cdp.add_argument("--workspace", help="workspace directory to file the activity under")
+    cdp.add_argument("--runtime-dir", type=Path, default=None)
+
+    tap = sub.add_parser(
+        "acp-tap", help="proxy an ACP agent's stdio and mirror its session (-- AGENT_CMD...)"
+    )
+    tap.add_argument("--workspace", default=None, help="default: the cwd of session/new")
+    tap.add_argument("--runtime-dir", type=Path, default=None)
+    tap.add_argument("agent_cmd", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -205,4 +217,14 @@ def main(argv: list[str] | None = None) -> int:
         from .ingest_client import run_ingest
 
         return run_ingest(args, _server_info(args.runtime_dir))
+    if args.command == "acp-tap":
+        from .acp_tap import main as tap_main
+
+        cmd = args.agent_cmd[1:] if args.agent_cmd[:1] == ["--"] else args.agent_cmd
+        return tap_main(cmd, args.workspace, args.runtime_dir)
+    if args.command == "observe-cdp":
+        from .sources.cdp import run_observe_cdp
+
+        configure_logging("info")
+        return run_observe_cdp(args.cdp, args.runtime_dir or default_runtime_dir(), args.workspace)
     raise AssertionError(args.command)

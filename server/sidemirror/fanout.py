@@ -25,6 +25,14 @@ class ItemPublished:
 
 
 @dataclass(frozen=True)
+class EphemeralPublished:
+    """A live-only item (partial text): sent to subscribers, never stored in the log."""
+
+    session_id: str
+    item: SessionItem
+
+
+@dataclass(frozen=True)
 class LogReset:
     """The session log stopped being append-only; `epoch` is the new one."""
 
@@ -52,7 +60,7 @@ class StateChanged:
     state: str
 
 
-Message = ItemPublished | LogReset | SessionSwitched | Resync | StateChanged
+Message = ItemPublished | EphemeralPublished | LogReset | SessionSwitched | Resync | StateChanged
 
 
 @dataclass(eq=False)

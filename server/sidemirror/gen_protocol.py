@@ -44,7 +44,7 @@ def _schema_type(prop: dict[str, Any]) -> str:
     if "anyOf" in prop:
         return " \\| ".join(_schema_type(p) for p in prop["anyOf"])
     if "$ref" in prop:
-        return prop["$ref"].rsplit("/", 1)[-1]
+        return str(prop["$ref"]).rsplit("/", 1)[-1]
     if prop.get("type") == "array":
         return f"{_schema_type(prop.get('items', {}))}[]"
     return str(prop.get("type", "any"))
@@ -92,13 +92,13 @@ def render_markdown() -> str:
         "`id:` equal to its `cursor`.",
         "",
     ]
-    for model in CONTROL_MESSAGES:
+    for control in CONTROL_MESSAGES:
         out += [
-            f"### `{_type_name(model)}`",
+            f"### `{_type_name(control)}`",
             "",
-            (model.__doc__ or "").strip(),
+            (control.__doc__ or "").strip(),
             "",
-            *_fields_table(model),
+            *_fields_table(control),
             "",
         ]
     out += [

@@ -68,3 +68,19 @@ class EventsConverter:
 
 
 CONVERTERS: dict[str, Callable[[str], Converter]] = {"events": EventsConverter}
+
+
+def _agent_format(name: str) -> Callable[[str], Converter]:
+    """Agent formats live in `sources/` and import this module, so they resolve at first use."""
+
+    def factory(default_session: str) -> Converter:
+        from .sources.autodetect import AGENT_CONVERTERS
+
+        return AGENT_CONVERTERS[name](default_session)
+
+    return factory
+
+
+CONVERTERS.update(
+    {name: _agent_format(name) for name in ("stream-json", "acp", "codex-exec", "auto")}
+)

@@ -60,7 +60,10 @@ class Journals:
         if emitted.title is not None:
             self._append_line(key, path, json.dumps({"title": emitted.title}))
             session.title = emitted.title
-        if emitted.item is not None:
+        if emitted.item is not None and emitted.item.type == "assistant_delta":
+            # Partial text is live only: the complete item that follows is what is kept.
+            store.publish_ephemeral(session, emitted.item)
+        elif emitted.item is not None:
             item = emitted.item
             self._append_line(key, path, item.model_dump_json(exclude={"id", "seq"}))
             if session.started_at is None:

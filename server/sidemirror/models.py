@@ -44,6 +44,11 @@ class AssistantEvent(_Event):
     content: str
     truncated: bool = False
     full_length: int = 0
+    segment_id: str | None = Field(
+        default=None,
+        description="Set when this text was first streamed as `assistant_delta` events with the "
+        "same `segment_id`: the panel replaces those partial segments with this item.",
+    )
 
 
 class ToolUseEvent(_Event):
@@ -106,7 +111,13 @@ class ThinkingEvent(_Event):
 
 
 class AssistantDeltaEvent(_Event):
-    """Append-mode partial assistant text from sources that stream partials."""
+    """Append-mode partial assistant text from sources that stream partials.
+
+    Live only: published to connected streams but never stored, so it is in no snapshot, no
+    replay and no `items/{id}` lookup. Its SSE message has no `id:` line (Last-Event-ID keeps
+    naming the last stored item); `id` is empty and `seq` is the seq of the last stored item.
+    The complete `assistant` item with the same `segment_id` follows and replaces it.
+    """
 
     type: Literal["assistant_delta"] = "assistant_delta"
     segment_id: str
@@ -216,35 +227,85 @@ class SessionStatusMessage(_Control):
     session: str
 
 
-class ActivityEntry(BaseModel):
-    """A browse action or observation (DESIGN §5), as stored and streamed."""
+ActivityType = Literal["command_start", "command_end", "navigation", "console", "error"]
+
+
+class ActivityRef(BaseModel):
+    """An element reference the agent's browser tool reported for a page (`@e5` → selector)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str = ""
-    seq: int = 0
-    type: Literal["command_start", "command_end", "navigation", "console", "error"] = "command_end"
-    request_id: str | None = None
-    start_id: str | None = None
-    command: str = ""
-    args: list[str] = Field(default_factory=list)
-    url: str | None = None
+    ref: str = Field(description="The tool's handle for the element, e.g. `e5` or `@e5`.")
+    role: str = Field(default="", description="ARIA role, for matching when no selector fits.")
+    name: str = Field(default="", description="Accessible name.")
+    selector: str = Field(default="", description="CSS selector, when the tool knows one.")
+
+
+class ActivityEntry(BaseModel):
+    """A browse action or observation (DESIGN §5), as stored and streamed.
+
+    Sent on `GET /activity/stream` as `id: <epoch>.<seq>`, `event: activity`, `data: <entry>`;
+    `data.id` equals the `id:` line. Ids are one sequence across all workspaces, so the same id
+    resumes a per-workspace stream and the all-workspaces stream. Start and end of a command are
+    separate entries; the end carries `start_id`. Typed values are already redacted.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(default="", description="`<epoch>.<seq>`, assigned by the server.")
+    seq: int = Field(default=0, description="Position in the activity log (all workspaces).")
+    type: ActivityType = Field(
+        default="command_end",
+        description="`command_start`/`command_end` for agent commands; `navigation`, `console` "
+        "and `error` for observations (CDP observer, page events).",
+    )
+    request_id: str | None = Field(
+        default=None, description="Sender's id joining a `command_start` to its `command_end`."
+    )
+    start_id: str | None = Field(
+        default=None, description="On a `command_end`: the `id` of its `command_start`."
+    )
+    command: str = Field(
+        default="", description="The verb: `goto`, `click`, `fill`, `navigate`, `console.error`…"
+    )
+    args: list[str] = Field(
+        default_factory=list,
+        description="Arguments, target first; typed values are `[REDACTED:typed]`.",
+    )
+    url: str | None = Field(default=None, description="The page URL (secrets redacted).")
     tab_id: int | str | None = None
-    workspace: str | None = None
-    status: Literal["ok", "error"] | None = None
-    duration_ms: int | None = None
-    result: str | None = None
-    truncated: bool = False
-    error: str | None = None
-    refs: list[dict[str, str]] = Field(default_factory=list)
-    ts: str = ""
+    workspace: str | None = Field(
+        default=None, description="Workspace id (12 hex digits); null when the sender gave none."
+    )
+    source: str | None = Field(
+        default=None, description="Who reported it: `cdp`, `mcp`, or the sender's own label."
+    )
+    status: Literal["ok", "error"] | None = Field(
+        default=None, description="Outcome; a `command_end` without one is `error` iff `error`."
+    )
+    duration_ms: int | None = Field(
+        default=None, description="Duration; derived from the start's `ts` when not reported."
+    )
+    result: str | None = Field(default=None, description="Short result, truncated (`truncated`).")
+    truncated: bool = Field(default=False, description="Whether `result` was cut.")
+    error: str | None = Field(default=None, description="Error message, when it failed.")
+    refs: list[ActivityRef] = Field(
+        default_factory=list, description="Element refs seen on `url` (`GET /api/refs`)."
+    )
+    ts: str = Field(default="", description="ISO 8601 time; the server's clock if not given.")
 
 
 class GapMessage(_Control):
-    """Activity older than the client's cursor fell out of the ring."""
+    """Activity stream: entries after the client's cursor are gone; what remains follows.
+
+    Sent (without an `id:` line) before the replay when `Last-Event-ID` fell out of the ring,
+    belongs to an old epoch, or when a slow client fell behind. With `reset` the cursor was from
+    another epoch: ids changed, so the client should drop what it shows before the replay.
+    """
 
     type: Literal["gap"] = "gap"
-    missed: int
+    missed: int = Field(description="How many entries after the cursor can no longer be sent.")
+    reset: bool = False
 
 
 CONTROL_MESSAGES: tuple[type[BaseModel], ...] = (

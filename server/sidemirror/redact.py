@@ -168,7 +168,7 @@ _RULES: tuple[_Rule, ...] = (
             r"(?P<secret>(?:[^\r\n\"'<>\\]|\"[^\"\r\n\\]*\")+)"
             # Single-token schemes, or no scheme at all.
             r"|(?:(?:bearer|basic|token|bot|apikey|key)\s+)?"
-            r"(?!(?:bearer|basic|token|bot|apikey|key)(?:[\s\"']|$))"
+            r"(?!(?:bearer|basic|token|bot|apikey|key)(?:[\s\"'\\]|$))"
             rf"(?P<secret2>{_VALUE})))"
         ),
         ("authorization",),

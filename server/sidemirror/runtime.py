@@ -29,6 +29,9 @@ def bind_socket(host: str, port: int | None) -> socket.socket:
     for candidate in candidates:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
+        # A restarted server must get its port back while old connections sit in TIME_WAIT, or
+        # resume breaks; on Linux this still refuses a port another process is listening on.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, candidate))
         except OSError as exc:

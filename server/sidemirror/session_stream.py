@@ -15,6 +15,7 @@ from aiohttp_sse import EventSourceResponse, sse_response
 
 from . import __version__
 from .fanout import (
+    EphemeralPublished,
     ItemPublished,
     LogReset,
     Resync,
@@ -89,10 +90,11 @@ class _Stream:
         data = {"type": "session_status", "state": state, "session": self.log.session_id}
         await self.resp.send(_dumps(data), event="session_status")
 
-    async def send_new_items(self) -> None:
-        """Send every item after `sent` (items arrive in order; duplicates are skipped)."""
+    async def send_new_items(self, upto: int | None = None) -> None:
+        """Send every item after `sent` (up to seq `upto`; duplicates are skipped)."""
         log = self.log
-        while self.sent < len(log.items):
+        stop = len(log.items) if upto is None else min(upto, len(log.items))
+        while self.sent < stop:
             index = self.sent
             self.sent += 1
             item = log.items[index]
@@ -143,6 +145,8 @@ async def session_stream(request: web.Request) -> web.StreamResponse:
                 await stream.send_snapshot(snapshot)
             await stream.send_new_items()
             await _pump(stream, sub, follow, state)
+        except ConnectionResetError:
+            pass  # the client hung up mid-write: the normal end of a stream, not an error
         finally:
             hub.unsubscribe(sub)
             if task is not None:
@@ -158,6 +162,13 @@ async def _pump(stream: _Stream, sub: Subscriber, follow: bool, state: AppState)
         if isinstance(message, ItemPublished):
             if message.session_id == log.session_id:
                 await stream.send_new_items()
+        elif isinstance(message, EphemeralPublished):
+            if message.session_id == log.session_id:
+                item = message.item
+                await stream.send_new_items(upto=item.seq)  # the stored items it follows
+                # If items stored after it already went out, its complete item did too: stale.
+                if stream.sent == item.seq:
+                    await stream.resp.send(store.projector.to_json(item), event=item.type)
         elif isinstance(message, LogReset):
             if message.session_id == log.session_id:
                 snapshot = stream.take_snapshot()

@@ -7,12 +7,14 @@ in the same order; ingested data is replayed from its persisted log), so ids sur
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 
 from .fanout import (
+    EphemeralPublished,
     Hub,
     ItemPublished,
     LogReset,
@@ -49,6 +51,8 @@ class SessionLog:
     # Sources index sessions from stats and file tails, and parse one only when it is first read.
     loader: Callable[[SessionLog], Awaitable[None]] | None = None
     item_count_hint: int = 0
+    # The load in progress: every reader awaits it, not only the first (see Store.load).
+    loading: asyncio.Future[None] | None = None
 
     @property
     def cursor(self) -> str | None:
@@ -121,9 +125,14 @@ class Store:
 
     async def load(self, log: SessionLog) -> None:
         """Parse a lazily indexed session before its items are read (once)."""
-        loader, log.loader = log.loader, None
-        if loader is not None:
-            await loader(log)
+        if log.loading is None:
+            loader, log.loader = log.loader, None
+            if loader is None:
+                return
+            log.loading = asyncio.ensure_future(loader(log))
+        # Concurrent readers (clients reconnecting after a restart) all wait for the same parse;
+        # shielded so a reader that disconnects does not cancel it for the others.
+        await asyncio.shield(log.loading)
 
     def workspace(self, ws_id: str) -> Workspace | None:
         return self.workspaces.get(ws_id)
@@ -159,6 +168,18 @@ class Store:
         self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
         self.hub.publish(workspace_topic(log.workspace_id), message)
         return item
+
+    def publish_ephemeral(self, log: SessionLog, item: SessionItem) -> None:
+        """Send a live-only item (partial text) to subscribers without storing it.
+
+        It gets no id (so no SSE `id:` line and Last-Event-ID stays on stored items) and the seq
+        of the last stored item; snapshots and replays never contain it.
+        """
+        item.id = ""
+        item.seq = len(log.items)
+        message = EphemeralPublished(log.session_id, item)
+        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
+        self.hub.publish(workspace_topic(log.workspace_id), message)
 
     def reset(self, log: SessionLog, epoch: str) -> None:
         """The source's log stopped being append-only: start over under a new epoch."""

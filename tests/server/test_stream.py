@@ -48,7 +48,8 @@ async def test_hello_and_snapshot_exact_bytes(make_client: ClientFactory) -> Non
     snap = await reader.frame()
     item = (
         '{"id":"%s.%d","ts":"2026-01-01T00:00:00Z","seq":%d,"parent_tool_use_id":null,'
-        '"type":"assistant","content":"item %d","truncated":false,"full_length":6}'
+        '"type":"assistant","content":"item %d","truncated":false,"full_length":6,'
+        '"segment_id":null}'
     )
     items = ",".join(item % (epoch, i, i, i) for i in (1, 2))
     expected = (

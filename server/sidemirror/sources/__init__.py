@@ -18,11 +18,14 @@ def build_sources(settings: Settings, store: Store) -> list[Source]:
     """The file-watching sources `serve` runs, from its settings."""
     # Imported here: each source pulls in its parser stack, which the CLI's other commands skip.
     from .claude_source import ClaudeSource
+    from .codex_source import CodexSource
     from .demo import DemoSource
 
     sources: list[Source] = []
     if settings.claude_dirs:
         sources.append(ClaudeSource(store, settings.claude_dirs, settings.data_dir))
+    if settings.codex_dir is not None:
+        sources.append(CodexSource(store, settings.codex_dir, settings.data_dir))
     if settings.demo:
         sources.append(DemoSource(store, settings.data_dir))
     return sources

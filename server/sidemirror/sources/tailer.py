@@ -45,7 +45,7 @@ def decode_line(line: bytes) -> tuple[bool, Any]:
         return True, None
     try:
         return True, json.loads(line)
-    except ValueError:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
+    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError; deep nesting
         return False, None
 
 

@@ -1,0 +1,95 @@
+// Extension pages (side panel, popup) → service worker messages and server requests.
+// Pages read the port and token the worker keeps in chrome.storage, then talk to the server
+// directly, so they keep working while Chrome has the worker stopped.
+
+import { KEYS, MSG, baseUrl } from "./config.js";
+
+/** Send a message to the service worker; resolves to `data` or throws the worker's error. */
+export async function send(type, payload = {}) {
+  const reply = await chrome.runtime.sendMessage({ type, ...payload });
+  if (!reply) throw new Error(`no reply to ${type}`);
+  if (!reply.ok) throw Object.assign(new Error(reply.error?.message || "failed"), reply.error || {});
+  return reply.data;
+}
+
+export async function readStatus() {
+  const got = await chrome.storage.session.get(KEYS.status);
+  return got[KEYS.status] || null;
+}
+
+/** Ask the worker to (re)check the server now; resolves to the fresh status. */
+export async function checkNow() {
+  return send(MSG.checkNow);
+}
+
+/** Calls `fn(status)` whenever the worker publishes a new status. Returns an unsubscribe. */
+export function onStatus(fn) {
+  const listener = (changes, area) => {
+    if (area === "session" && changes[KEYS.status]) fn(changes[KEYS.status].newValue || null);
+  };
+  chrome.storage.onChanged.addListener(listener);
+  return () => chrome.storage.onChanged.removeListener(listener);
+}
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status; // 0 = network error (server unreachable)
+    this.code = code;
+  }
+}
+
+/** The current {port, token, base} or throws ApiError(0, "not_connected"). */
+export async function connection() {
+  const got = await chrome.storage.session.get([KEYS.status, KEYS.token]);
+  const status = got[KEYS.status];
+  const token = got[KEYS.token]?.value;
+  if (!status || status.state !== "connected" || !status.port || !token) {
+    throw new ApiError(0, "not_connected", "not connected to the Sidemirror server");
+  }
+  return { port: status.port, token, base: baseUrl(status.port), status };
+}
+
+/** An authenticated JSON request to the server. */
+export async function api(path, { method = "GET", body, signal } = {}) {
+  const conn = await connection();
+  let res;
+  try {
+    res = await fetch(conn.base + path, {
+      method,
+      headers: {
+        Authorization: `Bearer ${conn.token}`,
+        ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+      },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+      cache: "no-store",
+      credentials: "omit",
+      signal: signal || AbortSignal.timeout(10000),
+    });
+  } catch (err) {
+    throw new ApiError(0, "unreachable", `server unreachable (${err.message})`);
+  }
+  if (!res.ok) {
+    let code = `http_${res.status}`;
+    let message = `${res.status} ${res.statusText}`.trim();
+    try {
+      const data = await res.json();
+      if (data?.error) {
+        code = String(data.error.code || code);
+        message = String(data.error.message || message);
+      }
+    } catch {
+      /* not JSON */
+    }
+    throw new ApiError(res.status, code, message);
+  }
+  return res.json();
+}
+
+export const path = {
+  workspaces: () => "/api/workspaces",
+  sessions: (ws) => `/workspace/${encodeURIComponent(ws)}/sessions`,
+  item: (ws, id) => `/workspace/${encodeURIComponent(ws)}/session/items/${encodeURIComponent(id)}`,
+  stream: (ws) => `/workspace/${encodeURIComponent(ws)}/session/stream`,
+  ticket: () => "/api/ticket",
+};

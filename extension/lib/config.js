@@ -1,0 +1,43 @@
+// Constants shared by every extension context.
+
+export const DEFAULT_PORT = 47470;
+export const PORT_RANGE = Object.freeze(Array.from({ length: 10 }, (_, i) => DEFAULT_PORT + i));
+export const HOST = "127.0.0.1";
+export const SERVE_COMMAND = "sidemirror serve";
+
+/** chrome.storage keys. `local` survives restarts; `session` is memory-only (tokens). */
+export const KEYS = Object.freeze({
+  port: "port", // local: the user's manual port (number) or absent for auto-discovery
+  lastPort: "lastPort", // local: where the server was last found
+  token: "token", // session: {value, source: "paired"|"manual", instance}
+  status: "status", // session: see service-worker.js `Status`
+});
+
+/** Message types the service worker answers with {ok, data} | {ok: false, error}. */
+export const MSG = Object.freeze({
+  getStatus: "getStatus",
+  checkNow: "checkNow",
+  setPort: "setPort",
+  setToken: "setToken",
+});
+
+export const HEALTH_ALARM = "health";
+export const HEALTH_PERIOD_MIN = 0.5;
+
+export function baseUrl(port) {
+  return `http://${HOST}:${port}`;
+}
+
+/** A port the user typed: an integer 1–65535, else null. */
+export function parsePort(value) {
+  const text = String(value ?? "").trim();
+  if (!/^\d{1,5}$/.test(text)) return null;
+  const port = Number(text);
+  return port >= 1 && port <= 65535 ? port : null;
+}
+
+/** A pasted token: printable, no spaces, 16–512 characters. Returns the trimmed token or null. */
+export function parseToken(value) {
+  const text = String(value ?? "").trim();
+  return /^[A-Za-z0-9._~+/=-]{16,512}$/.test(text) ? text : null;
+}

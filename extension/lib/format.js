@@ -1,0 +1,50 @@
+// Small formatting helpers shared by side panel tabs.
+
+export function compactNumber(n) {
+  if (n == null || Number.isNaN(n)) return "–";
+  if (n < 1000) return String(n);
+  if (n < 10000) return `${(n / 1000).toFixed(1).replace(/\.0$/, "")}k`;
+  if (n < 1e6) return `${Math.round(n / 1000)}k`;
+  return `${(n / 1e6).toFixed(1).replace(/\.0$/, "")}M`;
+}
+
+export function duration(ms) {
+  if (ms == null) return "";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+  const m = Math.floor(s / 60);
+  const rest = Math.round(s % 60);
+  if (m < 60) return rest ? `${m} m ${rest} s` : `${m} m`;
+  return `${Math.floor(m / 60)} h ${m % 60} m`;
+}
+
+export function cost(usd, source) {
+  if (usd == null) return null;
+  const approx = source === "estimated" ? "≈" : "";
+  const digits = usd < 0.01 ? 4 : usd < 1 ? 3 : 2;
+  return `${approx}$${usd.toFixed(digits)}`;
+}
+
+export function clockTime(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+export function fullTime(iso) {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? "" : d.toLocaleString();
+}
+
+/** "3 min ago" style; input is an ISO string or epoch seconds. */
+export function relativeTime(value, now = Date.now()) {
+  if (value == null) return "";
+  const t = typeof value === "number" ? value * (value < 1e12 ? 1000 : 1) : new Date(value).getTime();
+  if (Number.isNaN(t)) return "";
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 45) return "just now";
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} d ago`;
+}

@@ -1,0 +1,408 @@
+// The Session tab: workspace and session pickers, connection states, and the live timeline.
+
+import { ApiError, api, path } from "../lib/client.js";
+import { KEYS, PORT_RANGE, SERVE_COMMAND } from "../lib/config.js";
+import { copyText, h } from "../lib/dom.js";
+import { relativeTime } from "../lib/format.js";
+import { PROTOCOL_VERSION } from "../lib/protocol.gen.js";
+import { SessionStream } from "../lib/session-stream.js";
+import { icon } from "./icons.js";
+import { Timeline } from "./timeline.js";
+
+const AUTO = "";
+const TICK_MS = 2000; // while waiting for a first session
+const REFRESH_TICKS = 5; // while streaming: refresh pickers every 10 s
+const ITEM_TYPES_SKIPPED = new Set(["hello", "snapshot", "reset", "session_status", "gap"]);
+
+export function createSessionTab(ctx) {
+  return new SessionTab(ctx);
+}
+
+class SessionTab {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.workspaces = [];
+    this.sessions = [];
+    this.wsChoice = AUTO; // AUTO follows the most recently active workspace
+    this.sessionChoice = AUTO; // AUTO follows the workspace's latest session
+    this.ws = null;
+    this.session = null;
+    this.stream = null;
+    this.refreshTimer = null;
+    this.countdown = null;
+    this.mismatch = null;
+    this._build();
+    ctx.onStatus((status) => this._onStatus(status));
+  }
+
+  // --- DOM ---
+
+  _build() {
+    this.wsSelect = h("select", { id: "ws-select", on: { change: () => this._pickWorkspace() } });
+    this.sessionSelect = h("select", { id: "session-select", on: { change: () => this._pickSession() } });
+    this.stateChip = h("span", { class: "chip session-state", hidden: true });
+    const pickers = h(
+      "div",
+      { class: "pickers" },
+      h("div", { class: "field" }, h("label", { htmlFor: "ws-select", text: "Workspace" }), this.wsSelect),
+      h("div", { class: "field" }, h("label", { htmlFor: "session-select", text: "Session" }), this.sessionSelect),
+    );
+    this.pickers = h("div", { class: "toolbar", hidden: true }, pickers, this.stateChip);
+
+    this.bannerText = h("span", { class: "banner-text" });
+    this.bannerButton = h("button", { type: "button", class: "link-button", text: "Retry now", on: { click: () => this.stream?.retryNow() } });
+    this.banner = h("div", { class: "banner", hidden: true, attrs: { role: "status", "aria-live": "polite" } }, this.bannerText, this.bannerButton);
+    this.mismatchBanner = h("div", { class: "banner danger", hidden: true, attrs: { role: "alert" } });
+
+    this.stateView = h("div", { class: "state-view", attrs: { "aria-live": "polite" } });
+    this.scroller = h("div", { class: "scroller", hidden: true });
+    this.pill = h(
+      "button",
+      { type: "button", class: "pill", hidden: true, on: { click: () => this.timeline.scrollToBottom() } },
+      icon("down"),
+      h("span", { class: "pill-text", text: "New activity" }),
+    );
+    this.timeline = new Timeline(this.scroller, {
+      fetchFull: (id) => api(path.item(this.ws, id)),
+      onUnseen: (n) => {
+        this.pill.hidden = n === 0;
+        this.pill.querySelector(".pill-text").textContent = n === 1 ? "1 new item" : `${n} new items`;
+      },
+    });
+    this.panel = h("div", { class: "session-tab" }, this.pickers, this.mismatchBanner, this.banner, this.stateView, this.scroller, this.pill);
+  }
+
+  show() {
+    this._onStatus(this.ctx.status());
+    clearInterval(this.refreshTimer);
+    let ticks = 0;
+    this.refreshTimer = setInterval(() => {
+      ticks += 1;
+      if (this.view !== "timeline" || ticks % REFRESH_TICKS === 0) this._refresh();
+    }, TICK_MS);
+  }
+
+  hide() {
+    // Keep streaming while another tab is shown: switching back is instant and nothing is missed.
+  }
+
+  // --- connection status from the worker ---
+
+  _onStatus(status) {
+    if (!status || status.state === "connecting") {
+      if (!this.stream) this._state("connecting");
+      return;
+    }
+    if (status.state === "error" && status.error?.code === "protocol_mismatch") {
+      this._protocolMismatch(status.protocol);
+      return;
+    }
+    if (status.state === "connected") {
+      if (this.mismatch) return;
+      if (this.stream) {
+        this.stream.retryNow();
+      } else if (!this.ws || this.view !== "timeline") {
+        this._refresh();
+      }
+      return;
+    }
+    if (this.stream) return; // the stream's own reconnect banner covers it
+    if (status.state === "not_running") this._state("not_running");
+    else this._state("error", status.error);
+  }
+
+  // --- workspaces and sessions ---
+
+  /** Reload the pickers (single-flight: overlapping triggers share one run). */
+  _refresh() {
+    if (!this.refreshing) {
+      this.refreshing = this._doRefresh().finally(() => {
+        this.refreshing = null;
+      });
+    }
+    return this.refreshing;
+  }
+
+  async _doRefresh() {
+    if (this.mismatch || this.ctx.status()?.state !== "connected") return;
+    let data;
+    try {
+      data = await api(path.workspaces());
+    } catch (err) {
+      this._apiFailed(err);
+      return;
+    }
+    this.workspaces = Array.isArray(data.workspaces) ? data.workspaces : [];
+    this._fillWorkspaces();
+    if (!this.workspaces.length) {
+      this._stopStream();
+      this.ws = null;
+      this._state("no_sessions");
+      return;
+    }
+    const pinned = this.wsChoice !== AUTO && this.workspaces.some((w) => w.id === this.wsChoice);
+    const target = pinned ? this.wsChoice : this.workspaces[0].id;
+    if (target !== this.ws || !this.stream) await this._openWorkspace(target);
+    else await this._loadSessions();
+  }
+
+  _apiFailed(err) {
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 0)) {
+      this.ctx.checkNow();
+    }
+    if (!this.stream) this._state("error", { code: err.code, message: err.message });
+  }
+
+  _fillWorkspaces() {
+    const top = this.workspaces[0];
+    const options = [h("option", { value: AUTO, text: top ? `Most recent — ${top.name}` : "Most recent" })];
+    for (const w of this.workspaces) {
+      const flags = [w.active ? "active" : null, w.branch ? `⎇ ${w.branch}` : null].filter(Boolean).join(" · ");
+      options.push(h("option", { value: w.id, title: w.directory, text: flags ? `${w.name} (${flags})` : w.name }));
+    }
+    this.wsSelect.replaceChildren(...options);
+    this.wsSelect.value = this.wsChoice;
+    if (this.wsSelect.value !== this.wsChoice) this.wsSelect.value = AUTO;
+  }
+
+  async _openWorkspace(id) {
+    this.ws = id;
+    this.sessionChoice = AUTO;
+    this.session = null;
+    this._stopStream();
+    if (await this._loadSessions()) this._startStream();
+  }
+
+  async _loadSessions() {
+    if (!this.ws) return false;
+    let data;
+    try {
+      data = await api(path.sessions(this.ws));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
+        this.ws = null;
+        this._stopStream();
+        return false;
+      }
+      this._apiFailed(err);
+      return false;
+    }
+    this.sessions = Array.isArray(data.sessions) ? data.sessions : [];
+    this._fillSessions();
+    if (!this.sessions.length) {
+      this._stopStream();
+      this._state("no_sessions");
+      return false;
+    }
+    return true;
+  }
+
+  _fillSessions() {
+    const latest = this.sessions[0];
+    const options = [h("option", { value: AUTO, text: latest ? `Latest — ${sessionLabel(latest)}` : "Latest" })];
+    for (const s of this.sessions) {
+      options.push(h("option", { value: s.id, title: s.id, text: `${sessionLabel(s)} · ${relativeTime(s.last_activity)}` }));
+    }
+    this.sessionSelect.replaceChildren(...options);
+    this.sessionSelect.value = this.sessionChoice;
+    if (this.sessionSelect.value !== this.sessionChoice) this.sessionSelect.value = AUTO;
+  }
+
+  _pickWorkspace() {
+    this.wsChoice = this.wsSelect.value;
+    const target = this.wsChoice === AUTO ? this.workspaces[0]?.id : this.wsChoice;
+    if (target && target !== this.ws) this._openWorkspace(target);
+  }
+
+  _pickSession() {
+    const choice = this.sessionSelect.value;
+    if (choice === this.sessionChoice) return;
+    this.sessionChoice = choice;
+    this._startStream();
+  }
+
+  // --- the stream ---
+
+  _startStream() {
+    this._stopStream();
+    this.timeline.reset();
+    this._state("timeline");
+    this.stream = new SessionStream({
+      workspace: this.ws,
+      session: this.sessionChoice === AUTO ? null : this.sessionChoice,
+      on: {
+        message: (type, data) => this._onMessage(type, data),
+        state: (state, info) => this._onStreamState(state, info),
+      },
+    });
+    this.stream.start();
+  }
+
+  _stopStream() {
+    if (this.stream) this.stream.stop();
+    this.stream = null;
+    this._banner(null);
+  }
+
+  _onMessage(type, data) {
+    switch (type) {
+      case "hello":
+        this.session = data.session || this.session;
+        break;
+      case "snapshot":
+        if (data.session) this.session = data.session;
+        this.timeline.load(Array.isArray(data.items) ? data.items : [], data.total);
+        this.timeline.scroller.setAttribute("aria-label", "Session timeline");
+        break;
+      case "session_status":
+        this._setSessionState(data.state);
+        if (data.session && data.session !== this.session) {
+          this.session = data.session;
+          this._loadSessions();
+        }
+        break;
+      case "protocol_mismatch":
+        this._protocolMismatch(data.server);
+        break;
+      default:
+        if (!ITEM_TYPES_SKIPPED.has(type)) this.timeline.add(data);
+    }
+  }
+
+  _onStreamState(state, info) {
+    clearInterval(this.countdown);
+    if (state === "live" || state === "stopped" || state === "idle") {
+      this._banner(null);
+      return;
+    }
+    if (state === "connecting") {
+      this._banner(null);
+      return;
+    }
+    // reconnecting
+    if (info.now) {
+      this._banner("Reconnecting…", false);
+      return;
+    }
+    const tick = () => {
+      const s = Math.max(0, Math.ceil((info.retryAt - Date.now()) / 1000));
+      this._banner(`Connection lost — reconnecting in ${s} s (attempt ${info.attempt})`, true);
+    };
+    tick();
+    this.countdown = setInterval(tick, 1000);
+  }
+
+  _banner(text, canRetry = false) {
+    if (!text) {
+      this.banner.hidden = true;
+      this.banner.classList.remove("reconnecting");
+      return;
+    }
+    this.banner.hidden = false;
+    this.banner.classList.add("reconnecting");
+    if (this.bannerText.textContent !== text) this.bannerText.textContent = text;
+    this.bannerButton.hidden = !canRetry;
+  }
+
+  _setSessionState(state) {
+    if (!state) return;
+    this.stateChip.hidden = false;
+    this.stateChip.textContent = state;
+    this.stateChip.className = `chip session-state st-${state.replace(/[^a-z]/g, "")}`;
+  }
+
+  _protocolMismatch(serverProtocol) {
+    this.mismatch = serverProtocol;
+    this._stopStream();
+    this.mismatchBanner.hidden = false;
+    this.mismatchBanner.replaceChildren(
+      icon("alert"),
+      h(
+        "span",
+        {},
+        h("strong", { text: "Protocol mismatch. " }),
+        `The server speaks protocol ${serverProtocol ?? "?"}, this extension speaks ${PROTOCOL_VERSION}. `,
+        "Update the older of the two (",
+        h("code", { text: "pip install -U sidemirror" }),
+        " or reload the extension).",
+      ),
+    );
+    if (this.view !== "timeline") this._state("error", { code: "protocol_mismatch", message: "Protocol mismatch" });
+  }
+
+  // --- full-panel states ---
+
+  async _state(view, error = null) {
+    this.view = view;
+    const timeline = view === "timeline";
+    this.scroller.hidden = !timeline;
+    this.stateView.hidden = timeline;
+    this.pickers.hidden = !(timeline || (view === "no_sessions" && this.workspaces.length));
+    if (!timeline) this.pill.hidden = true;
+    if (timeline) return;
+    const content = await this._stateContent(view, error);
+    if (this.view === view) this.stateView.replaceChildren(content);
+  }
+
+  async _stateContent(view, error) {
+    const retry = h("button", { type: "button", class: "button", text: "Retry now", on: { click: () => this.ctx.checkNow() } });
+    if (view === "connecting") {
+      return h("div", { class: "state connecting" }, h("span", { class: "spinner big", attrs: { "aria-hidden": "true" } }), h("p", { text: "Connecting to the Sidemirror server…" }));
+    }
+    if (view === "not_running") {
+      const { [KEYS.port]: port } = await chrome.storage.local.get(KEYS.port);
+      const command = port && !PORT_RANGE.includes(port) ? `${SERVE_COMMAND} --port ${port}` : SERVE_COMMAND;
+      const copied = h("span", { class: "copied", attrs: { role: "status" } });
+      const copy = h(
+        "button",
+        {
+          type: "button",
+          class: "icon-button",
+          attrs: { "aria-label": "Copy command" },
+          title: "Copy command",
+          on: {
+            click: async () => {
+              copied.textContent = (await copyText(command)) ? "Copied" : "Copy failed — select the text";
+              setTimeout(() => (copied.textContent = ""), 2000);
+            },
+          },
+        },
+        icon("copy"),
+      );
+      return h(
+        "div",
+        { class: "state not-running" },
+        h("h2", { text: "The Sidemirror server isn't running" }),
+        h("p", { text: "Start it in a terminal, next to your agent:" }),
+        h("div", { class: "command" }, h("code", { class: "serve-command", text: command }), copy),
+        copied,
+        h("p", { class: "muted", text: `Looking on 127.0.0.1 ports ${PORT_RANGE[0]}–${PORT_RANGE.at(-1)}${port ? ` and ${port}` : ""}. This panel connects by itself once it starts.` }),
+        retry,
+      );
+    }
+    if (view === "no_sessions") {
+      return h(
+        "div",
+        { class: "state empty" },
+        h("h2", { text: "No sessions yet" }),
+        h("p", { text: "Start Claude Code (or another agent) in a project. Its session shows up here as soon as it writes its first message." }),
+        h("p", { class: "muted" }, "Sidemirror reads ", h("code", { text: "~/.claude/projects" }), " by default; see ", h("code", { text: "sidemirror serve --help" }), "."),
+      );
+    }
+    // error
+    const mismatch = error?.code === "protocol_mismatch";
+    return h(
+      "div",
+      { class: "state error-state" },
+      h("h2", { text: mismatch ? "Update needed" : "Can't talk to the server" }),
+      h("p", { text: error?.message || "Unknown error" }),
+      mismatch ? null : h("p", { class: "muted" }, "If pairing keeps failing, run ", h("code", { text: "sidemirror token" }), " and paste the token in the Sidemirror toolbar popup."),
+      mismatch ? null : retry,
+    );
+  }
+}
+
+function sessionLabel(s) {
+  const title = (s.title || "").trim();
+  return title ? (title.length > 60 ? `${title.slice(0, 59)}…` : title) : `Session ${String(s.id).slice(0, 8)}`;
+}

@@ -1,0 +1,129 @@
+// Side panel shell: connection indicator and tabs. Each tab is a module exporting a factory
+// `create(ctx) → { panel: HTMLElement, show(), hide() }`, created lazily on first show.
+// To add a tab (Activity, Connect...), append an entry to TABS; nothing else changes.
+//
+// ctx: status() → last worker status | null; onStatus(fn) → unsubscribe; checkNow() → Promise.
+
+import { checkNow, onStatus, readStatus, send } from "../lib/client.js";
+import { MSG } from "../lib/config.js";
+import { h } from "../lib/dom.js";
+import { createSessionTab } from "./session-tab.js";
+
+const TABS = [
+  { id: "session", label: "Session", create: createSessionTab },
+  // { id: "activity", label: "Activity", create: createActivityTab },  (issue 5)
+  // { id: "connect", label: "Connect", create: createConnectTab },     (issue 7)
+];
+
+const TAB_KEY = "sidepanel.tab";
+
+let status = null;
+const listeners = new Set();
+
+const ctx = {
+  status: () => status,
+  onStatus(fn) {
+    listeners.add(fn);
+    return () => listeners.delete(fn);
+  },
+  checkNow: () => checkNow().catch((err) => console.warn("sidemirror: check failed", err)),
+};
+
+function setStatus(next) {
+  status = next;
+  renderConnection(next);
+  for (const fn of listeners) fn(next);
+}
+
+function renderConnection(s) {
+  const el = document.getElementById("connection");
+  const text = el.querySelector(".connection-text");
+  const state = s?.state || "connecting";
+  el.dataset.state = state;
+  let label;
+  if (state === "connected") label = `Connected · v${s.version ?? "?"} · :${s.port}`;
+  else if (state === "not_running") label = "Server not running";
+  else if (state === "error") label = s.error?.code === "protocol_mismatch" ? "Protocol mismatch" : "Connection error";
+  else label = "Connecting…";
+  if (text.textContent !== label) text.textContent = label;
+  el.title = s?.error?.message || label;
+}
+
+// --- tabs (WAI-ARIA tabs pattern, automatic activation) ---
+
+const tabs = new Map(); // id → { button, panelEl, instance }
+
+function buildTabs() {
+  const nav = document.getElementById("tabs");
+  const panels = document.getElementById("panels");
+  for (const def of TABS) {
+    const button = h("button", {
+      type: "button",
+      id: `tab-${def.id}`,
+      class: "tab",
+      text: def.label,
+      attrs: { role: "tab", "aria-selected": "false", "aria-controls": `panel-${def.id}` },
+      tabIndex: -1,
+      on: { click: () => select(def.id, true) },
+    });
+    const panelEl = h("section", {
+      id: `panel-${def.id}`,
+      class: "tab-panel",
+      hidden: true,
+      attrs: { role: "tabpanel", "aria-labelledby": `tab-${def.id}` },
+    });
+    nav.append(button);
+    panels.append(panelEl);
+    tabs.set(def.id, { def, button, panelEl, instance: null });
+  }
+  nav.addEventListener("keydown", (ev) => {
+    const ids = TABS.map((t) => t.id);
+    const i = ids.indexOf(ev.target.id.replace(/^tab-/, ""));
+    if (i < 0) return;
+    let j = null;
+    if (ev.key === "ArrowRight") j = (i + 1) % ids.length;
+    else if (ev.key === "ArrowLeft") j = (i - 1 + ids.length) % ids.length;
+    else if (ev.key === "Home") j = 0;
+    else if (ev.key === "End") j = ids.length - 1;
+    if (j === null) return;
+    ev.preventDefault();
+    select(ids[j], true);
+  });
+}
+
+function select(id, focus = false) {
+  for (const [tid, tab] of tabs) {
+    const on = tid === id;
+    tab.button.setAttribute("aria-selected", String(on));
+    tab.button.tabIndex = on ? 0 : -1;
+    tab.panelEl.hidden = !on;
+    if (on) {
+      if (!tab.instance) {
+        tab.instance = tab.def.create(ctx);
+        tab.panelEl.append(tab.instance.panel);
+      }
+      tab.instance.show();
+      if (focus) tab.button.focus();
+    } else if (tab.instance) {
+      tab.instance.hide();
+    }
+  }
+  sessionStorage.setItem(TAB_KEY, id);
+}
+
+async function main() {
+  buildTabs();
+  onStatus(setStatus);
+  status = await readStatus();
+  renderConnection(status);
+  const saved = sessionStorage.getItem(TAB_KEY);
+  select(tabs.has(saved) ? saved : TABS[0].id);
+  // Always ask for a fresh check on open: wakes the worker, re-pairs if the server restarted.
+  try {
+    setStatus(await send(MSG.checkNow));
+  } catch (err) {
+    console.warn("sidemirror: worker unavailable", err);
+  }
+}
+
+main();

@@ -1,0 +1,70 @@
+"""`format=auto`: pick the converter from the first record, and the table of agent formats.
+
+Each format has a shape no other shares, so the first record decides:
+JSON-RPC or the tap's `{"kind","method","payload"}` envelope → ACP; `{"type": "thread.*" |
+"turn.*" | "item.*"}` → `codex exec --json`; `session_meta`/`response_item`/`event_msg` → a
+Codex rollout; `system`/`assistant`/`user`/`result`/`stream_event` with `session_id` → Claude
+stream-json; anything else → public event objects (`format=events`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..ingest_formats import Converter, Emitted, EventsConverter
+from .acp import AcpConverter
+from .codex_exec import CodexExecConverter, CodexRolloutConverter
+from .stream_json import StreamJsonConverter
+
+AGENT_CONVERTERS: dict[str, Callable[[str], Converter]] = {
+    "stream-json": StreamJsonConverter,
+    "acp": AcpConverter,
+    "codex-exec": CodexExecConverter,
+    "codex-rollout": CodexRolloutConverter,
+}
+_STREAM_JSON_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event"})
+_ROLLOUT_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
+
+
+def detect(record: dict[str, Any]) -> str:
+    kind = record.get("type")
+    if "jsonrpc" in record or ("kind" in record and "method" in record and "payload" in record):
+        return "acp"
+    if isinstance(kind, str) and kind.startswith(("thread.", "turn.", "item.")):
+        return "codex-exec"
+    if kind in _ROLLOUT_TYPES and "payload" in record:
+        return "codex-rollout"
+    if kind in _STREAM_JSON_TYPES and "session_id" in record:
+        return "stream-json"
+    return "events"
+
+
+class AutoConverter:
+    """Delegates to the converter the first record calls for."""
+
+    def __init__(self, default_session: str) -> None:
+        self.default_session = default_session
+        self.inner: Converter | None = None
+        self.agent = "events"
+        self.run_status: str | None = None
+
+    def convert(self, record: dict[str, Any]) -> list[Emitted]:
+        if self.inner is None:
+            fmt = detect(record)
+            factory = AGENT_CONVERTERS.get(fmt, EventsConverter)
+            self.inner = factory(self.default_session)
+            self.agent = self.inner.agent
+        out = self.inner.convert(record)
+        self.run_status = getattr(self.inner, "run_status", None)
+        return out
+
+    def finish(self) -> list[Emitted]:
+        if self.inner is None:
+            return []
+        out = self.inner.finish()
+        self.run_status = getattr(self.inner, "run_status", None)
+        return out
+
+
+AGENT_CONVERTERS["auto"] = AutoConverter

@@ -1,0 +1,241 @@
+"""E2E support: a real `sidemirror serve` subprocess and Debian Chromium with the extension loaded.
+
+No mocks: the extension finds, pairs with and streams from the real server over 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import BrowserContext, Page, Playwright, Worker
+
+ROOT = Path(__file__).resolve().parents[2]
+EXT_DIR = ROOT / "extension"
+EXT_ID = "mboojbmhcigehknaafejhibpmmdjpgbn"
+CHROMIUM = os.environ.get("SIDEMIRROR_CHROMIUM", "/usr/bin/chromium")
+FIXTURES = Path(__file__).parent / "fixtures"
+SAMPLE_SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+PORT_RANGE = range(47470, 47480)
+TOKEN = "e2e-token-" + "7f3a9c1d5b2e4f60"  # given to the server via SIDEMIRROR_TOKEN
+AXE_JS = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
+PANEL_SIZE = {"width": 420, "height": 820}
+
+
+def port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        # Bind like the server does (SO_REUSEADDR): TIME_WAIT leftovers don't block a port.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def free_port(prefer: list[int] | None = None) -> int:
+    """A free port in the extension's probe range, trying `prefer` first, then from the top."""
+    for port in [*(prefer or []), *reversed(PORT_RANGE)]:
+        if port_free(port):
+            return port
+    raise RuntimeError("no free port in 47470-47479")
+
+
+class Server:
+    """`python -m sidemirror serve` on a fixed port, restartable with the same dirs."""
+
+    def __init__(self, tmp: Path, port: int, claude_dir: Path) -> None:
+        self.tmp = tmp
+        self.port = port
+        self.claude_dir = claude_dir
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = tmp / f"server-{port}.log"
+        self.instance: str | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Server:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(ROOT / "server") + os.pathsep + env.get("PYTHONPATH", "")
+        env["SIDEMIRROR_TOKEN"] = TOKEN
+        cmd = [
+            sys.executable, "-m", "sidemirror", "serve",
+            "--port", str(self.port),
+            "--runtime-dir", str(self.tmp / "runtime"),
+            "--data-dir", str(self.tmp / "data"),
+            "--claude-dir", str(self.claude_dir),
+            "--codex-dir", str(self.tmp / "no-codex"),
+        ]  # fmt: skip
+        with self.log.open("ab") as log:
+            self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
+            try:
+                self.instance = self.get("/health", auth=False)["instance"]
+                return self
+            except (OSError, urllib.error.URLError):
+                time.sleep(0.1)
+        raise RuntimeError(f"server did not start: {self.log.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
+
+    def request(self, method: str, path: str, body: bytes | None = None, *, auth: bool = True,
+                content_type: str | None = None) -> Any:  # fmt: skip
+        headers = {"Authorization": f"Bearer {TOKEN}"} if auth else {}
+        if content_type:
+            headers["Content-Type"] = content_type
+        req = urllib.request.Request(self.base + path, data=body, method=method, headers=headers)
+        with urllib.request.urlopen(req, timeout=10) as res:
+            return json.loads(res.read())
+
+    def get(self, path: str, *, auth: bool = True) -> Any:
+        return self.request("GET", path, auth=auth)
+
+    def ingest(self, workspace: str, session: str, events: list[dict[str, Any]]) -> Any:
+        body = "".join(json.dumps(e) + "\n" for e in events).encode()
+        q = urllib.parse.urlencode({"workspace": workspace, "format": "events", "session": session})
+        return self.request("POST", f"/api/ingest?{q}", body, content_type="application/x-ndjson")
+
+    def workspaces(self) -> list[dict[str, Any]]:
+        return self.get("/api/workspaces")["workspaces"]
+
+    def snapshot(self, ws: str, session: str, limit: int = 1000) -> Any:
+        return self.get(f"/workspace/{ws}/session?session={session}&limit={limit}")
+
+
+class Extension:
+    """The browser with the extension loaded, plus helpers to reach its contexts."""
+
+    def __init__(self, ctx: BrowserContext) -> None:
+        self.ctx = ctx
+        self.id = EXT_ID
+
+    def url(self, path: str) -> str:
+        return f"chrome-extension://{self.id}/{path}"
+
+    def worker(self, timeout: float = 10_000) -> Worker:
+        for w in reversed(self.ctx.service_workers):
+            if w.url.startswith(self.url("")):
+                return w
+        return self.ctx.wait_for_event("serviceworker", timeout=timeout)
+
+    def open(self, path: str, size: dict[str, int] | None = None) -> Page:
+        page = self.ctx.new_page()
+        page.set_viewport_size(size or PANEL_SIZE)
+        page.goto(self.url(path))
+        return page
+
+    def open_panel(self) -> Page:
+        return self.open("sidepanel/sidepanel.html")
+
+    def open_popup(self) -> Page:
+        return self.open("popup/popup.html", {"width": 340, "height": 480})
+
+    def use_port(self, page: Page, port: int) -> dict[str, Any]:
+        """Pin the server port the way the popup does, and wait for the worker's check."""
+        return page.evaluate(
+            "async (port) => (await chrome.runtime.sendMessage({type: 'setPort', port})).data",
+            port,
+        )
+
+    def status(self, page: Page) -> dict[str, Any] | None:
+        return page.evaluate(
+            "async () => (await chrome.storage.session.get('status')).status || null"
+        )
+
+    def badge(self, page: Page) -> str:
+        return page.evaluate("() => chrome.action.getBadgeText({})")
+
+
+def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:
+    args = [
+        f"--disable-extensions-except={EXT_DIR}",
+        f"--load-extension={EXT_DIR}",
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-sync",
+        "--disable-features=DisableLoadExtensionCommandLineSwitch",
+    ]
+    return pw.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=CHROMIUM,
+        headless=False,  # `--headless=new` above: the old headless mode cannot load extensions
+        args=args,
+        color_scheme="dark" if dark else "light",
+        viewport=PANEL_SIZE,
+    )
+
+
+def wait_until(fn: Any, timeout: float = 10.0, interval: float = 0.1, message: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting: {message} (last value {last!r})")
+
+
+def transcript(claude_dir: Path) -> Path:
+    return claude_dir / "sample-project" / f"{SAMPLE_SESSION}.jsonl"
+
+
+def append_exchange(path: Path, prompt: str, answer: str) -> None:
+    """Append a real-shaped user prompt and an end_turn assistant reply to a Claude transcript."""
+    import uuid
+
+    lines = path.read_text().splitlines()
+    last = json.loads(lines[-1])
+    user_id, asst_id = str(uuid.uuid4()), str(uuid.uuid4())
+    now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    user = {
+        k: last[k] for k in ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")
+    }
+    user.update(
+        parentUuid=last["uuid"], type="user", uuid=user_id, timestamp=now,
+        message={"role": "user", "content": prompt},
+    )  # fmt: skip
+    asst = json.loads(lines[-1])
+    asst.update(parentUuid=user_id, uuid=asst_id, timestamp=now, requestId=f"req_e2e_{asst_id[:8]}")
+    asst["message"] = dict(asst["message"], id=f"msg_e2e_{asst_id[:8]}")
+    asst["message"]["content"] = [{"type": "text", "text": answer}]
+    with path.open("a") as fh:
+        fh.write(json.dumps(user) + "\n" + json.dumps(asst) + "\n")
+
+
+def rendered_ids(page: Page) -> list[str]:
+    return page.eval_on_selector_all(
+        ".feed [data-item-id]", "els => els.map((e) => e.dataset.itemId)"
+    )
+
+
+def sample_workspace(server: Server) -> str:
+    ws = [w for w in server.workspaces() if w["directory"] == "/path/to/Demo"]
+    assert ws, f"fixture workspace missing: {server.workspaces()}"
+    return ws[0]["id"]

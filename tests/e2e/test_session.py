@@ -1,0 +1,151 @@
+"""The Session tab against a real server reading a real Claude Code transcript."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import ConsoleMessage, Page, expect
+from support import (
+    SAMPLE_SESSION,
+    Extension,
+    Server,
+    append_exchange,
+    rendered_ids,
+    sample_workspace,
+    transcript,
+    wait_until,
+)
+
+
+def open_session(ext: Extension, server: Server) -> Page:
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    expect(panel.locator(".feed [data-type=tool_use]").first).to_be_visible(timeout=15_000)
+    return panel
+
+
+def assert_matches_server(panel: Page, server: Server) -> list[str]:
+    ws = sample_workspace(server)
+    snap = server.snapshot(ws, SAMPLE_SESSION)
+    expected = [item["id"] for item in snap["items"]]
+    assert snap["total"] == len(expected), "test fixture must fit one snapshot"
+
+    # Results attach to their tool cards, so DOM order is not log order: compare by position.
+    def in_log_order() -> list[str]:
+        return sorted(rendered_ids(panel), key=lambda i: int(i.rsplit(".", 1)[1]))
+
+    wait_until(
+        lambda: in_log_order() == expected, timeout=10, message="rendered ids equal the server log"
+    )
+    ids = rendered_ids(panel)
+    assert len(set(ids)) == len(ids) == snap["total"]
+    return expected
+
+
+def test_renders_real_transcript_and_live_append(
+    ext: Extension, server: Server, claude_dir: Path
+) -> None:
+    panel = open_session(ext, server)
+    feed = panel.locator(".feed")
+    # Tool cards with their names and kinds, results attached with ✓/✗.
+    for name in ("Bash", "Glob", "Write"):
+        expect(feed.locator(".tool-name", has_text=re.compile(f"^{name}$")).first).to_be_visible()
+    expect(feed.locator(".tool.kind-execute").first).to_be_visible()
+    # TodoWrite arrives as a plan item: a checklist.
+    expect(feed.locator("[data-type=plan] .plan-entry").first).to_be_visible()
+    expect(feed.locator(".tool.kind-search").first).to_be_visible()
+    bash = feed.locator(".tool.kind-execute").first
+    expect(bash.locator(".tool-input")).to_contain_text("find .")
+    expect(bash.locator(".tool-status")).to_have_attribute(
+        "aria-label", re.compile("^(Succeeded|Failed)")
+    )
+    ls = feed.locator(".tool.kind-execute", has_text="ls -la")
+    expect(ls.locator(".tool-status.ok .mark")).to_have_text("✓")
+    expect(ls.locator(".tool-output")).to_contain_text("total 0")
+    write = feed.locator(".tool.kind-write")
+    expect(write.locator(".tool-status.error .mark")).to_have_text("✗")
+    expect(write.locator(".tool-output")).to_contain_text("requested permissions")
+    # The prompt and the closing turn boundary with tokens and an (estimated) cost.
+    expect(feed.locator("[data-type=user]").first).to_have_text(re.compile(r"You.*/init"))
+    turn = feed.locator("[data-type=turn_complete]").last
+    expect(turn.locator(".turn-label")).to_have_text(re.compile(r"^Turn \d+$"))
+    expect(turn.locator(".turn-tokens")).to_contain_text(" in · ")
+    expect(turn.locator(".turn-cost")).to_have_text(re.compile(r"^≈?\$\d+\.\d+$"))
+    if "estimated" in (turn.locator(".turn-cost").get_attribute("class") or ""):
+        expect(turn.locator(".turn-cost")).to_have_text(re.compile("^≈"))
+    before = assert_matches_server(panel, server)
+
+    # A line appended to the transcript shows up live, at the bottom, without a reload.
+    append_exchange(
+        transcript(claude_dir), "One more thing: add a LICENSE", "Added an MIT LICENSE file."
+    )
+    expect(
+        feed.locator("[data-type=assistant]", has_text="Added an MIT LICENSE file.")
+    ).to_be_visible(timeout=10_000)
+    expect(
+        feed.locator("[data-type=user]", has_text="One more thing: add a LICENSE")
+    ).to_be_visible()
+    after = assert_matches_server(panel, server)
+    assert after[: len(before)] == before
+    assert (
+        panel.locator(".scroller").evaluate("s => s.scrollHeight - s.scrollTop - s.clientHeight")
+        < 60
+    )
+
+
+def test_new_activity_pill_when_scrolled_up(
+    ext: Extension, server: Server, claude_dir: Path
+) -> None:
+    panel = open_session(ext, server)
+    panel.locator(".scroller").evaluate("s => { s.scrollTop = 0; }")
+    append_exchange(transcript(claude_dir), "Scrolled-up prompt", "Reply while scrolled up.")
+    pill = panel.locator(".pill")
+    expect(pill).to_be_visible(timeout=10_000)
+    expect(pill).to_contain_text("new item")
+    assert panel.locator(".scroller").evaluate("s => s.scrollTop") == 0  # did not jump
+    pill.click()
+    expect(pill).to_be_hidden()
+    expect(panel.get_by_text("Reply while scrolled up.")).to_be_in_viewport()
+
+
+def test_server_restart_resumes_without_duplicates_or_gaps(
+    ext: Extension, server: Server, claude_dir: Path
+) -> None:
+    panel = open_session(ext, server)
+    warnings: list[str] = []
+    panel.on(
+        "console",
+        lambda m: (
+            warnings.append(m.text)
+            if isinstance(m, ConsoleMessage) and m.type == "warning"
+            else None
+        ),
+    )
+    before = assert_matches_server(panel, server)
+
+    server.stop()
+    banner = panel.locator(".banner.reconnecting")
+    expect(banner).to_be_visible(timeout=10_000)
+    expect(banner).to_contain_text(re.compile("Reconnecting|reconnecting in"))
+    # The agent keeps working while the server is down.
+    append_exchange(
+        transcript(claude_dir),
+        "Prompt written while the server was down",
+        "Answer written while down.",
+    )
+
+    server.start()
+    retry = panel.get_by_role("button", name="Retry now")
+    if retry.is_visible():  # skip the rest of the backoff wait, as a user would
+        retry.click()
+    expect(banner).to_be_hidden(timeout=20_000)
+    expect(panel.get_by_text("Answer written while down.")).to_be_visible(timeout=10_000)
+    after = assert_matches_server(panel, server)
+    assert after[: len(before)] == before and len(after) > len(before)
+    assert not [w for w in warnings if "duplicate" in w or "gap" in w], warnings
+
+    # And live updates keep flowing after the resume.
+    append_exchange(transcript(claude_dir), "After restart", "Live again after restart.")
+    expect(panel.get_by_text("Live again after restart.")).to_be_visible(timeout=10_000)
+    assert_matches_server(panel, server)
