@@ -72,8 +72,21 @@ def render_markdown() -> str:
         "`GET /workspace/{id}/session/items/{item_id}` returns it whole. See `DESIGN.md` for the "
         "HTTP contract.",
         "",
-        "Addition to DESIGN §3: `system` items carry `truncated` and `full_length` like the other "
-        "text items, since compaction summaries are long.",
+        "## Additions to DESIGN §2–§3 (compatible; each is tested)",
+        "",
+        "- `system` items carry `truncated` and `full_length` like the other text items, since "
+        "compaction summaries are long.",
+        "- `assistant` items may carry `segment_id`: the live `assistant_delta` segment they "
+        "complete. Deltas are live only: no `id:` line, never in snapshots or replays.",
+        "- `GET /workspace/{id}/sessions`: `items` is `null` for a session not parsed yet "
+        "(startup indexes archives from stats and file tails only).",
+        "- `POST /api/ingest` and `GET /api/ingest/ws` take `session=` (the default session id "
+        "for `format=events`; agent formats use the source's own id). The WebSocket answers each "
+        "frame with running `{accepted, rejected}` totals; `POST` answers `status` "
+        "(`ok`/`failed`) for formats that report a run outcome.",
+        "- Activity: `GET /api/activity/ws` (one entry or array per text frame) and "
+        "`GET /api/activity/latest-workspace` (the workspace whose agent acted last in the "
+        "browser). `gap` carries `reset: true` when the cursor is from another epoch.",
         "",
         "## Session items",
         "",

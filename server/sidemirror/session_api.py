@@ -44,7 +44,8 @@ def session_summary(log: SessionLog) -> dict[str, Any]:
         "started_at": log.started_at,
         "last_activity": iso(log.last_activity),
         "active": log.state in ("running", "waiting"),
-        "items": len(log.items) if log.loader is None else log.item_count_hint,
+        # null until the session is first read: indexing never parses archived transcripts.
+        "items": len(log.items) if log.loader is None else None,
     }
 
 

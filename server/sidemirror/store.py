@@ -50,7 +50,6 @@ class SessionLog:
     wire: list[str | None] = field(default_factory=list)
     # Sources index sessions from stats and file tails, and parse one only when it is first read.
     loader: Callable[[SessionLog], Awaitable[None]] | None = None
-    item_count_hint: int = 0
     # The load in progress: every reader awaits it, not only the first (see Store.load).
     loading: asyncio.Future[None] | None = None
 
