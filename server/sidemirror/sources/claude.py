@@ -26,12 +26,9 @@ from typing import Any
 from ..models import (
     AssistantEvent,
     ErrorEvent,
-    PlanEvent,
     SessionItem,
     SystemEvent,
-    ThinkingEvent,
     ToolResultEvent,
-    ToolUseEvent,
     TurnStatus,
     UserEvent,
 )
@@ -42,11 +39,10 @@ from .claude_tools import (
     flatten_content,
     has_tool_result,
     one_line,
-    plan_entries,
     slash_command,
     strip_tags,
-    tool_kind,
-    tool_summary,
+    thinking_item,
+    tool_call_item,
 )
 from .claude_turns import TurnTracker, ms_between, usage_from
 
@@ -251,10 +247,7 @@ class ClaudeParser:
                 turn.ended_on_text = True
             return [AssistantEvent(ts=ts, parent_tool_use_id=parent, content=redact_text(text))]
         if kind == "thinking":
-            thought = _text(block.get("thinking"))
-            if not thought.strip():
-                return []  # redacted or signature-only reasoning has nothing to show
-            return [ThinkingEvent(ts=ts, parent_tool_use_id=parent, content=redact_text(thought))]
+            return thinking_item(block, ts, parent)
         if kind != "tool_use":
             return []
         tool_id, name = _text(block.get("id")), _text(block.get("name"))
@@ -268,21 +261,7 @@ class ClaudeParser:
         if name in TASK_TOOLS:
             prompt = tool_input.get("prompt") if isinstance(tool_input, dict) else None
             self._subagents.task_started(tool_id, prompt if isinstance(prompt, str) else None)
-        if name == "TodoWrite":
-            entries = plan_entries(tool_input)
-            for entry in entries:
-                entry.content = redact_text(entry.content)
-            return [PlanEvent(ts=ts, parent_tool_use_id=parent, entries=entries)]
-        return [
-            ToolUseEvent(
-                ts=ts,
-                parent_tool_use_id=parent,
-                tool_use_id=tool_id,
-                name=name,
-                kind=tool_kind(name),
-                input=redact_text(tool_summary(name, tool_input)),
-            )
-        ]
+        return [tool_call_item(tool_id, name, tool_input, ts, parent)]
 
     def _system(self, record: dict[str, Any], parent: str | None) -> list[SessionItem]:
         subtype = _text(record.get("subtype")) or "unknown"

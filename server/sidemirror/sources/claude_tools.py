@@ -11,7 +11,8 @@ import json
 import re
 from typing import Any
 
-from ..models import PlanEntry, ToolKind
+from ..models import PlanEntry, PlanEvent, SessionItem, ThinkingEvent, ToolKind, ToolUseEvent
+from ..redact import redact_text
 
 _KINDS: dict[str, ToolKind] = {
     "Read": "read",
@@ -162,3 +163,30 @@ def slash_command(text: str) -> str:
     args = re.search(r"<command-args>(.*?)</command-args>", text, re.S)
     shown = (name.group(1).strip() if name else "") + " " + (args.group(1).strip() if args else "")
     return shown.strip() or strip_tags(text)
+
+
+def thinking_item(block: dict[str, Any], ts: str, parent: str | None) -> list[SessionItem]:
+    """A `thinking` content block; redacted or signature-only reasoning has nothing to show."""
+    thought = _text(block.get("thinking"))
+    if not thought.strip():
+        return []
+    return [ThinkingEvent(ts=ts, parent_tool_use_id=parent, content=redact_text(thought))]
+
+
+def tool_call_item(
+    tool_id: str, name: str, tool_input: Any, ts: str, parent: str | None
+) -> SessionItem:
+    """A `tool_use` content block (transcripts and stream-json alike); TodoWrite is the plan."""
+    if name == "TodoWrite":
+        entries = plan_entries(tool_input)
+        for entry in entries:
+            entry.content = redact_text(entry.content)
+        return PlanEvent(ts=ts, parent_tool_use_id=parent, entries=entries)
+    return ToolUseEvent(
+        ts=ts,
+        parent_tool_use_id=parent,
+        tool_use_id=tool_id,
+        name=name,
+        kind=tool_kind(name),
+        input=redact_text(tool_summary(name, tool_input)),
+    )

@@ -27,19 +27,16 @@ from ..models import (
     AssistantEvent,
     CostSource,
     ErrorEvent,
-    PlanEvent,
     SessionItem,
     SystemEvent,
-    ThinkingEvent,
     ToolResultEvent,
-    ToolUseEvent,
     TurnCompleteEvent,
     TurnStatus,
     UserEvent,
 )
 from ..pricing import estimate_cost_usd
 from ..redact import redact_text
-from .claude_tools import compact_json, flatten_content, plan_entries, tool_kind, tool_summary
+from .claude_tools import compact_json, flatten_content, thinking_item, tool_call_item
 from .claude_turns import Usage, usage_from
 from .stream_redact import DeltaRedactor
 
@@ -247,10 +244,7 @@ class StreamJsonConverter:
             )
             return items
         if kind == "thinking":
-            thought = _text(block.get("thinking"))
-            if not thought.strip():
-                return []
-            return [ThinkingEvent(ts=ts, parent_tool_use_id=parent, content=redact_text(thought))]
+            return thinking_item(block, ts, parent)
         if kind != "tool_use":
             return []
         tool_id, name = _text(block.get("id")), _text(block.get("name"))
@@ -258,21 +252,7 @@ class StreamJsonConverter:
             return []
         self._tools[tool_id] = name
         tool_input = block.get("input")
-        if name == "TodoWrite":
-            entries = plan_entries(tool_input)
-            for entry in entries:
-                entry.content = redact_text(entry.content)
-            return [PlanEvent(ts=ts, parent_tool_use_id=parent, entries=entries)]
-        return [
-            ToolUseEvent(
-                ts=ts,
-                parent_tool_use_id=parent,
-                tool_use_id=tool_id,
-                name=name,
-                kind=tool_kind(name),
-                input=redact_text(tool_summary(name, tool_input)),
-            )
-        ]
+        return [tool_call_item(tool_id, name, tool_input, ts, parent)]
 
     def _user(self, record: dict[str, Any]) -> tuple[list[SessionItem], str | None]:
         message = record.get("message")
