@@ -8,6 +8,7 @@
 
 import { HEALTH_ALARM, HEALTH_PERIOD_MIN, KEYS, MSG, parsePort, parseToken } from "./lib/config.js";
 import { PROTOCOL_VERSION } from "./lib/protocol.gen.js";
+import { PageOverlaySource } from "./lib/page-overlay.js";
 import { ServerError, discover, pair, probe, tokenWorks } from "./lib/server.js";
 
 // --- listeners (top level) ---
@@ -28,7 +29,9 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   if (sender.id !== chrome.runtime.id) return false;
-  handle(message)
+  // Content scripts run in web pages: they may only ask for their own page's overlay data.
+  const fromPage = Boolean(sender.tab) && !String(sender.url || "").startsWith(chrome.runtime.getURL(""));
+  (fromPage ? handlePage(message, sender) : handle(message))
     .then((data) => sendResponse({ ok: true, data }))
     .catch((err) =>
       sendResponse({ ok: false, error: { code: err.code || "error", message: String(err.message || err) } }),
@@ -53,6 +56,28 @@ async function ensureAlarm() {
 }
 
 // --- messages ---
+
+// The page overlay (content/content-script.js). The content script is declared in the manifest
+// for http(s) pages: the overlay must appear on whatever page the agent drives, without a click,
+// and a declared content script gets no host permission of its own (it cannot reach the server,
+// and never holds the token). The alternatives are worse: `activeTab` needs a click on every
+// page, and optional host permissions + registerContentScripts need a permission prompt for the
+// same "all sites" scope. Host permissions stay loopback-only; this worker does the fetching.
+const overlay = new PageOverlaySource(async () => {
+  const got = await chrome.storage.session.get([KEYS.status, KEYS.token]);
+  const status = got[KEYS.status];
+  const token = got[KEYS.token]?.value;
+  return status?.state === "connected" && status.port && token ? { port: status.port, token } : null;
+});
+
+async function handlePage(message, sender) {
+  if (message?.type !== MSG.pageOverlay) throw codeError("forbidden", "content scripts may only ask for the page overlay");
+  if (sender.frameId !== 0 || !/^https?:/.test(sender.url || "")) return { connected: false, refs: [], acted: null };
+  const reply = await overlay.lookup(sender.url);
+  if (reply.unreachable) checkNow("overlay"); // the server went away: update the badge too
+  const { unreachable, error, ...data } = reply;
+  return data;
+}
 
 async function handle(message) {
   switch (message?.type) {

@@ -92,4 +92,8 @@ export const path = {
   item: (ws, id) => `/workspace/${encodeURIComponent(ws)}/session/items/${encodeURIComponent(id)}`,
   stream: (ws) => `/workspace/${encodeURIComponent(ws)}/session/stream`,
   ticket: () => "/api/ticket",
+  activityStream: () => "/activity/stream",
+  latestWorkspace: () => "/api/activity/latest-workspace",
+  refs: (url) => `/api/refs?url=${encodeURIComponent(url)}`,
+  mcp: () => "/mcp",
 };

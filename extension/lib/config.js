@@ -19,6 +19,7 @@ export const MSG = Object.freeze({
   checkNow: "checkNow",
   setPort: "setPort",
   setToken: "setToken",
+  pageOverlay: "pageOverlay", // the only type a content script may send
 });
 
 export const HEALTH_ALARM = "health";

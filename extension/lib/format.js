@@ -48,3 +48,10 @@ export function relativeTime(value, now = Date.now()) {
   if (s < 86400) return `${Math.round(s / 3600)} h ago`;
   return `${Math.round(s / 86400)} d ago`;
 }
+
+/** "12:47:03" (with seconds), for feeds where order within a minute matters. */
+export function clockTimeSeconds(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+}

@@ -12,6 +12,7 @@ import { Timeline } from "./timeline.js";
 const AUTO = "";
 const TICK_MS = 2000; // while waiting for a first session
 const REFRESH_TICKS = 5; // while streaming: refresh pickers every 10 s
+const BROWSER_FOLLOW_MS = 15 * 60 * 1000; // a browser action this recent decides "Auto"
 const ITEM_TYPES_SKIPPED = new Set(["hello", "snapshot", "reset", "session_status", "gap"]);
 
 export function createSessionTab(ctx) {
@@ -23,7 +24,8 @@ class SessionTab {
     this.ctx = ctx;
     this.workspaces = [];
     this.sessions = [];
-    this.wsChoice = AUTO; // AUTO follows the most recently active workspace
+    this.wsChoice = AUTO; // AUTO follows the workspace acting in the browser, else the most recent
+    this.browser = null; // GET /api/activity/latest-workspace
     this.sessionChoice = AUTO; // AUTO follows the workspace's latest session
     this.ws = null;
     this.session = null;
@@ -76,9 +78,9 @@ class SessionTab {
     this._onStatus(this.ctx.status());
     clearInterval(this.refreshTimer);
     let ticks = 0;
-    this.refreshTimer = setInterval(() => {
+    this.refreshTimer = setInterval(async () => {
       ticks += 1;
-      if (this.view !== "timeline" || ticks % REFRESH_TICKS === 0) this._refresh();
+      if (this.view !== "timeline" || ticks % REFRESH_TICKS === 0 || (await this._browserMoved())) this._refresh();
     }, TICK_MS);
   }
 
@@ -123,11 +125,40 @@ class SessionTab {
     return this.refreshing;
   }
 
+  /**
+   * Poll which workspace's agent acted in the browser last. True when that changed to another
+   * workspace than the one shown while the user lets "Auto" choose.
+   */
+  async _browserMoved() {
+    if (this.wsChoice !== AUTO || this.mismatch || this.ctx.status()?.state !== "connected") return false;
+    const before = this.browser?.id ?? null;
+    await this._loadBrowser();
+    const now = this.browser;
+    return Boolean(now?.workspace && now.id !== before && now.workspace !== this.ws);
+  }
+
+  async _loadBrowser() {
+    try {
+      this.browser = await api(path.latestWorkspace());
+    } catch {
+      /* an older server or a blip: keep what we had */
+    }
+  }
+
+  /** The workspace "Auto" means: one acting in the browser recently, else the most active. */
+  _autoWorkspace() {
+    const b = this.browser;
+    const known = b?.workspace && this.workspaces.find((w) => w.id === b.workspace);
+    const recent = b?.ts && Date.now() - Date.parse(b.ts) < BROWSER_FOLLOW_MS;
+    if (known && recent) return { ws: known, why: "browser" };
+    return this.workspaces[0] ? { ws: this.workspaces[0], why: "recent" } : null;
+  }
+
   async _doRefresh() {
     if (this.mismatch || this.ctx.status()?.state !== "connected") return;
     let data;
     try {
-      data = await api(path.workspaces());
+      [data] = await Promise.all([api(path.workspaces()), this._loadBrowser()]);
     } catch (err) {
       this._apiFailed(err);
       return;
@@ -141,7 +172,7 @@ class SessionTab {
       return;
     }
     const pinned = this.wsChoice !== AUTO && this.workspaces.some((w) => w.id === this.wsChoice);
-    const target = pinned ? this.wsChoice : this.workspaces[0].id;
+    const target = pinned ? this.wsChoice : this._autoWorkspace().ws.id;
     if (target !== this.ws || !this.stream) await this._openWorkspace(target);
     else await this._loadSessions();
   }
@@ -154,8 +185,9 @@ class SessionTab {
   }
 
   _fillWorkspaces() {
-    const top = this.workspaces[0];
-    const options = [h("option", { value: AUTO, text: top ? `Most recent — ${top.name}` : "Most recent" })];
+    const auto = this._autoWorkspace();
+    const autoText = !auto ? "Most recent" : auto.why === "browser" ? `In the browser — ${auto.ws.name}` : `Most recent — ${auto.ws.name}`;
+    const options = [h("option", { value: AUTO, text: autoText, title: auto?.why === "browser" ? "The workspace whose agent acted in the browser last" : "The most recently active workspace" })];
     for (const w of this.workspaces) {
       const flags = [w.active ? "active" : null, w.branch ? `⎇ ${w.branch}` : null].filter(Boolean).join(" · ");
       options.push(h("option", { value: w.id, title: w.directory, text: flags ? `${w.name} (${flags})` : w.name }));
@@ -210,7 +242,7 @@ class SessionTab {
 
   _pickWorkspace() {
     this.wsChoice = this.wsSelect.value;
-    const target = this.wsChoice === AUTO ? this.workspaces[0]?.id : this.wsChoice;
+    const target = this.wsChoice === AUTO ? this._autoWorkspace()?.ws.id : this.wsChoice;
     if (target && target !== this.ws) this._openWorkspace(target);
   }
 
@@ -271,6 +303,7 @@ class SessionTab {
 
   _onStreamState(state, info) {
     clearInterval(this.countdown);
+    this.panel.dataset.stream = state;
     if (state === "live" || state === "stopped" || state === "idle") {
       this._banner(null);
       return;

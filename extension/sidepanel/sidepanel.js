@@ -7,12 +7,14 @@
 import { checkNow, onStatus, readStatus, send } from "../lib/client.js";
 import { MSG } from "../lib/config.js";
 import { h } from "../lib/dom.js";
+import { createActivityTab } from "./activity-tab.js";
+import { createConnectTab } from "./connect-tab.js";
 import { createSessionTab } from "./session-tab.js";
 
 const TABS = [
   { id: "session", label: "Session", create: createSessionTab },
-  // { id: "activity", label: "Activity", create: createActivityTab },  (issue 5)
-  // { id: "connect", label: "Connect", create: createConnectTab },     (issue 7)
+  { id: "activity", label: "Activity", create: createActivityTab },
+  { id: "connect", label: "Connect", create: createConnectTab },
 ];
 
 const TAB_KEY = "sidepanel.tab";

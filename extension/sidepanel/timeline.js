@@ -102,6 +102,11 @@ export class Timeline {
   // --- adding ---
 
   _add(item, frag) {
+    // Partial text is live only: no id, and the seq of the stored item it follows.
+    if (item.type === "assistant_delta") {
+      this._delta(item, frag);
+      return true;
+    }
     if (typeof item.seq === "number" && item.seq > 0) {
       if (item.seq <= this.lastSeq) {
         console.warn("sidemirror: duplicate item", item.id);
@@ -112,12 +117,13 @@ export class Timeline {
       }
       this.lastSeq = item.seq;
     }
-    if (item.type === "assistant_delta") {
-      this._delta(item, frag);
-      return true;
+    // The complete item takes its partial bubble's place (same segment_id).
+    const partial = item.type === "assistant" && item.segment_id ? this.deltas.get(item.segment_id) : null;
+    if (item.type === "assistant" && !partial) this._dropDeltas();
+    if (item.type === "turn_complete" && !item.parent_tool_use_id) {
+      this._settlePending();
+      this._dropDeltas();
     }
-    if (item.type === "assistant") this._dropDeltas();
-    if (item.type === "turn_complete" && !item.parent_tool_use_id) this._settlePending();
     if (item.type === "tool_result") {
       const card = this.tools.get(item.tool_use_id);
       if (card) {
@@ -131,7 +137,10 @@ export class Timeline {
     el.dataset.type = item.type;
     this.count += 1;
     const parent = item.parent_tool_use_id ? this.tools.get(item.parent_tool_use_id) : null;
-    if (parent) {
+    if (partial && partial.el.isConnected) {
+      partial.el.replaceWith(el);
+      this.deltas.delete(item.segment_id);
+    } else if (parent) {
       this._nest(parent, el);
     } else {
       if (item.parent_tool_use_id) el.classList.add("orphan-subagent");
@@ -382,16 +391,25 @@ export class Timeline {
   }
 
   _delta(item, frag) {
+    const stick = !frag && this.atBottom();
     let holder = this.deltas.get(item.segment_id);
     if (!holder) {
       const text = h("div", { class: "text" });
-      const el = h("article", { class: ["item", "assistant", "streaming"], tabIndex: 0, attrs: { "aria-label": "Assistant (writing…)" } }, h("header", { class: "item-head" }, h("span", { class: "who", text: "Assistant" }), h("span", { class: "typing", text: "writing…" })), text);
+      const el = h(
+        "article",
+        { class: ["item", "assistant", "streaming"], tabIndex: 0, dataset: { segmentId: item.segment_id || "" }, attrs: { "aria-label": "Assistant (writing…)", "aria-busy": "true" } },
+        h("header", { class: "item-head" }, h("span", { class: "who", text: "Assistant" }), h("span", { class: "typing", text: "writing…" })),
+        text,
+      );
       holder = { el, text };
       this.deltas.set(item.segment_id, holder);
-      (frag || this.list).append(el);
+      const parent = item.parent_tool_use_id ? this.tools.get(item.parent_tool_use_id) : null;
+      if (parent) this._nest(parent, el);
+      else (frag || this.list).append(el);
+      this._syncEmpty();
     }
     holder.text.append(document.createTextNode(item.text || ""));
-    if (!frag && this.atBottom()) this.scrollToBottom();
+    if (stick) this.scrollToBottom();
   }
 
   _dropDeltas() {

@@ -239,3 +239,14 @@ def sample_workspace(server: Server) -> str:
     ws = [w for w in server.workspaces() if w["directory"] == "/path/to/Demo"]
     assert ws, f"fixture workspace missing: {server.workspaces()}"
     return ws[0]["id"]
+
+
+def post_activity(server: Server, entries: list[dict[str, Any]] | dict[str, Any]) -> Any:
+    """POST /api/activity (one entry or a list) → {"accepted","rejected","ids"}."""
+    body = json.dumps(entries).encode()
+    return server.request("POST", "/api/activity", body, content_type="application/json")
+
+
+def open_tab(page: Page, name: str) -> None:
+    """Select a side panel tab by its name (Session, Activity, Connect)."""
+    page.get_by_role("tab", name=name).click()

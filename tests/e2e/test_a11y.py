@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
-from support import AXE_JS, ROOT, Extension, Server, launch
+from support import AXE_JS, ROOT, Extension, Server, launch, open_tab, post_activity
 
 SHOTS = ROOT / "docs" / "screenshots"
 
@@ -73,7 +73,84 @@ def test_keyboard_navigation(ext: Extension, server: Server) -> None:
         assert summary.evaluate("s => s.parentElement.open") in (True, False)
 
 
-def test_screenshots_light_and_dark(pw: Any, server: Server, tmp_path: Path) -> None:
+def browse_story(url: str, ws: str) -> list[dict[str, Any]]:
+    """A realistic sequence of browser commands an agent reports, with starts and ends."""
+    steps: list[tuple[str, list[str], str, int, str | None, str | None]] = [
+        ("goto", [url], "ok", 412, None, None),
+        ("snapshot", [], "ok", 38, '- heading "Sign in" [level=1]\n- textbox "Email" [ref=e3]\n'
+         '- textbox "Password" [ref=e4]\n- button "Sign in" [ref=e5]', None),
+        ("fill", ["e3", "ada@example.com"], "ok", 21, None, None),
+        ("fill", ["e4", "correct horse battery staple"], "ok", 18, None, None),
+        ("click", ["e5"], "ok", 0, None, None),
+        ("wait_for_url", ["**/dashboard"], "error", 5004, None,
+         "Timeout 5000ms exceeded while waiting for URL **/dashboard"),
+        ("screenshot", ["login-error.png"], "ok", 96, "saved 1280×720 PNG", None),
+        ("console_messages", [], "ok", 3, "[error] POST /api/session 500 (Internal Server Error)",
+         None),
+    ]  # fmt: skip
+    entries: list[dict[str, Any]] = []
+    for i, (command, args, status, ms, result, error) in enumerate(steps):
+        base = {"request_id": f"s{i}", "command": command, "args": args, "url": url,
+                "workspace": ws, "tab_id": 1}  # fmt: skip
+        entries.append({**base, "type": "command_start"})
+        end: dict[str, Any] = {**base, "type": "command_end", "status": status, "duration_ms": ms}
+        if result:
+            end["result"] = result
+        if error:
+            end["error"] = error
+        if command == "snapshot":
+            end["refs"] = [
+                {"ref": "e3", "role": "textbox", "name": "Email", "selector": "#email"},
+                {"ref": "e4", "role": "textbox", "name": "Password", "selector": "#password"},
+                {"ref": "e5", "role": "button", "name": "Sign in", "selector": "button[type=submit]"},
+            ]  # fmt: skip
+        entries.append(end)
+    entries.insert(2, {"type": "navigation", "command": "navigate", "url": url, "workspace": ws})
+    entries.append({"type": "console", "command": "console.error",
+                    "args": ["POST http://localhost:5173/api/session 500"], "url": url,
+                    "workspace": ws})  # fmt: skip
+    entries.append({"request_id": "s99", "type": "command_start", "command": "click",
+                    "args": ["e5"], "url": url, "workspace": ws})  # fmt: skip
+    return entries
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_activity_and_connect_tabs_have_no_serious_axe_violations(
+    ext: Extension, server: Server, scheme: str
+) -> None:
+    post_activity(server, browse_story("http://localhost:5173/login", "/path/to/Demo"))
+    panel = ext.open_panel()
+    panel.emulate_media(color_scheme=scheme)
+    ext.use_port(panel, server.port)
+    open_tab(panel, "Activity")
+    expect(panel.locator(".act-list > li")).to_have_count(11, timeout=10_000)
+    assert serious(axe_violations(panel, ".act-list > li >> nth=10")) == []
+    # With details open and a filter applied.
+    panel.locator(".act-list .act-summary").nth(1).click()
+    panel.get_by_label("Filter activity").fill("e5")
+    assert serious(panel.evaluate("async () => (await axe.run(document)).violations")) == []
+
+    open_tab(panel, "Connect")
+    expect(panel.locator("#mcp-health")).to_have_attribute("data-state", "ok", timeout=10_000)
+    assert serious(axe_violations(panel, ".mcp-tool >> nth=3")) == []
+    # Keyboard: arrows move between the three tabs.
+    panel.get_by_role("tab", name="Connect").focus()
+    panel.keyboard.press("ArrowLeft")
+    expect(panel.get_by_role("tab", name="Activity")).to_be_focused()
+    expect(panel.get_by_role("tab", name="Activity")).to_have_attribute("aria-selected", "true")
+
+
+RICH_SESSION = ROOT / "tests" / "fixtures" / "claude" / "sample-project"
+RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
+
+
+def test_screenshots_light_and_dark(pw: Any, server_factory: Any, tmp_path: Path) -> None:
+    # A long real session (Bash, Read, Edit, Write, Task with a sub-agent, plans, costs).
+    claude = tmp_path / "claude-rich" / "sample-project"
+    claude.mkdir(parents=True)
+    (claude / f"{RICH_ID}.jsonl").write_bytes((RICH_SESSION / f"{RICH_ID}.jsonl").read_bytes())
+    server = server_factory(claude=claude.parent)
+    post_activity(server, browse_story("http://localhost:5173/login", "/path/to/Demo"))
     SHOTS.mkdir(parents=True, exist_ok=True)
     for scheme in ("light", "dark"):
         ctx = launch(pw, tmp_path / f"profile-{scheme}", dark=scheme == "dark")
@@ -81,15 +158,39 @@ def test_screenshots_light_and_dark(pw: Any, server: Server, tmp_path: Path) -> 
             ext = Extension(ctx)
             ext.worker()
             panel = ext.open_panel()
+            # Extension pages don't inherit the context's emulated scheme: set it on the page.
+            panel.emulate_media(color_scheme=scheme)
             ext.use_port(panel, server.port)
             expect(panel.locator(".feed [data-type=turn_complete]").first).to_be_visible(
                 timeout=15_000
             )
-            # The end of the session: a failed tool call, the plan, the reply and the turn's cost.
-            panel.locator(".scroller").evaluate("(s) => { s.scrollTop = s.scrollHeight; }")
+            bg = panel.evaluate("() => getComputedStyle(document.body).backgroundColor")
+            assert (bg == "rgb(22, 24, 28)") == (scheme == "dark"), bg
+            # A stretch of the sub-agent at work: Bash, Read and Edit cards with their results.
+            target = panel.locator(".subagent-items > .tool.kind-edit:not(.failed)").first
+            target.evaluate(
+                """(el) => { const s = el.closest('.scroller');
+                    s.scrollTop += el.getBoundingClientRect().top - s.getBoundingClientRect().top - 260; }"""
+            )
             panel.wait_for_timeout(200)
             path = SHOTS / f"sidepanel-{scheme}.png"
             panel.screenshot(path=str(path))
             assert path.stat().st_size > 10_000
+
+            open_tab(panel, "Activity")
+            rows = panel.locator(".act-list > li")
+            expect(rows).to_have_count(11, timeout=10_000)
+            rows.nth(2).locator(".act-summary").click()  # the snapshot, with its refs
+            panel.mouse.move(0, 0)
+            panel.wait_for_timeout(200)
+            path = SHOTS / f"activity-{scheme}.png"
+            panel.screenshot(path=str(path))
+            assert path.stat().st_size > 10_000
+
+            open_tab(panel, "Connect")
+            expect(panel.locator("#mcp-health")).to_have_attribute("data-state", "ok")
+            panel.wait_for_timeout(200)
+            path = SHOTS / f"connect-{scheme}.png"
+            panel.screenshot(path=str(path))
         finally:
             ctx.close()

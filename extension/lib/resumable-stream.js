@@ -1,0 +1,161 @@
+// A resumable SSE stream from the companion server, over EventSource with single-use tickets.
+//
+// EventSource's own reconnection would reuse a spent ticket, so every error closes the source and
+// this class reconnects itself with capped exponential backoff (with jitter), fetching a fresh
+// ticket and passing the last id it saw as `last_event_id`. The server then replays exactly what
+// came after it (or says it can't: `reset`/`snapshot` for sessions, `gap` for activity), so
+// nothing is duplicated or lost across drops and server restarts.
+//
+// Subclasses (lib/session-stream.js, lib/activity-stream.js) say which path, which query
+// parameters and which event names; they may override `_onControl` to track cursors that are not
+// carried on `id:` lines.
+
+import { ApiError, api, checkNow, connection, path as paths } from "./client.js";
+
+export const BACKOFF_MIN_MS = 500;
+export const BACKOFF_MAX_MS = 15000;
+
+/** Capped exponential backoff with ±20 % jitter; `attempt` counts from 0. */
+export function backoffDelay(attempt, min = BACKOFF_MIN_MS, max = BACKOFF_MAX_MS) {
+  const base = Math.min(max, min * 2 ** attempt);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+export class ResumableStream {
+  /**
+   * @param {object} opts
+   * @param {string} opts.path  server path of the SSE endpoint
+   * @param {string[]} opts.events  SSE event names to listen to
+   * @param {object} opts.on  handlers: message(type, data, ev), state(state, info)
+   * @param {boolean} [opts.liveOnOpen]  "live" when the connection opens (else a subclass says so)
+   */
+  constructor({ path, events, on, liveOnOpen = true }) {
+    this.path = path;
+    this.events = events;
+    this.on = on;
+    this.liveOnOpen = liveOnOpen;
+    this.lastId = null;
+    this.attempt = 0;
+    this.source = null;
+    this.timer = null;
+    this.stopped = true;
+    this.state = "idle";
+  }
+
+  /** Query parameters besides `last_event_id` and `ticket` (override). */
+  params() {
+    return {};
+  }
+
+  start() {
+    this.stopped = false;
+    this._connect();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this._close();
+    this._setState("stopped");
+  }
+
+  /** Skip the backoff wait and reconnect now. */
+  retryNow() {
+    if (this.stopped || this.state === "live" || this.state === "connecting") return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this._connect();
+  }
+
+  /** Mark the stream live (subclasses that wait for a hello call this). */
+  _live(info = {}) {
+    this.attempt = 0;
+    this._setState("live", info);
+  }
+
+  _setState(state, info = {}) {
+    this.state = state;
+    this.on.state?.(state, info);
+  }
+
+  _close() {
+    if (this.source) {
+      this.source.close();
+      this.source = null;
+    }
+  }
+
+  async _connect() {
+    if (this.stopped) return;
+    this._close();
+    this._setState(this.attempt === 0 && !this.lastId ? "connecting" : "reconnecting", { attempt: this.attempt, now: true });
+    let url;
+    try {
+      url = await this._url();
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+        await checkNow().catch(() => {}); // re-pair, then retry
+      } else if (err instanceof ApiError && err.status === 0) {
+        checkNow().catch(() => {}); // rediscover (the server may have moved port)
+      }
+      this._scheduleRetry(err);
+      return;
+    }
+    if (this.stopped) return;
+    const source = new EventSource(url);
+    this.source = source;
+    for (const type of this.events) {
+      source.addEventListener(type, (ev) => this._onEvent(source, type, ev));
+    }
+    source.onopen = () => {
+      if (source === this.source && this.liveOnOpen) this._live();
+    };
+    source.onerror = () => {
+      if (source !== this.source) return;
+      this._close();
+      this._scheduleRetry(new Error("stream interrupted"));
+    };
+  }
+
+  async _url() {
+    const conn = await connection();
+    const { ticket } = await api(paths.ticket(), { method: "POST", body: {} });
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(this.params())) if (v !== null && v !== undefined && v !== "") params.set(k, String(v));
+    if (this.lastId) params.set("last_event_id", this.lastId);
+    params.set("ticket", ticket);
+    return `${conn.base}${this.path}?${params}`;
+  }
+
+  _scheduleRetry(err) {
+    if (this.stopped) return;
+    const delay = backoffDelay(this.attempt);
+    this.attempt += 1;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this._connect();
+    }, delay);
+    this._setState("reconnecting", { attempt: this.attempt, delayMs: delay, retryAt: Date.now() + delay, error: err });
+  }
+
+  _onEvent(source, type, ev) {
+    if (source !== this.source) return;
+    let data;
+    try {
+      data = JSON.parse(ev.data);
+    } catch {
+      console.warn("sidemirror: unparseable stream message", type);
+      return;
+    }
+    if (this._onControl(type, data, ev) === false) return;
+    this.on.message(type, data, ev);
+  }
+
+  /** Track the cursor; return false to swallow the message. Default: the `id:` line. */
+  _onControl(type, data, ev) {
+    if (ev.lastEventId) this.lastId = ev.lastEventId;
+    return true;
+  }
+}

@@ -1,0 +1,81 @@
+"""The Connect tab against the real MCP endpoint: URL, protocol, live tool list, health, snippets."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from playwright.sync_api import expect
+from support import TOKEN, Extension, Server, open_tab
+
+
+def test_connect_view_lists_live_tools_and_tracks_health(ext: Extension, server: Server) -> None:
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    open_tab(panel, "Connect")
+    endpoint = f"http://127.0.0.1:{server.port}/mcp"
+    expect(panel.locator("#mcp-endpoint")).to_have_text(endpoint)
+    health = panel.locator("#mcp-health")
+    expect(health).to_have_attribute("role", "status")
+    expect(health).to_have_attribute("data-state", "ok", timeout=10_000)
+    expect(health).to_contain_text("Reachable — 4 tools")
+    expect(panel.locator("#mcp-protocol")).to_have_text("2025-06-18")
+    expect(panel.locator("#mcp-server")).to_contain_text("sidemirror")
+
+    # The tool list comes from tools/list: names, titles and descriptions.
+    tools = panel.locator(".mcp-tool")
+    expect(tools).to_have_count(4)
+    names = tools.locator(".mcp-tool-name").all_text_contents()
+    assert sorted(names) == [
+        "sidemirror_get_activity",
+        "sidemirror_get_session",
+        "sidemirror_list_workspaces",
+        "sidemirror_report_browser_action",
+    ]
+    report = panel.locator(".mcp-tool[data-tool=sidemirror_report_browser_action]")
+    expect(report.locator(".mcp-tool-desc")).to_contain_text("activity feed")
+    expect(report.locator(".mcp-tool-params")).to_contain_text("command*")
+    expect(panel.get_by_role("heading", name="Tools (4)")).to_be_visible()
+
+    # Snippets: the token is masked until revealed; copying copies the real one.
+    claude = panel.locator("#snippet-claude")
+    expect(claude).to_have_text(
+        re.compile(
+            rf"^claude mcp add --transport http sidemirror {re.escape(endpoint)} "
+            r'--header "Authorization: Bearer •+"$'
+        )
+    )
+    assert TOKEN not in panel.locator(".connect-tab").inner_text()
+    config = json.loads(panel.locator("#snippet-json").inner_text())
+    assert config["mcpServers"]["sidemirror"]["url"] == endpoint
+    panel.get_by_role("button", name="Show token").click()
+    expect(claude).to_contain_text(f"Bearer {TOKEN}")
+    config = json.loads(panel.locator("#snippet-json").inner_text())
+    assert config["mcpServers"]["sidemirror"]["headers"] == {"Authorization": f"Bearer {TOKEN}"}
+    panel.get_by_role("button", name="Hide token").click()
+    expect(claude).not_to_contain_text(TOKEN)
+
+    # Copy: spy on the clipboard write (the real write still happens).
+    panel.evaluate(
+        """() => {
+            const write = navigator.clipboard.writeText.bind(navigator.clipboard);
+            window.__copied = [];
+            navigator.clipboard.writeText = (t) => { window.__copied.push(t); return write(t); };
+        }"""
+    )
+    panel.get_by_role("button", name="Copy Claude Code command").click()
+    expect(panel.locator(".connect-tab .copied")).to_have_text(re.compile("Copied|Copy failed"))
+    panel.get_by_role("button", name="Copy endpoint URL").click()
+    assert panel.evaluate("() => window.__copied") == [
+        f"claude mcp add --transport http sidemirror {endpoint} "
+        f'--header "Authorization: Bearer {TOKEN}"',
+        endpoint,
+    ]
+
+    # The server stops: the indicator turns to an error with a message, and back when it returns.
+    server.stop()
+    expect(health).to_have_attribute("data-state", "error", timeout=10_000)
+    expect(health).to_contain_text(re.compile("Error|Unreachable"))
+    server.start()
+    expect(health).to_have_attribute("data-state", "ok", timeout=30_000)
+    expect(tools).to_have_count(4)
