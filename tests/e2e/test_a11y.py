@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from support import AXE_JS, ROOT, Extension, Server, launch, open_tab, post_activity
 
-SHOTS = ROOT / "docs" / "screenshots"
+DOC_SHOTS = ROOT / "docs" / "screenshots"
 
 
 def axe_violations(page: Page, ready: str) -> list[dict[str, Any]]:
@@ -146,12 +147,15 @@ RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
 
 def test_screenshots_light_and_dark(pw: Any, server_factory: Any, tmp_path: Path) -> None:
     # A long real session (Bash, Read, Edit, Write, Task with a sub-agent, plans, costs).
+    # The README's pictures are refreshed only on request, so a test run leaves the tree clean:
+    # SIDEMIRROR_UPDATE_SCREENSHOTS=1 scripts/test tests/e2e/test_a11y.py
+    shots = DOC_SHOTS if os.environ.get("SIDEMIRROR_UPDATE_SCREENSHOTS") else tmp_path / "shots"
     claude = tmp_path / "claude-rich" / "sample-project"
     claude.mkdir(parents=True)
     (claude / f"{RICH_ID}.jsonl").write_bytes((RICH_SESSION / f"{RICH_ID}.jsonl").read_bytes())
     server = server_factory(claude=claude.parent)
     post_activity(server, browse_story("http://localhost:5173/login", "/path/to/Demo"))
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots.mkdir(parents=True, exist_ok=True)
     for scheme in ("light", "dark"):
         ctx = launch(pw, tmp_path / f"profile-{scheme}", dark=scheme == "dark")
         try:
@@ -173,7 +177,7 @@ def test_screenshots_light_and_dark(pw: Any, server_factory: Any, tmp_path: Path
                     s.scrollTop += el.getBoundingClientRect().top - s.getBoundingClientRect().top - 260; }"""
             )
             panel.wait_for_timeout(200)
-            path = SHOTS / f"sidepanel-{scheme}.png"
+            path = shots / f"sidepanel-{scheme}.png"
             panel.screenshot(path=str(path))
             assert path.stat().st_size > 10_000
 
@@ -183,14 +187,14 @@ def test_screenshots_light_and_dark(pw: Any, server_factory: Any, tmp_path: Path
             rows.nth(2).locator(".act-summary").click()  # the snapshot, with its refs
             panel.mouse.move(0, 0)
             panel.wait_for_timeout(200)
-            path = SHOTS / f"activity-{scheme}.png"
+            path = shots / f"activity-{scheme}.png"
             panel.screenshot(path=str(path))
             assert path.stat().st_size > 10_000
 
             open_tab(panel, "Connect")
             expect(panel.locator("#mcp-health")).to_have_attribute("data-state", "ok")
             panel.wait_for_timeout(200)
-            path = SHOTS / f"connect-{scheme}.png"
+            path = shots / f"connect-{scheme}.png"
             panel.screenshot(path=str(path))
         finally:
             ctx.close()
