@@ -146,6 +146,8 @@ async def activity_stream(request: web.Request) -> web.StreamResponse:
                 await _send_gap(resp, *gap)
             await _send_entries(resp, first)
             await _pump(resp, log, sub, ws_id, sent)
+        except (ConnectionError, TimeoutError):
+            pass  # the client hung up or stalled past the send timeout: a normal end
         finally:
             log.unsubscribe(sub)
             if task is not None:

@@ -96,6 +96,8 @@ def _is_named_key(arg: str) -> bool:
 
 
 def _redact_typed(key: str, args: list[str]) -> list[str]:
+    if not args:
+        return []
     if key in _NAMESPACES and args:
         sub = verb_key(f"{key}.{args[0]}")
         return [args[0], *_redact_typed(sub, args[1:])]

@@ -7,13 +7,13 @@ then published — so ingested sessions survive a restart with the same ids (DES
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
 from .ingest_formats import CONVERTERS, Converter, Emitted
 from .journal import Journals
+from .jsonline import decode_line
 from .security import NDJSON_LIMIT, require_ndjson
 from .state import APP_STATE, AppState
 from .store import workspace_id_for
@@ -41,16 +41,19 @@ class IngestRun:
         self.errors: list[str] = []
 
     def feed_line(self, raw: bytes | str) -> None:
-        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-        if not text.strip():
+        line = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+        if not line.strip():
+            return
+        ok, record = decode_line(line)
+        if not ok:
+            self._reject("not a JSON line (or nested too deeply)")
             return
         try:
-            record = json.loads(text)
             if not isinstance(record, dict):
                 raise ValueError(f"expected a JSON object, got {type(record).__name__}")
             emitted = self.converter.convert(record)
-        except (ValueError, TypeError, KeyError) as exc:
-            self._reject(str(exc))
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            self._reject(str(exc) or type(exc).__name__)
             return
         self.accepted += 1
         self._apply(emitted)
@@ -95,15 +98,22 @@ async def ingest_ndjson(request: web.Request) -> web.Response:
     require_ndjson(request)
     run = _run_from_query(request)
     received = 0
-    # Lines are applied as they arrive, so a live pipe shows up in the panel immediately.
-    while True:
-        line = await request.content.readline()
-        if not line:
-            break
-        received += len(line)
+    pending: list[bytes] = []  # pieces of a line not yet ended (joined once: no quadratic copy)
+    # Lines are applied as they arrive, so a live pipe shows up in the panel immediately. Split by
+    # hand: StreamReader.readline() refuses lines over 128 KiB, and tool outputs are often longer.
+    async for chunk in request.content.iter_any():
+        received += len(chunk)
         if received > NDJSON_LIMIT:
             raise web.HTTPRequestEntityTooLarge(max_size=NDJSON_LIMIT, actual_size=received)
-        run.feed_line(line)
+        if b"\n" not in chunk:
+            pending.append(chunk)
+            continue
+        first, *lines, rest = chunk.split(b"\n")
+        run.feed_line(b"".join([*pending, first]))
+        for line in lines:
+            run.feed_line(line)
+        pending = [rest]
+    run.feed_line(b"".join(pending))  # a last line without its newline still counts
     run.finish()
     return web.json_response(run.result())
 

@@ -315,25 +315,36 @@ def is_secret_key(key: str) -> bool:
     return normalized in _SECRET_KEYS_EXACT or normalized.endswith(_SECRET_KEY_SUFFIXES)
 
 
+MAX_JSON_DEPTH = 200
+
+
 def redact_json(value: object) -> object:
     """Return a redacted copy of a JSON-like value.
 
     Every string in nested dicts, lists and tuples goes through ``redact_text``; keys
     stay as they are. A non-empty string under a secret-named key is replaced whole by
     ``[REDACTED:secret_field]``, since such a value need not look like a known token.
+    Deeper than ``MAX_JSON_DEPTH`` levels raises ValueError.
     """
+    return _redact_json(value, 0)
+
+
+def _redact_json(value: object, depth: int) -> object:
     if isinstance(value, str):
         return redact_text(value)
+    if depth > MAX_JSON_DEPTH:
+        # Hostile nesting would exhaust the stack; callers turn ValueError into a rejection.
+        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
     if isinstance(value, dict):
         result: dict[object, object] = {}
         for key, item in value.items():
             if isinstance(key, str) and isinstance(item, str) and item and is_secret_key(key):
                 result[key] = _SECRET_FIELD
             else:
-                result[key] = redact_json(item)
+                result[key] = _redact_json(item, depth + 1)
         return result
     if isinstance(value, list):
-        return [redact_json(item) for item in value]
+        return [_redact_json(item, depth + 1) for item in value]
     if isinstance(value, tuple):
-        return tuple(redact_json(item) for item in value)
+        return tuple(_redact_json(item, depth + 1) for item in value)
     return value

@@ -7,7 +7,6 @@ authenticate with `@public`, `@pairing` or `@ticket_ok`; everything else needs t
 from __future__ import annotations
 
 import hmac
-import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -15,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from aiohttp import web
+
+from .jsonline import decode_line
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 H = TypeVar("H", bound=Handler)
@@ -160,13 +161,19 @@ async def read_json(request: web.Request) -> Any:
         )
     if request.content_length is not None and request.content_length > JSON_LIMIT:
         raise web.HTTPRequestEntityTooLarge(max_size=JSON_LIMIT, actual_size=request.content_length)
-    body = await request.content.read(JSON_LIMIT + 1)
+    # read(n) returns what has arrived so far: loop until EOF (chunked or slow senders).
+    body = bytearray()
+    while len(body) <= JSON_LIMIT:
+        chunk = await request.content.read(JSON_LIMIT + 1 - len(body))
+        if not chunk:
+            break
+        body += chunk
     if len(body) > JSON_LIMIT:
         raise web.HTTPRequestEntityTooLarge(max_size=JSON_LIMIT, actual_size=len(body))
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise web.HTTPBadRequest(text=f"body is not valid JSON: {exc}") from None
+    ok, value = decode_line(bytes(body))
+    if not ok or not body.strip():
+        raise web.HTTPBadRequest(text="body is not valid JSON (or is nested too deeply)")
+    return value
 
 
 def require_ndjson(request: web.Request) -> None:

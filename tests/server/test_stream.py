@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from sidemirror.app import create_app
 from sidemirror.models import AssistantEvent
 from sidemirror.state import APP_STATE
 
-from .conftest import AUTH, TOKEN, ClientFactory, ingest, make_settings, state_of
+from .conftest import AUTH, NDJSON, TOKEN, ClientFactory, ingest, make_settings, state_of
 from .sse import SSEReader
 
 
@@ -372,3 +373,25 @@ async def test_debug_trace_has_every_event_as_sent(
     assert lines[1].encode() == frame.raw.split(b"data: ", 1)[1].rstrip(b"\n")
     assert TOKEN not in trace.read_text()
     resp.close()
+
+
+async def test_ingest_takes_long_lines_and_a_last_line_without_newline(
+    make_client: ClientFactory,
+) -> None:
+    client = await make_client()
+    big = "x" * (3 << 20)  # tool outputs are often far over StreamReader's 128 KiB line limit
+    body = (
+        json.dumps({"type": "tool_result", "tool_use_id": "t", "output": big})
+        + "\n"
+        + json.dumps({"type": "user", "content": "no newline at the end"})
+    )
+    resp = await client.post(
+        "/api/ingest",
+        params={"workspace": "/w", "format": "events", "session": "s1"},
+        data=body.encode(),
+        headers=NDJSON,
+    )
+    assert (await resp.json()) == {"accepted": 2, "rejected": 0}
+    log = next(iter(state_of(client).store.workspaces.values())).sessions["s1"]
+    assert log.items[0].output == big  # type: ignore[union-attr]
+    assert log.items[1].content == "no newline at the end"  # type: ignore[union-attr]

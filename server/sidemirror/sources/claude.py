@@ -102,6 +102,9 @@ class ClaudeParser:
 
     def _record(self, record: dict[str, Any], parent: str | None) -> list[SessionItem]:
         kind = record.get("type")
+        if not isinstance(kind, str):  # drifted or hostile input: shown, never fatal
+            content = f"Unrecognized record type {kind!r}"
+            return [self._system_item(record, parent, "unknown", content)]
         if kind == "user":
             return self._user(record, parent)
         if kind == "assistant":

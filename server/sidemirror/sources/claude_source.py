@@ -5,10 +5,10 @@ sub-agents write `<dir>/<encoded cwd>/agent-<id>.jsonl` (older) or `<session>/su
 .jsonl` (newer). Workspaces are keyed by the `cwd` recorded inside the files: the folder name's
 encoding is lossy (`/` and `.` both become `-`) and is never decoded.
 
-Startup reads only stats plus each file's first and last 64 KiB (cwd, branch, title), so thousands
-of archived sessions index in seconds; a session is parsed when first read (`SessionLog.loader`)
-or when it grows while watched. Changes arrive from inotify via watchfiles: an idle machine costs
-no filesystem scans.
+Startup reads only a little of each file's head and tail (cwd, branch, title: `claude_meta`), a
+few files at a time, so a thousand archived sessions index in about a second, cold; a session is
+parsed when first read (`SessionLog.loader`) or when it grows while watched. Changes arrive from
+inotify (`watch`): an idle machine costs no wake-ups, and a Claude dir created later is picked up.
 """
 
 from __future__ import annotations
@@ -18,21 +18,23 @@ import contextlib
 import hashlib
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from watchfiles import Change, awatch
-
 from ..store import SessionLog, Store, Workspace
-from .claude import MAIN, ClaudeParser
+from .claude import MAIN
+from .claude_meta import agent_session_id, read_meta
 from .claude_session import ClaudeSession
-from .procs import agent_pids, pid_alive
-from .tailer import read_edge_records
+from .procs import PidCache, pid_alive
+from .watch import Change, watch_paths
 
 log = logging.getLogger(__name__)
 AGENT = "claude"
 PROGRESS_EVERY_S = 2.0
 PID_CHECK_S = 15.0
+INDEX_THREADS = 8  # startup reads overlap their disk waits; parsing them is cheap now
+WATCH_DEPTH = 3  # <dir>/<project>/<session>/subagents
 
 
 @dataclass
@@ -54,30 +56,19 @@ def _session_of_agent(path: Path) -> str | None:
     """The parent session of a sub-agent file: its folder (newer layout) or its `sessionId`."""
     if path.parent.name == "subagents":
         return path.parent.parent.name
-    for record in read_edge_records(path, from_end=False, max_bytes=16384):
-        if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
-            return str(record["sessionId"])
-    return None
+    return agent_session_id(path)
 
 
 def _index_main(path: Path) -> _Found | None:
     """cwd, title and branch from the head and tail of a transcript, without parsing it all."""
-    try:
-        mtime = path.stat().st_mtime
-    except OSError:
-        return None
-    head = ClaudeParser()
-    for record in read_edge_records(path, from_end=False):
-        head.feed(record)
-    tail = ClaudeParser()
-    for record in read_edge_records(path, from_end=True):
-        tail.feed(record)
-    cwd = head.cwd or tail.cwd
-    if cwd is None:
+    meta = read_meta(path)
+    if meta is None:
         return None  # nothing says which workspace yet; indexed when it grows
-    title = tail.title or head.title or head.first_prompt
-    branch = tail.git_branch or head.git_branch
-    return _Found(path, cwd, title, head.started_at, branch, mtime)
+    return _Found(path, meta.cwd, meta.title, meta.started_at, meta.branch, meta.mtime)
+
+
+def _is_transcript(path: Path) -> bool:
+    return path.suffix == ".jsonl"
 
 
 class ClaudeSource:
@@ -102,13 +93,15 @@ class ClaudeSource:
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.ready = asyncio.Event()  # set once the watcher is running
+        self._pids = PidCache()
 
     # --- lifecycle ---
 
     async def start(self) -> None:
         self.dirs = _distinct_dirs(self.claude_dirs)
-        found = await asyncio.to_thread(self._scan)
-        pids = await asyncio.to_thread(agent_pids)
+        found, pids = await asyncio.gather(
+            asyncio.to_thread(self._scan), asyncio.to_thread(self._pids.get, fresh=True)
+        )
         for item in found:
             self._register(item, pids)
         self._tasks.append(asyncio.create_task(self._watch(), name="claude-watch"))
@@ -129,6 +122,8 @@ class ClaudeSource:
         mains: list[Path] = []
         agents: list[Path] = []
         for root in self.dirs:
+            if not root.is_dir():
+                continue  # watched for until it appears
             for project in sorted(p for p in root.iterdir() if p.is_dir()):
                 for path in sorted(project.glob("*.jsonl")):
                     (agents if path.name.startswith("agent-") else mains).append(path)
@@ -136,17 +131,19 @@ class ClaudeSource:
         found: list[_Found] = []
         started = last_report = time.monotonic()
         by_session: dict[tuple[Path, str], _Found] = {}
-        for n, path in enumerate(mains, 1):
-            item = _index_main(path)
-            if item is not None:
-                found.append(item)
-                by_session[(path.parent, path.stem)] = item
-            if time.monotonic() - last_report > PROGRESS_EVERY_S:
-                last_report = time.monotonic()
-                log.info("indexing Claude Code sessions: %d/%d", n, len(mains))
-        for path in agents:
+        # Cold, most of a file's cost is waiting for the disk: a few reads in flight at once.
+        with ThreadPoolExecutor(INDEX_THREADS, thread_name_prefix="claude-index") as pool:
+            indexed = zip(mains, pool.map(_index_main, mains), strict=True)
+            for n, (path, item) in enumerate(indexed, 1):
+                if item is not None:
+                    found.append(item)
+                    by_session[(path.parent, path.stem)] = item
+                if time.monotonic() - last_report > PROGRESS_EVERY_S:
+                    last_report = time.monotonic()
+                    log.info("indexing Claude Code sessions: %d/%d", n, len(mains))
+            owners = list(pool.map(_session_of_agent, agents))
+        for path, session_id in zip(agents, owners, strict=True):
             project = path.parent.parent.parent if path.parent.name == "subagents" else path.parent
-            session_id = _session_of_agent(path)
             owner = by_session.get((project, session_id)) if session_id else None
             if owner is not None:
                 owner.agents[_agent_id(path)] = path
@@ -183,25 +180,18 @@ class ClaudeSource:
     # --- live ---
 
     async def _watch(self) -> None:
-        roots = [str(d) for d in self.dirs]
-        if not roots:
-            self.ready.set()
-            return
-        watcher = awatch(
-            *roots,
+        async with watch_paths(
+            self.dirs,
+            accept=_is_transcript,
+            max_depth=WATCH_DEPTH,
             stop_event=self._stop,
-            debounce=400,
-            step=self.watch_step_ms,
-            recursive=True,
-            watch_filter=lambda _change, path: path.endswith(".jsonl"),
-        )
-        # awatch sets up its inotify watches synchronously on first iteration, before its first
-        # await: once this callback runs, every later change is seen.
-        asyncio.get_running_loop().call_soon(self._watching)
-        async for changes in watcher:
-            paths = sorted({Path(p) for change, p in changes if change != Change.deleted})
-            for path in paths:
-                await self._follow(path)
+            step_ms=self.watch_step_ms,
+        ) as batches:
+            self._watching()  # the watches are in place: every later change is seen
+            async for changes in batches:
+                paths = sorted({p for change, p in changes if change is not Change.deleted})
+                for path in paths:
+                    await self._follow(path)
 
     def _watching(self) -> None:
         self.ready.set()
@@ -209,6 +199,7 @@ class ClaudeSource:
         missed = [
             path
             for root in self.dirs
+            if root.is_dir()
             for path in sorted(root.glob("*/*.jsonl"))
             if not path.name.startswith("agent-") and path not in self.sessions
         ]
@@ -236,7 +227,8 @@ class ClaudeSource:
             item = await asyncio.to_thread(_index_main, path)
             if item is None:
                 return
-            session = self._register(item, await asyncio.to_thread(agent_pids))
+            # A new session: its agent has likely just started, so look afresh.
+            session = self._register(item, await asyncio.to_thread(self._pids.get, fresh=True))
         await self._grew(session, MAIN)
 
     async def _agent_changed(self, path: Path) -> None:
@@ -260,8 +252,10 @@ class ClaudeSource:
             self._refresh_pid(self.store.workspaces.get(session.log.workspace_id))
 
     def _refresh_pid(self, ws: Workspace | None) -> None:
+        # Runs on every growth: a workspace without a live agent (an agent this cannot see, or a
+        # file written by something else) must not cost a /proc scan per write, hence the cache.
         if ws is not None and (ws.pid is None or not pid_alive(ws.pid)):
-            ws.pid = agent_pids().get(ws.directory)
+            ws.pid = self._pids.get().get(ws.directory)
 
     async def _check_pids(self) -> None:
         """Clear pids of agents that exited; only runs work while some agent is known alive."""
@@ -283,16 +277,18 @@ def _mtime(path: Path) -> float:
 
 
 def _distinct_dirs(dirs: list[Path]) -> list[Path]:
-    """Existing dirs, each once even when reached by two paths (symlinks, `~` and `$HOME`)."""
+    """Each dir once even when reached by two paths (symlinks, `~` and `$HOME`); a dir that does
+    not exist yet is kept: the watcher waits for it (Claude Code creates it on first use)."""
     seen: set[Path] = set()
     out: list[Path] = []
     for d in dirs:
-        try:
-            real = d.expanduser().resolve(strict=True)
-        except OSError:
-            log.info("Claude Code directory %s does not exist; not watching it", d)
+        real = d.expanduser().resolve()
+        if real.exists() and not real.is_dir():
+            log.warning("Claude Code directory %s is not a directory; not watching it", d)
             continue
-        if real.is_dir() and real not in seen:
+        if not real.exists():
+            log.info("Claude Code directory %s does not exist yet; watching for it", d)
+        if real not in seen:
             seen.add(real)
             out.append(real)
     return out

@@ -4,8 +4,9 @@ A rollout is one append-only file per session, so a deterministic parse from byt
 same items at the same positions after a restart. The epoch is kept in a small journal under the
 data dir (the `MergeJournal` format with the one file as its only key): it survives restarts while
 the file keeps its inode and has not shrunk, and is replaced (with `store.reset`) otherwise.
-Startup reads only each file's first 64 KiB (session id, cwd, branch, first prompt); a session is
-parsed when first read (`SessionLog.loader`) or when it grows.
+Startup reads only each file's first 64 KiB (session id, cwd, branch, first prompt), decoding
+just the lines that can hold them; a session is parsed when first read (`SessionLog.loader`) or
+when it grows. Changes arrive from inotify (`watch`), a sessions dir created later included.
 """
 
 from __future__ import annotations
@@ -17,18 +18,22 @@ import logging
 import os
 from pathlib import Path
 
-from watchfiles import Change, awatch
-
 from ..models import SessionItem
 from ..store import SessionLog, Store
 from .claude_session import new_epoch
 from .codex import CodexParser
+from .jsonl_window import window_lines
 from .merge_journal import Entry, MergeJournal
-from .tailer import JsonlTailer, TailBatch, read_edge_records
+from .tailer import JsonlTailer, TailBatch, decode_line
+from .watch import Change, watch_paths
 
 log = logging.getLogger(__name__)
 AGENT = "codex"
 KEY = ""  # the rollout's key in its journal
+HEAD_BYTES = 65536  # the first line (`session_meta`) alone can be tens of KiB of instructions
+META_KEYS = (b'"session_meta"', b'"turn_context"')
+PROMPT_KEY = b'"user'  # a user message item (`"role":"user"`) or event (`"user_message"`)
+WATCH_DEPTH = 3  # sessions/YYYY/MM/DD
 
 
 def _is_rollout(path: Path) -> bool:
@@ -36,14 +41,28 @@ def _is_rollout(path: Path) -> bool:
 
 
 def _index(path: Path) -> tuple[CodexParser, float] | None:
-    """The head of a rollout (session id, cwd, branch, first prompt) and its mtime."""
-    head = CodexParser()
-    for record in read_edge_records(path, from_end=False):
-        head.feed(record)
+    """The head of a rollout (session id, cwd, branch, first prompt) and its mtime.
+
+    Only the records that carry those reach the parser: the first (early rollouts start with a
+    bare meta line), the meta and turn-context lines, and user messages until the first prompt.
+    """
     try:
-        mtime = path.stat().st_mtime
+        with open(path, "rb") as fh:
+            mtime = os.fstat(fh.fileno()).st_mtime
+            data = fh.read(HEAD_BYTES)
     except OSError:
         return None
+    head = CodexParser()
+    for line in window_lines(data, cut_start=False):
+        wanted = (
+            head.started_at is None
+            or any(k in line for k in META_KEYS)
+            or (head.first_prompt is None and PROMPT_KEY in line)
+        )
+        if wanted:
+            ok, record = decode_line(line)
+            if ok and record is not None:
+                head.feed(record)
     return (head, mtime) if head.cwd is not None else None
 
 
@@ -198,25 +217,21 @@ class CodexSource:
         return session
 
     async def _watch(self) -> None:
-        root = self.sessions_dir if self.sessions_dir.is_dir() else self.codex_dir
-        if not root.is_dir():
-            self.ready.set()
-            return  # no Codex here; a restart picks it up once installed
-        watcher = awatch(
-            root,
+        # No Codex here yet: the watcher waits for the sessions dir to appear.
+        async with watch_paths(
+            [self.sessions_dir],
+            accept=_is_rollout,
+            max_depth=WATCH_DEPTH,
             stop_event=self._stop,
-            debounce=400,
-            step=self.watch_step_ms,
-            recursive=True,
-            watch_filter=lambda _change, p: _is_rollout(Path(p)),
-        )
-        self.ready.set()
-        async for changes in watcher:
-            for path in sorted({Path(p) for change, p in changes if change != Change.deleted}):
-                try:
-                    await self._changed(path)
-                except Exception:  # one bad file never stops the others (DESIGN §1)
-                    log.exception("failed to follow %s", path)
+            step_ms=self.watch_step_ms,
+        ) as batches:
+            self.ready.set()
+            async for changes in batches:
+                for path in sorted({p for change, p in changes if change is not Change.deleted}):
+                    try:
+                        await self._changed(path)
+                    except Exception:  # one bad file never stops the others (DESIGN §1)
+                        log.exception("failed to follow %s", path)
 
     async def _changed(self, path: Path) -> None:
         session = self.sessions.get(path)

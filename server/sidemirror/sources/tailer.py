@@ -15,12 +15,13 @@ the complete lines appended since. Rules learned from real agent logs:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..jsonline import decode_line as decode_line  # re-exported for the sources
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 CHUNK_BYTES = 1024 * 1024
@@ -37,16 +38,6 @@ class TailBatch:
     reset: bool = False
     missing: bool = False
     offset: int = 0
-
-
-def decode_line(line: bytes) -> tuple[bool, Any]:
-    """(ok, value) for one line; blank lines are (True, None): whitespace is not an error."""
-    if not line.strip():
-        return True, None
-    try:
-        return True, json.loads(line)
-    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError; deep nesting
-        return False, None
 
 
 def file_identity(st: os.stat_result) -> FileIdentity:
