@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -74,7 +75,10 @@ class DebugTrace:
 
 def create_app(settings: Settings, token: str) -> web.Application:
     hub = Hub(settings.queue_size)
-    store = Store(hub, Projector(settings.max_chars))
+    # The spill files are a cache of this process's logs: never trusted across a restart.
+    spill_dir = settings.data_dir / "spill"
+    shutil.rmtree(spill_dir, ignore_errors=True)
+    store = Store(hub, Projector(settings.max_chars), spill_dir)
     guard = Guard(token, settings.allowed_origins, Tickets())
     app = web.Application(middlewares=[security_middleware], client_max_size=NDJSON_MAX)
     state = AppState(settings, store, hub, guard)
@@ -103,6 +107,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
         for source in reversed(sources):
             await source.stop()
         journals.close()
+        store.close()
 
     async def close_streams(app: web.Application) -> None:
         # Open SSE handlers would otherwise hold shutdown for aiohttp's 60 s grace period.

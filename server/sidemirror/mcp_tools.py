@@ -102,7 +102,11 @@ async def get_session(app: web.Application, args: GetSessionInput) -> dict[str, 
         raise ToolError(f"unknown session {args.session!r} in workspace {ws.id}; known: {known}")
     await store.load(log)
     wanted = set(args.types) if args.types else None
-    picked = [item for item in log.items if wanted is None or item.type in wanted]
+    if wanted is None:  # the common case reads only the newest items (older ones are on disk)
+        picked, matched = log.items.newest(args.limit), len(log.items)
+    else:
+        picked = [item for item in log.items if item.type in wanted]
+        matched = len(picked)
     return {
         "workspace": ws.id,
         "session": log.session_id,
@@ -112,7 +116,7 @@ async def get_session(app: web.Application, args: GetSessionInput) -> dict[str, 
         "epoch": log.epoch,
         "cursor": log.cursor,
         "total": len(log.items),
-        "matched": len(picked),
+        "matched": matched,
         # Same projection as the SSE stream and snapshots: truncated text, full_length kept.
         "items": [store.projector.to_dict(item) for item in picked[-args.limit :]],
     }

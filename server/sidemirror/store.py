@@ -1,4 +1,4 @@
-"""Workspaces, sessions and their ordered item logs (in memory; sources rebuild them on start).
+"""Workspaces, sessions and their ordered item logs (sources rebuild them on every start).
 
 An item's id is `<epoch>.<seq>`: its 1-based position in the session's log under that log's epoch.
 Sources keep logs append-only and deterministic (a transcript parsed again yields the same items
@@ -12,6 +12,7 @@ import hashlib
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .fanout import (
     EphemeralPublished,
@@ -23,6 +24,7 @@ from .fanout import (
     session_topic,
     workspace_topic,
 )
+from .item_log import ItemLog
 from .models import SessionItem
 from .projection import Projector
 
@@ -45,9 +47,8 @@ class SessionLog:
     started_at: str | None = None
     last_activity: float = 0.0
     state: str = "idle"
-    items: list[SessionItem] = field(default_factory=list)
-    # Projected one-line JSON per item, computed once: most items are sent many times.
-    wire: list[str | None] = field(default_factory=list)
+    # Newest items in memory with their projected JSON; older ones spilled (see item_log.py).
+    items: ItemLog = field(default_factory=ItemLog)
     # Sources index sessions from stats and file tails, and parse one only when it is first read.
     loader: Callable[[SessionLog], Awaitable[None]] | None = None
     # The load in progress: every reader awaits it, not only the first (see Store.load).
@@ -98,9 +99,11 @@ Tap = Callable[[SessionLog, SessionItem], None]
 class Store:
     """The in-memory model every endpoint reads; sources write it, the hub tells subscribers."""
 
-    def __init__(self, hub: Hub, projector: Projector) -> None:
+    def __init__(self, hub: Hub, projector: Projector, spill_dir: Path | None = None) -> None:
         self.hub = hub
         self.projector = projector
+        # None keeps every item in memory (tests, tools); the server spills under its data dir.
+        self.spill_dir = spill_dir
         self.workspaces: dict[str, Workspace] = {}
         self.parse_errors = 0
         self.taps: list[Tap] = []
@@ -119,6 +122,9 @@ class Store:
         log = ws.sessions.get(session_id)
         if log is None:
             log = SessionLog(ws.id, session_id, agent, epoch)
+            if self.spill_dir is not None:
+                digest = hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:16]
+                log.items = ItemLog(self.spill_dir / f"{ws.id}-{digest}.jsonl")
             ws.sessions[session_id] = log
         return log
 
@@ -160,7 +166,6 @@ class Store:
         item.seq = seq
         item.id = f"{log.epoch}.{seq}"
         log.items.append(item)
-        log.wire.append(None)
         for tap in self.taps:
             tap(log, item)
         message = ItemPublished(log.session_id, item)
@@ -184,7 +189,6 @@ class Store:
         """The source's log stopped being append-only: start over under a new epoch."""
         log.epoch = epoch
         log.items.clear()
-        log.wire.clear()
         message = LogReset(log.session_id, epoch)
         self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
         self.hub.publish(workspace_topic(log.workspace_id), message)
@@ -199,11 +203,10 @@ class Store:
 
     def wire_json(self, log: SessionLog, index: int) -> str:
         """The projected (redacted, truncated) one-line JSON of item `index` (0-based)."""
-        cached = log.wire[index]
-        if cached is None:
-            cached = self.projector.to_json(log.items[index])
-            log.wire[index] = cached
-        return cached
+        return log.items.wire_json(index, self.projector.to_json)
+
+    def sse_frame(self, log: SessionLog, index: int) -> str:
+        return log.items.sse_frame(index, self.projector.to_json)
 
     def iter_wire(self, log: SessionLog, start: int, stop: int | None = None) -> Iterator[str]:
         stop = len(log.items) if stop is None else stop
@@ -212,3 +215,8 @@ class Store:
 
     def count_parse_error(self, n: int = 1) -> None:
         self.parse_errors += n
+
+    def close(self) -> None:
+        for ws in self.workspaces.values():
+            for log in ws.sessions.values():
+                log.items.close()

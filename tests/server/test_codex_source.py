@@ -47,7 +47,7 @@ async def test_rollouts_load_lazily_follow_live_and_keep_ids(tmp_path: Path) -> 
     shutil.copyfile(FIXTURE, rollout)
     store, source, log = await start(tmp_path / "codex", tmp_path / "data")
     try:
-        assert log.items == [] and log.loader is not None  # indexed, not parsed
+        assert len(log.items) == 0 and log.loader is not None  # indexed, not parsed
         assert log.title is not None and "analyze trascript" in log.title
         await store.load(log)
         types = [i.type for i in log.items]
@@ -69,6 +69,6 @@ async def test_rollouts_load_lazily_follow_live_and_keep_ids(tmp_path: Path) -> 
         # Truncated and rewritten: no longer append-only, so a new epoch and a reset.
         rollout.write_text(FIXTURE.read_text().splitlines()[0] + "\n")
         await wait_for(lambda: log2.epoch != ids[0].split(".")[0])
-        await wait_for(lambda: log2.items == [] or log2.items[0].id.startswith(log2.epoch))
+        await wait_for(lambda: not log2.items or log2.items[0].id.startswith(log2.epoch))
     finally:
         await source2.stop()

@@ -395,3 +395,25 @@ async def test_ingest_takes_long_lines_and_a_last_line_without_newline(
     log = next(iter(state_of(client).store.workspaces.values())).sessions["s1"]
     assert log.items[0].output == big  # type: ignore[union-attr]
     assert log.items[1].content == "no newline at the end"  # type: ignore[union-attr]
+
+
+async def test_resume_from_an_id_older_than_the_memory_window(make_client: ClientFactory) -> None:
+    client = await make_client()
+    n = 2600  # more than the in-memory window: the oldest items live in the spill file
+    await ingest(client, [{"type": "assistant", "content": f"m{i}"} for i in range(n)])
+    log = next(iter(state_of(client).store.workspaces.values())).sessions["s1"]
+    assert len(log.items) == n and len(log.items._recent) < n
+    resp = await client.get(
+        f"/workspace/{log.workspace_id}/session/stream",
+        headers={**AUTH, "Last-Event-ID": f"{log.epoch}.10"},
+    )
+    reader = SSEReader(resp)
+    await reader.event()
+    got = [await reader.event() for _ in range(n - 10)]
+    assert [f.data["content"] for f in got] == [f"m{i}" for i in range(10, n)]
+    assert [f.id for f in got] == [f"{log.epoch}.{s}" for s in range(11, n + 1)]
+    full = await client.get(
+        f"/workspace/{log.workspace_id}/session/items/{log.epoch}.5", headers=AUTH
+    )
+    assert (await full.json())["content"] == "m4"
+    resp.close()

@@ -1,0 +1,57 @@
+"""ItemLog keeps the newest items in memory and spills older ones, with identical reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sidemirror.item_log import ItemLog
+from sidemirror.models import AssistantEvent, ToolResultEvent
+from sidemirror.projection import Projector
+
+
+def _items(n: int) -> list[AssistantEvent | ToolResultEvent]:
+    out: list[AssistantEvent | ToolResultEvent] = []
+    for i in range(n):
+        item: AssistantEvent | ToolResultEvent
+        if i % 3:
+            item = AssistantEvent(content=f"text {i} " + "é" * (i % 7))
+        else:
+            item = ToolResultEvent(tool_use_id=f"t{i}", output="out\n" * i, is_error=i % 2 == 0)
+        item.seq, item.id = i + 1, f"ep.{i + 1}"
+        out.append(item)
+    return out
+
+
+def test_spilled_items_read_back_identically(tmp_path: Path) -> None:
+    log = ItemLog(tmp_path / "spill.jsonl", window=10)
+    items = _items(55)
+    for item in items:
+        log.append(item)
+    assert len(log) == 55 and len(log._recent) == 10  # memory holds the window only
+    assert [log[i] for i in range(55)] == items
+    assert list(log) == items and log[-1] == items[-1]
+    project = Projector(20).to_json
+    assert [log.wire_json(i, project) for i in range(55)] == [project(i) for i in items]
+    frame = log.sse_frame(3, project)
+    assert frame == f"id: ep.4\nevent: tool_result\ndata: {project(items[3])}\n\n"
+    assert log.newest(3) == items[-3:]
+    with pytest.raises(IndexError):
+        log[55]
+
+
+def test_clear_starts_over_and_in_memory_mode_never_spills(tmp_path: Path) -> None:
+    log = ItemLog(tmp_path / "spill.jsonl", window=4)
+    for item in _items(9):
+        log.append(item)
+    log.clear()
+    assert len(log) == 0 and not log
+    fresh = _items(6)
+    for item in fresh:
+        log.append(item)
+    assert list(log) == fresh
+    assert (tmp_path / "spill.jsonl").stat().st_size < 2000  # truncated, not appended to
+    memory = ItemLog(None, window=2)
+    for item in _items(7):
+        memory.append(item)
+    assert len(memory._recent) == 7
