@@ -23,4 +23,9 @@ export class ActivityStream extends ResumableStream {
   params() {
     return { workspace: this.workspace, limit: this.limit };
   }
+
+  /** A fresh connection replays at most `limit` entries: a page that joins later needs no more. */
+  _trimReplay(log) {
+    return log.length > this.limit ? log.slice(-this.limit) : log;
+  }
 }

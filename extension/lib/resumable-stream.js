@@ -9,8 +9,12 @@
 // Subclasses (lib/session-stream.js, lib/activity-stream.js) say which path, which query
 // parameters and which event names; they may override `_onControl` to track cursors that are not
 // carried on `id:` lines.
+//
+// Pages that want the same stream share one connection (lib/stream-share.js): Chromium gives a
+// host only 6 HTTP/1.1 connections, and each open EventSource holds one.
 
 import { ApiError, api, checkNow, connection, path as paths } from "./client.js";
+import { StreamShare, canShare } from "./stream-share.js";
 
 export const BACKOFF_MIN_MS = 500;
 export const BACKOFF_MAX_MS = 15000;
@@ -28,8 +32,9 @@ export class ResumableStream {
    * @param {string[]} opts.events  SSE event names to listen to
    * @param {object} opts.on  handlers: message(type, data, ev), state(state, info)
    * @param {boolean} [opts.liveOnOpen]  "live" when the connection opens (else a subclass says so)
+   * @param {boolean} [opts.share]  share one connection with other pages (default: where possible)
    */
-  constructor({ path, events, on, liveOnOpen = true }) {
+  constructor({ path, events, on, liveOnOpen = true, share = canShare() }) {
     this.path = path;
     this.events = events;
     this.on = on;
@@ -40,6 +45,8 @@ export class ResumableStream {
     this.timer = null;
     this.stopped = true;
     this.state = "idle";
+    this.shareable = share;
+    this.share = null;
   }
 
   /** Query parameters besides `last_event_id` and `ticket` (override). */
@@ -49,11 +56,19 @@ export class ResumableStream {
 
   start() {
     this.stopped = false;
-    this._connect();
+    if (this.shareable) {
+      this.share?.close();
+      // Connects through `_connect` once this page leads; until then it follows the leader.
+      this.share = new StreamShare(this, this._shareKey());
+    } else {
+      this._connect();
+    }
   }
 
   stop() {
     this.stopped = true;
+    this.share?.close();
+    this.share = null;
     clearTimeout(this.timer);
     this.timer = null;
     this._close();
@@ -63,6 +78,10 @@ export class ResumableStream {
   /** Skip the backoff wait and reconnect now. */
   retryNow() {
     if (this.stopped || this.state === "live" || this.state === "connecting") return;
+    if (this.share && !this.share.leader) {
+      this.share.retryNow();
+      return;
+    }
     clearTimeout(this.timer);
     this.timer = null;
     this._connect();
@@ -76,7 +95,27 @@ export class ResumableStream {
 
   _setState(state, info = {}) {
     this.state = state;
+    if (this.share?.leader) this.share.relayState(state, info);
     this.on.state?.(state, info);
+  }
+
+  /** What identifies this stream among pages: the path and the parameters. */
+  _shareKey() {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(this.params()).sort()) if (v !== null && v !== undefined && v !== "") params.set(k, String(v));
+    return `${this.path}?${params}`;
+  }
+
+  /** A message relayed by the leading page, handled as if it came from our own connection. */
+  _receive(entry) {
+    const ev = { lastEventId: entry.lastEventId };
+    if (this._onControl(entry.type, entry.data, ev) === false) return;
+    this.on.message(entry.type, entry.data, ev);
+  }
+
+  /** Bound the replay log kept for pages that join later (override; default: keep it all). */
+  _trimReplay(log) {
+    return log;
   }
 
   _close() {
@@ -87,7 +126,7 @@ export class ResumableStream {
   }
 
   async _connect() {
-    if (this.stopped) return;
+    if (this.stopped || (this.share && !this.share.leader)) return;
     this._close();
     this._setState(this.attempt === 0 && !this.lastId ? "connecting" : "reconnecting", { attempt: this.attempt, now: true });
     let url;
@@ -150,6 +189,7 @@ export class ResumableStream {
       return;
     }
     if (this._onControl(type, data, ev) === false) return;
+    if (this.share?.leader) this.share.relayMessage(type, data, ev.lastEventId);
     this.on.message(type, data, ev);
   }
 

@@ -100,6 +100,13 @@ class Server:
                 self.proc.wait(5)
         self.proc = None
 
+    def kill(self) -> None:
+        """SIGKILL, as a crash: no shutdown handlers run, connections are cut, files stay."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.proc = None
+
     def request(self, method: str, path: str, body: bytes | None = None, *, auth: bool = True,
                 content_type: str | None = None) -> Any:  # fmt: skip
         headers = {"Authorization": f"Bearer {TOKEN}"} if auth else {}
@@ -166,6 +173,27 @@ class Extension:
 
     def badge(self, page: Page) -> str:
         return page.evaluate("() => chrome.action.getBadgeText({})")
+
+
+def worker_running(ext: Extension, page: Page) -> bool:
+    """Whether the extension's service worker is running (a CDP target), without waking it."""
+    cdp = ext.ctx.new_cdp_session(page)
+    try:
+        targets = cdp.send("Target.getTargets")["targetInfos"]
+    finally:
+        cdp.detach()
+    return any(t["type"] == "service_worker" and t["url"].startswith(ext.url("")) for t in targets)
+
+
+def stop_worker(ext: Extension, page: Page) -> None:
+    """Stop the service worker the way Chrome does when it is idle (CDP), and wait until it is."""
+    cdp = ext.ctx.new_cdp_session(page)
+    try:
+        cdp.send("ServiceWorker.enable")
+        cdp.send("ServiceWorker.stopAllWorkers")
+    finally:
+        cdp.detach()
+    wait_until(lambda: not worker_running(ext, page), message="service worker stopped")
 
 
 def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:

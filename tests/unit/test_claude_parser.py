@@ -12,7 +12,7 @@ from sidemirror.models import TRUNCATED_FIELDS, SessionItem, ToolUseEvent
 from sidemirror.pricing import estimate_cost_usd
 from sidemirror.projection import Projector
 from sidemirror.sources.claude import ClaudeParser
-from sidemirror.sources.claude_session import _merge
+from sidemirror.sources.merge_order import merged
 from sidemirror.sources.tailer import JsonlTailer
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "claude"
@@ -37,9 +37,8 @@ def parse_session(main: Path) -> list[SessionItem]:
     parser = ClaudeParser()
     tailers = {"": JsonlTailer(main)} | {k: JsonlTailer(p) for k, p in agent_files(main).items()}
     items: list[SessionItem] = []
-    for key, records in _merge({k: t.poll() for k, t in tailers.items()}):
-        for _end, record in records:
-            items += parser.feed(record, key)
+    for key, _end, record in merged({k: t.poll().records for k, t in tailers.items()}):
+        items += parser.feed(record, key)
     return items
 
 

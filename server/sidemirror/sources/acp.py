@@ -26,6 +26,9 @@ from ..ingest_formats import Emitted, now_iso
 from ..models import PlanEntry, PlanEvent, SessionItem, SystemEvent, TurnStatus
 from ..redact import redact_text
 from .acp_parts import AcpTurns, ToolCall, block_text
+from .coerce import as_dict as _dict
+from .coerce import as_list as _list
+from .coerce import as_text as _text
 from .stream_redact import DeltaRedactor
 
 CHUNK_KINDS = {
@@ -53,14 +56,6 @@ STOP_STATUS: dict[str, TurnStatus] = {
     "failed": "failed",
 }
 STATES = {"running": "running", "requires_action": "waiting", "idle": "idle"}
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 @dataclass
@@ -272,7 +267,7 @@ class AcpConverter:
     def _note_model(self, payload: dict[str, Any]) -> None:
         models = _dict(payload.get("models"))
         self.model = _text(models.get("currentModelId")) or self.model
-        for option in payload.get("configOptions") or []:
+        for option in _list(payload.get("configOptions")):
             if isinstance(option, dict) and option.get("category") == "model":
                 self.model = _text(option.get("currentValue")) or self.model
 

@@ -22,6 +22,9 @@ from ..pricing import estimate_cost_usd
 from ..redact import redact_text
 from .claude_tools import compact_json, flatten_content, one_line, tool_kind, tool_summary
 from .claude_turns import ms_between
+from .coerce import as_dict as _dict
+from .coerce import as_list as _list
+from .coerce import as_text as _text
 
 # ACP's tool kinds → ours. `think` is what adapters call sub-agent and reasoning tools.
 ACP_KINDS: dict[str, ToolKind] = {
@@ -35,18 +38,6 @@ ACP_KINDS: dict[str, ToolKind] = {
     "think": "task",
     "switch_mode": "plan",
 }
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _count(value: Any) -> int:

@@ -40,15 +40,17 @@ class CdpError(Exception):
 class CdpConnection:
     """Request/response over one CDP WebSocket; events go to `on_event` in arrival order."""
 
-    def __init__(self, ws: ClientConnection,
-                 on_event: Callable[[str, dict[str, Any], str | None], None]) -> None:
+    def __init__(
+        self, ws: ClientConnection, on_event: Callable[[str, dict[str, Any], str | None], None]
+    ) -> None:
         self.ws = ws
         self.on_event = on_event
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
 
-    async def call(self, method: str, params: dict[str, Any] | None = None,
-                   session_id: str | None = None) -> dict[str, Any]:
+    async def call(
+        self, method: str, params: dict[str, Any] | None = None, session_id: str | None = None
+    ) -> dict[str, Any]:
         msg_id = next(self._ids)
         message: dict[str, Any] = {"id": msg_id, "method": method, "params": params or {}}
         if session_id is not None:
@@ -115,8 +117,9 @@ class ServerPoster:
                     async with self.http.post(url, json=batch, headers=headers) as resp:
                         if resp.status == 200:
                             return
-                        log.warning("server refused activity: %s %s", resp.status,
-                                    (await resp.text())[:300])
+                        log.warning(
+                            "server refused activity: %s %s", resp.status, (await resp.text())[:300]
+                        )
                         return  # a 4xx will not get better by retrying
                 except (aiohttp.ClientError, OSError) as exc:
                     log.warning("cannot reach sidemirror server: %s", exc)
@@ -166,8 +169,9 @@ class Observer:
             self._spawn(self._release(session_id))  # not a page, or a second session to one
             return
         is_new = self.started
-        self._emit_all(self.mapper.attached(session_id, target_id, str(info.get("url", "")),
-                                            is_new))
+        self._emit_all(
+            self.mapper.attached(session_id, target_id, str(info.get("url", "")), is_new)
+        )
         # Events are held until the page's current document is known, so a new tab's first
         # navigation is reported before what happened in it, whatever CDP's timing.
         self.held[session_id] = []
@@ -203,16 +207,19 @@ class Observer:
         try:
             await conn.call("Target.setDiscoverTargets", {"discover": True})
             # Existing pages are attached now (not reported as opened); later ones paused.
-            await conn.call("Target.setAutoAttach", {"autoAttach": True, "flatten": True,
-                                                     "waitForDebuggerOnStart": True})
+            await conn.call(
+                "Target.setAutoAttach",
+                {"autoAttach": True, "flatten": True, "waitForDebuggerOnStart": True},
+            )
             targets = (await conn.call("Target.getTargets")).get("targetInfos") or []
             pages = [info for info in targets if info.get("type") == "page"]
             self.mapper.announced.update(str(info.get("targetId")) for info in pages)
             self.started = True
             for info in pages:
                 if not info.get("attached"):
-                    await conn.call("Target.attachToTarget",
-                                    {"targetId": info["targetId"], "flatten": True})
+                    await conn.call(
+                        "Target.attachToTarget", {"targetId": info["targetId"], "flatten": True}
+                    )
             await reader
         finally:
             reader.cancel()
@@ -226,8 +233,9 @@ async def browser_ws_url(http: aiohttp.ClientSession, cdp: str) -> str:
     return str(data["webSocketDebuggerUrl"])
 
 
-async def observe(cdp: str, runtime_dir: Path, workspace: str | None,
-                  max_backoff_s: float = 10.0) -> None:
+async def observe(
+    cdp: str, runtime_dir: Path, workspace: str | None, max_backoff_s: float = 10.0
+) -> None:
     """Run until cancelled: connect, watch, and reconnect with backoff when the browser goes."""
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as http:
         poster = ServerPoster(runtime_dir, http)
@@ -243,10 +251,18 @@ async def observe(cdp: str, runtime_dir: Path, workspace: str | None,
                         observer = Observer(poster.put, workspace)
                         await observer.run(CdpConnection(ws, observer.on_event))
                     log.info("browser connection closed; reconnecting")
-                except (OSError, aiohttp.ClientError, websockets.WebSocketException,
-                        CdpError, KeyError, ValueError, TimeoutError) as exc:
-                    log.info("browser not reachable at %s (%s); retrying in %.1fs",
-                             cdp, exc, backoff)
+                except (
+                    OSError,
+                    aiohttp.ClientError,
+                    websockets.WebSocketException,
+                    CdpError,
+                    KeyError,
+                    ValueError,
+                    TimeoutError,
+                ) as exc:
+                    log.info(
+                        "browser not reachable at %s (%s); retrying in %.1fs", cdp, exc, backoff
+                    )
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, max_backoff_s)
         finally:

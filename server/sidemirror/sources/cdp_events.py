@@ -89,8 +89,15 @@ class CdpMapper:
         return handler(self, page, params) if handler else []
 
     def _entry(self, kind: str, command: str, tab: str, url: str, **extra: Any) -> dict[str, Any]:
-        entry: dict[str, Any] = {"type": kind, "command": command, "tab_id": tab,
-                                 "url": url or None, "source": "cdp", "ts": now_iso(), **extra}
+        entry: dict[str, Any] = {
+            "type": kind,
+            "command": command,
+            "tab_id": tab,
+            "url": url or None,
+            "source": "cdp",
+            "ts": now_iso(),
+            **extra,
+        }
         if self.workspace:
             entry["workspace"] = self.workspace
         return entry
@@ -112,37 +119,59 @@ class CdpMapper:
         if params.get("frameId") != page.main_frame:
             return []
         page.url = str(params.get("url", page.url))
-        return [self._entry("navigation", "navigate", page.target_id, page.url,
-                            args=["same-document"])]
+        return [
+            self._entry("navigation", "navigate", page.target_id, page.url, args=["same-document"])
+        ]
 
     def _console(self, page: _Page, params: dict[str, Any]) -> list[dict[str, Any]]:
         if params.get("type") not in ("error", "assert"):
             return []
         text = " ".join(_remote_object_text(a) for a in params.get("args") or [])
-        return [self._entry("console", f"console.{params['type']}", page.target_id, page.url,
-                            status="error", error=text or "(empty)")]
+        return [
+            self._entry(
+                "console",
+                f"console.{params['type']}",
+                page.target_id,
+                page.url,
+                status="error",
+                error=text or "(empty)",
+            )
+        ]
 
     def _log_entry(self, page: _Page, params: dict[str, Any]) -> list[dict[str, Any]]:
         entry = params.get("entry") or {}
         # Network errors arrive as Network events; console calls as Runtime events.
         if entry.get("level") != "error" or entry.get("source") in ("network", "console-api"):
             return []
-        return [self._entry("console", f"log.{entry.get('source', 'other')}", page.target_id,
-                            page.url, status="error", error=str(entry.get("text", "")))]
+        return [
+            self._entry(
+                "console",
+                f"log.{entry.get('source', 'other')}",
+                page.target_id,
+                page.url,
+                status="error",
+                error=str(entry.get("text", "")),
+            )
+        ]
 
     def _exception(self, page: _Page, params: dict[str, Any]) -> list[dict[str, Any]]:
         details = params.get("exceptionDetails") or {}
         exc = details.get("exception") or {}
         text = exc.get("description") or details.get("text") or "uncaught exception"
-        return [self._entry("error", "exception", page.target_id, page.url, status="error",
-                            error=str(text))]
+        return [
+            self._entry(
+                "error", "exception", page.target_id, page.url, status="error", error=str(text)
+            )
+        ]
 
     def _request(self, page: _Page, params: dict[str, Any]) -> list[dict[str, Any]]:
         request = params.get("request") or {}
         if len(page.requests) >= MAX_TRACKED_REQUESTS:
             page.requests.pop(next(iter(page.requests)))
         page.requests[str(params.get("requestId"))] = (
-            str(request.get("method", "GET")), str(request.get("url", "")))
+            str(request.get("method", "GET")),
+            str(request.get("url", "")),
+        )
         return []
 
     def _response(self, page: _Page, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -153,8 +182,17 @@ class CdpMapper:
         method, url = page.requests.get(str(params.get("requestId")), ("GET", ""))
         url = str(response.get("url") or url)
         reason = str(response.get("statusText") or "").strip()
-        return [self._entry("error", "request.failed", page.target_id, page.url, status="error",
-                            args=[method, url], error=f"HTTP {status} {reason}".strip())]
+        return [
+            self._entry(
+                "error",
+                "request.failed",
+                page.target_id,
+                page.url,
+                status="error",
+                args=[method, url],
+                error=f"HTTP {status} {reason}".strip(),
+            )
+        ]
 
     def _finished(self, page: _Page, params: dict[str, Any]) -> list[dict[str, Any]]:
         page.requests.pop(str(params.get("requestId")), None)
@@ -168,12 +206,28 @@ class CdpMapper:
         if params.get("blockedReason"):
             error += f" (blocked: {params['blockedReason']})"
         # Unknown when it started before Network.enable took effect (CDP does not replay it).
-        return [self._entry("error", "request.failed", page.target_id, page.url, status="error",
-                            args=list(known) if known else [], error=error)]
+        return [
+            self._entry(
+                "error",
+                "request.failed",
+                page.target_id,
+                page.url,
+                status="error",
+                args=list(known) if known else [],
+                error=error,
+            )
+        ]
 
     def _dialog(self, page: _Page, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return [self._entry("console", "dialog", page.target_id, page.url,
-                            args=[str(params.get("type", "")), str(params.get("message", ""))])]
+        return [
+            self._entry(
+                "console",
+                "dialog",
+                page.target_id,
+                page.url,
+                args=[str(params.get("type", "")), str(params.get("message", ""))],
+            )
+        ]
 
 
 _HANDLERS = {

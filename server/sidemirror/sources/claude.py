@@ -45,15 +45,12 @@ from .claude_tools import (
     tool_call_item,
 )
 from .claude_turns import TurnTracker, ms_between, usage_from
+from .coerce import as_text as _text
 
 MAIN = ""  # origin of records from the session's own file (agent files pass their agent id)
 SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation", "last-prompt"})
 SKIPPED_SYSTEM = frozenset({"stop_hook_summary"})
 TITLE_CHARS = 80
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 class ClaudeParser:

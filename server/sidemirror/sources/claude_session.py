@@ -8,21 +8,22 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import heapq
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from ..models import SessionItem
 from ..store import SessionLog, Store
 from .claude import MAIN, ClaudeParser
 from .merge_journal import Entry, MergeJournal
+from .merge_order import merged
 from .tailer import JsonlTailer, TailBatch
 
-# A run of records read from one file, in order: (file key, [(end offset, record)]).
-Run = tuple[str, list[tuple[int, Any]]]
+# Raw bytes a load holds at once, over all the session's files (one chunk each while merging):
+# records are decoded from the chunk as the parser takes them, so memory during a first load
+# of a huge transcript is the items kept plus this, not every record of the file.
+LOAD_BUFFER_BYTES = 8 * 1024 * 1024
+LOAD_CHUNK_BYTES = 4 * 1024 * 1024  # per read of one file: fewer, larger reads on a big load
 
 
 def new_epoch(main: Path) -> str:
@@ -95,6 +96,7 @@ class ClaudeSession:
     def _replay(self, journal: MergeJournal) -> tuple[list[SessionItem], int] | None:
         items: list[SessionItem] = []
         errors = 0
+        feed = self.parser.feed
         for entry in journal.entries:
             tailer = self.tailers.get(entry.key)
             if tailer is None:
@@ -105,33 +107,51 @@ class ClaudeSession:
                 return None
             if st.st_ino != entry.inode or st.st_size < entry.end or entry.end < tailer.offset:
                 return None
-            batch = tailer.poll(limit=entry.end)
+            batch = TailBatch(offset=tailer.offset)
+            for _end, record in tailer.stream(batch, entry.end, self._chunk_bytes()):
+                items += feed(record, entry.key)
             if batch.reset or batch.offset != entry.end:
-                return None
+                return None  # what was parsed is dropped with this parser (a rebuild follows)
             errors += batch.errors
-            for _end, record in batch.records:
-                items += self.parser.feed(record, entry.key)
         return items, errors + self.parser.errors
 
     def _catch_up(self) -> tuple[list[SessionItem], int, list[Entry]]:
-        """Everything the files hold beyond what was read, merged by time: deterministic."""
+        """Everything the files hold beyond what was read, merged by time: deterministic.
+
+        Streamed: each file is decoded a chunk at a time as the merge takes its records, and one
+        journal entry is written per run of consecutive records from one file.
+        """
         starts = {key: tailer.offset for key, tailer in self.tailers.items()}
-        batches = {key: tailer.poll() for key, tailer in self.tailers.items()}
-        errors = sum(b.errors for b in batches.values())
+        batches = {key: TailBatch(offset=tailer.offset) for key, tailer in self.tailers.items()}
+        chunk = self._chunk_bytes()
+        streams = {key: t.stream(batches[key], None, chunk) for key, t in self.tailers.items()}
         items: list[SessionItem] = []
         entries: list[Entry] = []
         before = self.parser.errors
+        feed = self.parser.feed
         last: dict[str, int] = {}
-        for key, records in _merge(batches):
-            for _end, record in records:
-                items += self.parser.feed(record, key)
-            entries.append(Entry(key, records[-1][0], self._inode(key)))
-            last[key] = records[-1][0]
+        run_key: str | None = None
+        run_end = 0
+        for key, end, record in merged(streams):
+            if key != run_key:
+                if run_key is not None:
+                    entries.append(Entry(run_key, run_end, self._inode(run_key)))
+                    last[run_key] = run_end
+                run_key = key
+            run_end = end
+            items += feed(record, key)
+        if run_key is not None:
+            entries.append(Entry(run_key, run_end, self._inode(run_key)))
+            last[run_key] = run_end
+        errors = sum(b.errors for b in batches.values())
         for key, batch in batches.items():
             # Close each file's run at its read offset: trailing blank or bad lines count as read.
             if batch.offset > max(last.get(key, 0), starts[key]):
                 entries.append(Entry(key, batch.offset, self._inode(key)))
         return items, errors + self.parser.errors - before, entries
+
+    def _chunk_bytes(self) -> int:
+        return max(64 * 1024, min(LOAD_CHUNK_BYTES, LOAD_BUFFER_BYTES // len(self.tailers)))
 
     def _inode(self, key: str) -> int:
         ident = self.tailers[key].identity
@@ -190,33 +210,3 @@ class ClaudeSession:
         ws = self.store.workspace(self.log.workspace_id)
         if ws is not None and parser.git_branch:
             ws.branch = parser.git_branch
-
-
-def _merge(batches: dict[str, TailBatch]) -> Iterator[Run]:
-    """Records of all files in timestamp order (ties: session file first, then agents by id).
-
-    Records without a timestamp keep their place after the record before them in their file.
-    """
-
-    def keyed(
-        key: str, rank: int, batch: TailBatch
-    ) -> Iterator[tuple[str, int, int, str, int, Any]]:
-        ts = ""
-        for index, (end, record) in enumerate(batch.records):
-            stamp = record.get("timestamp") if isinstance(record, dict) else None
-            ts = stamp if isinstance(stamp, str) and stamp > ts else ts
-            yield (ts, rank, index, key, end, record)
-
-    ranked = sorted(batches, key=lambda k: (k != MAIN, k))
-    streams = [keyed(k, rank, batches[k]) for rank, k in enumerate(ranked)]
-    run_key: str | None = None
-    run: list[tuple[int, Any]] = []
-    for _ts, _rank, _index, key, end, record in heapq.merge(*streams):
-        if key != run_key and run:
-            assert run_key is not None
-            yield run_key, run
-            run = []
-        run_key = key
-        run.append((end, record))
-    if run and run_key is not None:
-        yield run_key, run

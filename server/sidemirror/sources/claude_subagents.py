@@ -3,8 +3,9 @@
 Sub-agent records are threads: in an agent file all carry its `agentId`; inline (older Claude
 Code) they chain by `parentUuid` from a root prompt. A thread is linked to the Task call whose
 `prompt` equals its root prompt (known as soon as it starts, so live items are linked at once),
-or, when the Task finishes, to the call whose result names its `agentId`. Records of a thread not
-yet linked are held (bounded); threads no Task spawned (warm-up agents) stay held and unshown.
+or, when the Task finishes, to the call whose result names its `agentId`. Records of an agent
+thread not yet linked are held (bounded) until that result; threads no Task spawned (warm-up
+agents) stay held and unshown.
 """
 
 from __future__ import annotations
@@ -12,12 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from .claude_tools import flatten_content, has_tool_result
+from .coerce import as_text as _text
 
 MAX_PENDING = 5000  # records held per unlinked thread
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 class SubagentLinker:
@@ -40,7 +38,9 @@ class SubagentLinker:
         """The Task a sub-agent record belongs to, or None after holding it until one is known."""
         key = self._thread_key(record, origin)
         parent = self._links.get(key) or self._link_by_prompt(key, record)
-        if parent is None:
+        # Only agent threads are held: `release` is their one way out. An inline thread links by
+        # its prompt or never, so holding its records would keep them for the session's life.
+        if parent is None and key.startswith("a:"):
             held = self._pending.setdefault(key, [])
             if len(held) < MAX_PENDING:
                 held.append(record)

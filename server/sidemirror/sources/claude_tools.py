@@ -13,6 +13,7 @@ from typing import Any
 
 from ..models import PlanEntry, PlanEvent, SessionItem, ThinkingEvent, ToolKind, ToolUseEvent
 from ..redact import redact_text
+from .coerce import as_text as _text
 
 _KINDS: dict[str, ToolKind] = {
     "Read": "read",
@@ -74,10 +75,6 @@ def one_line(text: str) -> str:
 
 def compact_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def tool_summary(name: str, tool_input: Any) -> str:

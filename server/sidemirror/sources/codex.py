@@ -40,6 +40,9 @@ from ..redact import redact_text
 from .claude_tools import one_line
 from .claude_turns import ms_between
 from .codex_tools import kind_of, output_text, parse_arguments, plan_entries, summary, tool_name
+from .coerce import as_dict as _dict
+from .coerce import as_list as _list
+from .coerce import as_text as _text
 
 TITLE_CHARS = 80
 _DESKTOP_REQUEST = "## My request for Codex:"
@@ -49,14 +52,6 @@ _QUIET_EVENTS = frozenset(
     {"task_started", "context_compacted", "entered_review_mode", "exited_review_mode"}
 )
 _TOKEN_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens")
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _tokens(raw: Any) -> dict[str, int]:
@@ -210,7 +205,7 @@ class CodexParser:
         kind = p.get("type")
         if kind == "message":
             text = "\n".join(
-                _text(c.get("text")) for c in p.get("content") or [] if isinstance(c, dict)
+                _text(c.get("text")) for c in _list(p.get("content")) if isinstance(c, dict)
             )
             role = p.get("role")
             if role == "user":
@@ -221,10 +216,10 @@ class CodexParser:
                 return self._assistant(text, ts, "item")
             return []
         if kind == "reasoning":
-            parts = [_text(s.get("text")) for s in p.get("summary") or [] if isinstance(s, dict)]
+            parts = [_text(s.get("text")) for s in _list(p.get("summary")) if isinstance(s, dict)]
             if not any(parts):
                 parts = [
-                    _text(c.get("text")) for c in p.get("content") or [] if isinstance(c, dict)
+                    _text(c.get("text")) for c in _list(p.get("content")) if isinstance(c, dict)
                 ]
             text = "\n\n".join(t for t in parts if t.strip())
             return self._thinking(text, ts, "item") if text else []

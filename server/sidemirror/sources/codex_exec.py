@@ -26,14 +26,9 @@ from ..models import (
 from ..redact import redact_text
 from .claude_tools import compact_json, one_line
 from .codex import CodexParser
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
+from .coerce import as_dict as _dict
+from .coerce import as_list as _list
+from .coerce import as_text as _text
 
 
 def _count(value: Any) -> int:
@@ -123,7 +118,7 @@ class CodexExecConverter:
                     content=redact_text(_text(e.get("text"))),
                     status="completed" if e.get("completed") is True else "pending",
                 )
-                for e in item.get("items") or []
+                for e in _list(item.get("items"))
                 if isinstance(e, dict)
             ]
             return [PlanEvent(ts=ts, entries=entries)]
@@ -143,7 +138,7 @@ class CodexExecConverter:
             items = self._use(item_id, name, "mcp", compact_json(args) if args else "", ts)
             if done:
                 error = _text(_dict(item.get("error")).get("message"))
-                content = _dict(item.get("result")).get("content") or []
+                content = _list(_dict(item.get("result")).get("content"))
                 texts = [_text(_dict(c).get("text")) for c in content]
                 output = error or "\n".join(t for t in texts if t)
                 failed = bool(error) or item.get("status") == "failed"
@@ -157,7 +152,7 @@ class CodexExecConverter:
         if not done:
             return []
         if kind == "file_change":
-            changes = [_dict(c) for c in item.get("changes") or []]
+            changes = [_dict(c) for c in _list(item.get("changes"))]
             paths = ", ".join(f"{_text(c.get('kind'))} {_text(c.get('path'))}" for c in changes)
             items = self._use(item_id, "apply_patch", "edit", paths, ts)
             failed = item.get("status") == "failed"

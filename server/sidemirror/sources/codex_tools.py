@@ -14,6 +14,8 @@ from typing import Any
 
 from ..models import PlanEntry, ToolKind
 from .claude_tools import compact_json, one_line
+from .coerce import as_dict as _dict
+from .coerce import as_text as _text
 
 KINDS: dict[str, ToolKind] = {
     "exec_command": "execute",
@@ -31,10 +33,6 @@ KINDS: dict[str, ToolKind] = {
 _EXIT = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$", re.M)
 _WALL = re.compile(r"^Wall time:\s*([0-9.]+)\s*seconds?\s*$", re.M)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def tool_name(payload: dict[str, Any]) -> str:
@@ -74,7 +72,7 @@ def _command(value: Any) -> str:
 def summary(name: str, args: Any) -> str:
     """The one-line input shown for a call."""
     if name == "apply_patch":
-        patch = args if isinstance(args, str) else _text((args or {}).get("input"))
+        patch = args if isinstance(args, str) else _text(_dict(args).get("input"))
         files = _PATCH_FILE.findall(patch)
         return one_line(", ".join(files)) if files else one_line(patch[:200])
     if not isinstance(args, dict):

@@ -38,6 +38,7 @@ from ..pricing import estimate_cost_usd
 from ..redact import redact_text
 from .claude_tools import compact_json, flatten_content, thinking_item, tool_call_item
 from .claude_turns import Usage, usage_from
+from .coerce import as_text as _text
 from .stream_redact import DeltaRedactor
 
 # Transport chatter of the SDK protocol: nothing a reader of the session needs.
@@ -51,10 +52,6 @@ SKIPPED_TYPES = frozenset(
         "auth_status",
     }
 )
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def _int(value: Any) -> int | None:

@@ -16,7 +16,7 @@ the complete lines appended since. Rules learned from real agent logs:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,28 +68,44 @@ class JsonlTailer:
     def poll(self, limit: int | None = None) -> TailBatch:
         """Read what was appended (up to byte `limit` if given: journal replay stops at a mark)."""
         batch = TailBatch(offset=self.offset)
+        batch.records = list(self.stream(batch, limit))
+        return batch
+
+    def stream(
+        self, batch: TailBatch, limit: int | None = None, chunk_bytes: int = CHUNK_BYTES
+    ) -> Iterator[tuple[int, Any]]:
+        """`poll()` as a generator, for reads of any size: values are decoded as they are taken
+        and only one chunk of raw bytes is held, so a first load of a huge transcript never holds
+        all its records. `batch` gets the counts and flags (`offset` once the stream is done);
+        its `records` stay empty. The end is fixed when the file is opened, as `poll()` does:
+        lines appended meanwhile are left for the next read."""
+        fh = None
         try:
-            with open(self.path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                ident = file_identity(st)
-                if self.identity is None:
-                    self.identity = ident
-                elif ident != self.identity or st.st_size < self._read_pos:
-                    self._restart(ident)
-                    batch.reset = True
-                    if self.on_reset is not None:
-                        self.on_reset(self.path)
-                end = st.st_size if limit is None else min(st.st_size, limit)
-                fh.seek(self._read_pos)
-                while self._read_pos < end:
-                    chunk = fh.read(min(CHUNK_BYTES, end - self._read_pos))
-                    if not chunk:
-                        break
-                    self._consume(chunk, batch)
+            fh = open(self.path, "rb")  # noqa: SIM115 -- closed early, once its last chunk is in
+            st = os.fstat(fh.fileno())
+            ident = file_identity(st)
+            if self.identity is None:
+                self.identity = ident
+            elif ident != self.identity or st.st_size < self._read_pos:
+                self._restart(ident)
+                batch.reset = True
+                if self.on_reset is not None:
+                    self.on_reset(self.path)
+            end = st.st_size if limit is None else min(st.st_size, limit)
+            fh.seek(self._read_pos)
+            while self._read_pos < end:
+                chunk = fh.read(min(chunk_bytes, end - self._read_pos))
+                if not chunk:
+                    break
+                if self._read_pos + len(chunk) >= end:
+                    fh.close()  # a merge of many files keeps open only those not yet read
+                yield from self._consume(chunk, batch)
         except OSError:
             batch.missing = True
-        batch.offset = self.offset
-        return batch
+        finally:
+            if fh is not None:
+                fh.close()
+            batch.offset = self.offset
 
     def _restart(self, ident: FileIdentity) -> None:
         self.identity = ident
@@ -98,7 +114,7 @@ class JsonlTailer:
         self._partial.clear()
         self._skipping = False
 
-    def _consume(self, chunk: bytes, batch: TailBatch) -> None:
+    def _consume(self, chunk: bytes, batch: TailBatch) -> Iterator[tuple[int, Any]]:
         start = 0
         base = self._read_pos  # file offset of chunk[0]
         self._read_pos += len(chunk)
@@ -108,6 +124,7 @@ class JsonlTailer:
                 self._buffer(chunk[start:], batch)
                 return
             line_end = base + nl + 1
+            value = None
             if self._skipping:
                 self._skipping = False
                 batch.errors += 1
@@ -124,10 +141,12 @@ class JsonlTailer:
                 ok, value = decode_line(line)
                 if not ok:
                     batch.errors += 1
-                elif value is not None:
-                    batch.records.append((line_end, value))
+            # The offset moves before the value is handed over, as it did when a poll returned
+            # a list: a consumer that stops early has still consumed this line.
             self.offset = line_end
             start = nl + 1
+            if value is not None:
+                yield line_end, value
 
     def _buffer(self, tail: bytes, batch: TailBatch) -> None:
         if self._skipping or not tail:
