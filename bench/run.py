@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import client  # noqa: E402
 import peers  # noqa: E402
 import pyspy as prof  # noqa: E402
+import rendered  # noqa: E402
 import synth  # noqa: E402
 
 BENCH = peers.BENCH
@@ -450,6 +451,21 @@ def table(res: dict) -> str:
     def row(label: str, value: str) -> None:
         rows.append("| " + " | ".join([label, value, *blank]) + " |")
 
+    rend = res.get("rendered", {})
+    if rend:
+        if "error" in rend:
+            row("append→rendered in the side panel", "error: " + rend["error"][:60])
+        else:
+            r, f = rend["append_to_rendered"], rend["append_to_next_frame"]
+            tag = f"@{rend['rate_per_s']:g}/s, {r['n']} of {r['expected']}"
+            row(
+                f"append→rendered in the side panel ({tag}) p50 / p90 / p99",
+                f"{fmt(r['p50_ms'])} / {fmt(r['p90_ms'])} / {fmt(r['p99_ms'])} ms",
+            )
+            row(
+                "append→next frame after insertion p50 / p99",
+                f"{fmt(f['p50_ms'])} / {fmt(f['p99_ms'])} ms",
+            )
     cold = res.get("cold_start", {})
     if cold:
         a = cold.get("archive", {})
@@ -541,6 +557,11 @@ async def main(args: argparse.Namespace) -> None:
                 if "error" in res["latency"][name]:
                     log(f"  {name} could not be measured: {res['latency'][name]['error']}")
                 save(res)
+        if want("rendered"):
+            log("append → rendered in the side panel (Chromium)")
+            res["rendered"] = await rendered.rendered(root, args, SESSION)
+            log(f"  {res['rendered']}")
+            save(res)
         if want("cold"):
             log("cold start + idle CPU")
             res["cold_start"] = await cold_start(root, args)
@@ -568,7 +589,7 @@ async def main(args: argparse.Namespace) -> None:
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--full", action="store_true", help="the issue's sizes")
-    p.add_argument("--only", default="", help="comma list: latency,cold,snapshot,fanout")
+    p.add_argument("--only", default="", help="comma list: latency,rendered,cold,snapshot,fanout")
     p.add_argument("--skip-peers", default="", help="comma list of peers not to run")
     p.add_argument("--appends", type=int, default=200, help="appends per latency phase")
     p.add_argument("--rate", type=float, default=5.0, help="steady appends per second")

@@ -2,29 +2,10 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
-from support import Extension, Server, rendered_ids, wait_until
+from playwright.sync_api import expect
+from support import Extension, Server, rendered_ids, stop_worker, wait_until, worker_running
 
 WS = "/tmp/sidemirror-e2e-worker"
-
-
-def worker_running(ext: Extension, page: Page) -> bool:
-    cdp = ext.ctx.new_cdp_session(page)
-    try:
-        targets = cdp.send("Target.getTargets")["targetInfos"]
-    finally:
-        cdp.detach()
-    return any(t["type"] == "service_worker" and t["url"].startswith(ext.url("")) for t in targets)
-
-
-def stop_worker(ext: Extension, page: Page) -> None:
-    cdp = ext.ctx.new_cdp_session(page)
-    try:
-        cdp.send("ServiceWorker.enable")
-        cdp.send("ServiceWorker.stopAllWorkers")
-    finally:
-        cdp.detach()
-    wait_until(lambda: not worker_running(ext, page), message="service worker stopped")
 
 
 def test_panel_survives_worker_stop_and_badge_recovers(ext: Extension, server: Server) -> None:

@@ -168,7 +168,7 @@ class ClaudeSession:
             tailer = self.tailers.get(key)
             if tailer is None:
                 return False
-            batch = await asyncio.to_thread(tailer.poll)
+            batch = await tailer.poll_async()
             if batch.reset:
                 await self._rebuild()
                 return True

@@ -130,11 +130,11 @@ class CodexSession:
             await self.load()
             return
         async with self.lock:
-            batch = await asyncio.to_thread(self.tailer.poll)
+            batch = await self.tailer.poll_async()
             if batch.reset:
                 # No longer append-only (truncated or replaced): start over under a new epoch.
                 self._fresh()
-                batch = await asyncio.to_thread(self.tailer.poll)
+                batch = await self.tailer.poll_async()
                 self.journal = MergeJournal(self.journal_path, new_epoch(self.path))
                 self.journal.entries = [Entry(KEY, batch.offset, self._inode())]
                 self.journal.rewrite()

@@ -15,6 +15,7 @@ the complete lines appended since. Rules learned from real agent logs:
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -27,6 +28,9 @@ MAX_LINE_BYTES = 8 * 1024 * 1024
 CHUNK_BYTES = 1024 * 1024
 
 FileIdentity = tuple[int, int]
+
+# Reads up to this size are done on the event loop (see JsonlTailer.poll_async).
+INLINE_READ_BYTES = 256 * 1024
 
 
 @dataclass
@@ -64,6 +68,17 @@ class JsonlTailer:
         self._read_pos = offset  # bytes read so far, including a buffered partial line
         self._partial = bytearray()
         self._skipping = False  # inside an oversized line, dropping bytes until its newline
+
+    async def poll_async(self) -> TailBatch:
+        """`poll()` from the event loop: a small append (the live case) is read inline, since a
+        thread hop costs more than the read; a large backlog is read in a worker thread."""
+        try:
+            backlog = os.stat(self.path).st_size - self._read_pos
+        except OSError:
+            backlog = 0  # gone: poll() itself reports what happened
+        if 0 <= backlog <= INLINE_READ_BYTES:
+            return self.poll()
+        return await asyncio.to_thread(self.poll)
 
     def poll(self, limit: int | None = None) -> TailBatch:
         """Read what was appended (up to byte `limit` if given: journal replay stops at a mark)."""

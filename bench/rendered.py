@@ -1,0 +1,308 @@
+"""append → rendered in the side panel, in real Chromium (issue 9, measurement 2).
+
+Our server runs on a port of the extension's range (47470–47479) against a temporary HOME holding
+a real transcript (bench/synth.py). Debian Chromium loads the unpacked extension the way the e2e
+suite does (tests/e2e/support.py `launch`), opens the side panel page, pins the server port (the
+popup's `setPort` message) and waits until the timeline shows the session, live.
+
+A MutationObserver on the panel's scroller records, for each marker `BMK<n>Z` found in the text
+of an added node, `performance.timeOrigin + performance.now()` (epoch ms) the first time it shows
+up. A writer thread appends real transcript lines carrying those markers at a fixed rate and
+records `time.time()` just before each `write()`. Both are wall-clock epoch times from the same
+machine clock: Chromium's `timeOrigin` is the system time at the page's start and `now()` is
+monotonic from there, Python's `time.time()` is `CLOCK_REALTIME`. The offset between the two is
+measured (round trips, smallest one kept) before and after the appends and reported, so a clock
+step or skew would show.
+
+Every wait is bounded in count and in time. Secondary figures of the same run: append → SSE event
+(one aiohttp client on the same session stream, monotonic clock, as in the latency section) and
+append → the next animation frame after insertion (`requestAnimationFrame`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import client
+import peers
+import synth
+
+ROOT = Path(__file__).resolve().parent.parent
+EXT_DIR = ROOT / "extension"
+EXT_ID = "mboojbmhcigehknaafejhibpmmdjpgbn"  # fixed by the manifest key (tests/e2e/support.py)
+CHROMIUM = os.environ.get("SIDEMIRROR_CHROMIUM", "/usr/bin/chromium")
+PORT_RANGE = range(47470, 47480)
+PANEL_SIZE = {"width": 420, "height": 820}
+MAX_ITEMS = 1500  # extension/sidepanel/timeline.js: Timeline maxItems (top-level entries)
+
+# Installed in the panel page once the timeline is live. Records first sighting of each marker in
+# nodes added anywhere under the scroller (the feed, and anything nested in it).
+OBSERVER_JS = r"""
+() => {
+  const scroller = document.querySelector('.session-tab .scroller');
+  const rendered = {};   // n → epoch ms when a node containing BMK<n>Z was inserted
+  const frame = {};      // n → epoch ms of the next animation frame after that
+  const mark = /BMK(\d{7})Z/g;
+  let pending = [];
+  const onFrame = () => {
+    const t = performance.timeOrigin + performance.now();
+    for (const n of pending) frame[n] = t;
+    pending = [];
+  };
+  const obs = new MutationObserver((records) => {
+    const t = performance.timeOrigin + performance.now();
+    for (const r of records) {
+      for (const node of r.addedNodes) {
+        const text = node.textContent;
+        if (!text || text.indexOf('BMK') < 0) continue;
+        for (const m of text.matchAll(mark)) {
+          const n = Number(m[1]);
+          if (!(n in rendered)) {
+            rendered[n] = t;
+            if (!pending.length) requestAnimationFrame(onFrame);
+            pending.push(n);
+          }
+        }
+      }
+    }
+  });
+  obs.observe(scroller, { childList: true, subtree: true });
+  window.__bench = { rendered, frame, observer: obs };
+  const items = scroller.querySelectorAll('[data-item-id]').length;
+  return { visibility: document.visibilityState, items };
+}
+"""
+
+# Pin the server port the way the popup does, and wait for the worker's check (support.use_port).
+SET_PORT_JS = "async (port) => (await chrome.runtime.sendMessage({type: 'setPort', port})).data"
+
+STATE_JS = """
+() => {
+  const feed = document.querySelector('.session-tab .feed');
+  const earlier = document.querySelector('.session-tab .earlier');
+  return {
+    seen: Object.keys(window.__bench.rendered).length,
+    top_level: feed ? feed.childElementCount : 0,
+    items_in_dom: feed ? feed.querySelectorAll('[data-item-id]').length : 0,
+    earlier_not_shown: earlier && !earlier.hidden ? earlier.textContent : null,
+    stream: document.querySelector('.session-tab')?.dataset.stream || null,
+    visibility: document.visibilityState,
+  };
+}
+"""
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def range_port() -> int:
+    for port in reversed(PORT_RANGE):
+        if _port_free(port):
+            return port
+    raise RuntimeError("no free port in 47470-47479")
+
+
+class WallAppender(threading.Thread):
+    """Appends `count` lines `interval` s apart; records `time.time()` (and monotonic) per marker
+    just before each write."""
+
+    def __init__(self, path: Path, make_line: Callable[[int], bytes], count: int, interval: float):
+        super().__init__(daemon=True)
+        self.path = path
+        self.make_line = make_line
+        self.count = count
+        self.interval = interval
+        self.wall: dict[int, float] = {}  # n → time.time() (s)
+        self.mono: dict[int, float] = {}  # n → time.monotonic() (s), for the SSE watcher
+        self.stop_flag = threading.Event()
+
+    def run(self) -> None:
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            next_t = time.monotonic()
+            for n in range(self.count):
+                if self.stop_flag.is_set():
+                    break
+                data = self.make_line(n)
+                self.mono[n] = time.monotonic()
+                self.wall[n] = time.time()
+                os.write(fd, data)
+                next_t += self.interval
+                delay = next_t - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+        finally:
+            os.close(fd)
+
+
+async def clock_offset(page: Any, rounds: int = 30) -> dict[str, float]:
+    """Page clock − time.time() in ms, from the round trip with the smallest delay."""
+    best: tuple[float, float] | None = None
+    for _ in range(rounds):
+        t0 = time.time()
+        page_ms = await page.evaluate("() => performance.timeOrigin + performance.now()")
+        t1 = time.time()
+        rtt = (t1 - t0) * 1000
+        offset = page_ms - (t0 + t1) / 2 * 1000
+        if best is None or rtt < best[0]:
+            best = (rtt, offset)
+    assert best is not None
+    return {"offset_ms": round(best[1], 3), "rtt_ms": round(best[0], 3)}
+
+
+async def _launch(pw: Any, profile: Path) -> Any:
+    """tests/e2e/support.py `launch`, with the async API (the bench runs in asyncio)."""
+    args = [
+        f"--disable-extensions-except={EXT_DIR}",
+        f"--load-extension={EXT_DIR}",
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-sync",
+        "--disable-features=DisableLoadExtensionCommandLineSwitch",
+    ]
+    return await pw.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=CHROMIUM,
+        headless=False,  # `--headless=new` above: the old headless mode cannot load extensions
+        args=args,
+        viewport=PANEL_SIZE,
+    )
+
+
+async def _wait_worker(ctx: Any) -> Any:
+    prefix = f"chrome-extension://{EXT_ID}/"
+    for w in ctx.service_workers:
+        if w.url.startswith(prefix):
+            break
+    else:
+        w = await ctx.wait_for_event("serviceworker", timeout=15_000)
+    # the install handler has run once its alarm exists (tests/e2e/conftest.py)
+    await w.evaluate(
+        """async () => {
+            for (let i = 0; i < 100; i++) {
+                if (await chrome.alarms.get('health')) return;
+                await new Promise((r) => setTimeout(r, 50));
+            }
+        }"""
+    )
+    return w
+
+
+async def rendered(root: Path, args: argparse.Namespace, session_id: str) -> dict:
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        return {"error": "playwright is not installed in this venv (pip install playwright)"}
+    if not Path(CHROMIUM).exists():
+        return {"error": f"no Chromium at {CHROMIUM} (set SIDEMIRROR_CHROMIUM)"}
+
+    home = root / "rendered" / "home"
+    (home / ".claude/projects").mkdir(parents=True)
+    path = home / ".claude/projects" / synth.CWD.replace("/", "-") / f"{session_id}.jsonl"
+    synth.seed_session(path, session_id)
+    factory = synth.LineFactory(session_id)
+    port = range_port()
+    proc, log_path = peers._spawn(
+        "sidemirror", peers.ours_argv(home, port), home, {"SIDEMIRROR_TOKEN": peers.TOKEN}
+    )
+    base = f"http://127.0.0.1:{port}"
+    out: dict[str, Any] = {"port": port, "appends": args.appends, "rate_per_s": args.rate}
+    try:
+        await peers.wait_http(base + "/health", proc, 60)
+        run = peers.Running("sidemirror", proc, port, home, log_path)
+        async with async_playwright() as pw:
+            ctx = await _launch(pw, root / "rendered" / "profile")
+            try:
+                out["chromium"] = ctx.browser.version if ctx.browser else None
+                await _wait_worker(ctx)
+                page = await ctx.new_page()
+                await page.set_viewport_size(PANEL_SIZE)
+                await page.goto(f"chrome-extension://{EXT_ID}/sidepanel/sidepanel.html")
+                await page.bring_to_front()
+                status = await page.evaluate(SET_PORT_JS, port)
+                if not status or status.get("state") != "connected":
+                    return {**out, "error": f"extension did not connect: {status}"}
+                # the timeline shows the session, live
+                live = page.locator(".session-tab[data-stream=live] .feed [data-item-id]")
+                await live.first.wait_for(state="attached", timeout=30_000)
+                sel = await page.locator("#session-select option").all_inner_texts()
+                out["session_shown"] = sel[1] if len(sel) > 1 else None
+                out["observer"] = await page.evaluate(OBSERVER_JS)
+                # a second client on the same stream: append → SSE event in the same run
+                url = await peers.ours_stream_url(run, session_id)
+                watcher = client.SseWatcher(url, peers.AUTH, b"event: snapshot")
+                stop = asyncio.Event()
+                async with aiohttp.ClientSession() as session:
+                    task = asyncio.create_task(watcher.run(session, stop))
+                    try:
+                        await asyncio.wait_for(watcher.ready.wait(), 30)
+                    except TimeoutError:
+                        watcher.error = watcher.error or "stream never became ready"
+                    await asyncio.sleep(1.0)  # settle, as the latency section does
+                    out["clock_before"] = await clock_offset(page)
+                    app = WallAppender(path, factory.line, args.appends, 1 / args.rate)
+                    t0 = time.monotonic()
+                    app.start()
+                    budget = args.appends / args.rate + 60
+                    while app.is_alive() and time.monotonic() - t0 < budget:
+                        await asyncio.sleep(0.1)
+                    app.stop_flag.set()
+                    deadline = time.monotonic() + args.grace
+                    wanted = len(app.wall)
+                    state: dict[str, Any] = {}
+                    while time.monotonic() < deadline:
+                        state = await page.evaluate(STATE_JS)
+                        if state["seen"] >= wanted and len(watcher.seen.first) >= wanted:
+                            break
+                        await asyncio.sleep(0.1)
+                    await asyncio.sleep(0.1)  # the last frame callbacks
+                    got = await page.evaluate(
+                        "() => ({rendered: window.__bench.rendered, frame: window.__bench.frame})"
+                    )
+                    out["clock_after"] = await clock_offset(page)
+                    stop.set()
+                    task.cancel()
+                out["panel"] = await page.evaluate(STATE_JS)
+                # the timeline keeps at most 1,500 top-level entries (timeline.js `maxItems`)
+                out["panel"]["under_cap"] = out["panel"]["top_level"] < MAX_ITEMS
+            finally:
+                await ctx.close()
+        rend = {int(k): v for k, v in got["rendered"].items()}
+        frame = {int(k): v for k, v in got["frame"].items()}
+        lat = [(rend[n] / 1000 - t) for n, t in app.wall.items() if n in rend]
+        out["append_to_rendered"] = client.summary_ms(lat, wanted)
+        lat_f = [(frame[n] / 1000 - t) for n, t in app.wall.items() if n in frame]
+        out["append_to_next_frame"] = client.summary_ms(lat_f, wanted)
+        lat_e = [watcher.seen.first[n] - t for n, t in app.mono.items() if n in watcher.seen.first]
+        out["append_to_sse_event"] = client.summary_ms(lat_e, wanted)
+        if watcher.error:
+            out["sse_error"] = watcher.error
+        out["span_s"] = round(max(app.wall.values()) - min(app.wall.values()), 1) if app.wall else 0
+    except Exception as exc:  # report why, carry on with the other sections
+        out["error"] = f"{type(exc).__name__}: {exc}"
+        out["log"] = peers.tail_log(log_path)
+    finally:
+        peers.stop(proc)
+        shutil.rmtree(root / "rendered" / "profile", ignore_errors=True)
+    return out
