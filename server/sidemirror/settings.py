@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,8 +24,11 @@ def default_data_dir() -> Path:
 
 
 def default_runtime_dir() -> Path:
-    # platformdirs falls back to a cache dir where XDG_RUNTIME_DIR is unset (root, macOS).
-    return Path(platformdirs.user_runtime_dir(APP_NAME))
+    # Where XDG_RUNTIME_DIR is unset (root, containers) platformdirs falls back to a private
+    # /tmp/runtime-<uid> and warns on every call; the fallback is fine (we make it 0700).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Path(platformdirs.user_runtime_dir(APP_NAME))
 
 
 def default_claude_dirs() -> list[Path]:
