@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import time
 from collections.abc import AsyncIterator
@@ -20,6 +21,7 @@ from .projection import Projector
 from .security import GUARD, Guard, Tickets, pairing, public, security_middleware
 from .settings import Settings
 from .sources import Source, build_sources
+from .sources.procs import pid_alive
 from .state import APP_STATE, AppState
 from .store import SessionLog, Store
 
@@ -73,11 +75,24 @@ class DebugTrace:
         self.fh.flush()
 
 
+def fresh_spill_dir(root: Path) -> Path:
+    """This process's spill directory (see item_log.py), after removing dead processes' ones.
+
+    Spill files are a cache of one process's logs, never trusted across a restart; one folder per
+    pid keeps two servers on the same data dir from overwriting each other's files.
+    """
+    if root.is_dir():
+        for child in root.iterdir():
+            if not (child.name.isdigit() and pid_alive(int(child.name))):
+                shutil.rmtree(child, ignore_errors=True)
+    own = root / str(os.getpid())
+    shutil.rmtree(own, ignore_errors=True)
+    return own
+
+
 def create_app(settings: Settings, token: str) -> web.Application:
     hub = Hub(settings.queue_size)
-    # The spill files are a cache of this process's logs: never trusted across a restart.
-    spill_dir = settings.data_dir / "spill"
-    shutil.rmtree(spill_dir, ignore_errors=True)
+    spill_dir = fresh_spill_dir(settings.data_dir / "spill")
     store = Store(hub, Projector(settings.max_chars), spill_dir)
     guard = Guard(token, settings.allowed_origins, Tickets())
     app = web.Application(middlewares=[security_middleware], client_max_size=NDJSON_MAX)
@@ -108,6 +123,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
             await source.stop()
         journals.close()
         store.close()
+        shutil.rmtree(spill_dir, ignore_errors=True)
 
     async def close_streams(app: web.Application) -> None:
         # Open SSE handlers would otherwise hold shutdown for aiohttp's 60 s grace period.

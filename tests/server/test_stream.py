@@ -417,3 +417,18 @@ async def test_resume_from_an_id_older_than_the_memory_window(make_client: Clien
     )
     assert (await full.json())["content"] == "m4"
     resp.close()
+
+
+def test_spill_dirs_are_per_process_and_dead_ones_are_removed(tmp_path: Path) -> None:
+    import os
+
+    from sidemirror.app import fresh_spill_dir
+
+    root = tmp_path / "spill"
+    (root / "999999999").mkdir(parents=True)  # a pid that cannot be alive
+    (root / "999999999" / "x.jsonl").write_text("stale")
+    alive = root / str(os.getppid())  # another live process's cache stays
+    alive.mkdir()
+    own = fresh_spill_dir(root)
+    assert own == root / str(os.getpid())
+    assert not (root / "999999999").exists() and alive.exists()
