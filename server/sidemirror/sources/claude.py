@@ -25,10 +25,8 @@ from typing import Any
 
 from ..models import (
     AssistantEvent,
-    ErrorEvent,
     SessionItem,
     SystemEvent,
-    ToolResultEvent,
     TurnStatus,
     UserEvent,
 )
@@ -43,6 +41,7 @@ from .claude_tools import (
     strip_tags,
     thinking_item,
     tool_call_item,
+    tool_result_item,
 )
 from .claude_turns import TurnTracker, ms_between, usage_from
 from .coerce import as_text as _text
@@ -188,21 +187,10 @@ class ClaudeParser:
             if name in TASK_TOOLS and isinstance(result, dict) and result.get("agentId"):
                 for held in self._subagents.release(str(result["agentId"]), tool_id):
                     items += self._record(held, tool_id)
-            if name == "TodoWrite":
-                if is_error:  # the plan item stands for the call; only a failure needs saying
-                    items.append(ErrorEvent(ts=ts, parent_tool_use_id=parent, message=output))
-                continue
-            items.append(
-                ToolResultEvent(
-                    ts=ts,
-                    parent_tool_use_id=parent,
-                    tool_use_id=tool_id,
-                    name=name,
-                    output=output,
-                    is_error=is_error,
-                    duration_ms=ms_between(started, ts) if started and ts else None,
-                )
-            )
+            duration = ms_between(started, ts) if started and ts else None
+            result_item = tool_result_item(tool_id, name, output, is_error, ts, parent, duration)
+            if result_item is not None:
+                items.append(result_item)
         return items
 
     def _assistant(self, record: dict[str, Any], parent: str | None) -> list[SessionItem]:

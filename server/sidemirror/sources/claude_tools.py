@@ -11,7 +11,16 @@ import json
 import re
 from typing import Any
 
-from ..models import PlanEntry, PlanEvent, SessionItem, ThinkingEvent, ToolKind, ToolUseEvent
+from ..models import (
+    ErrorEvent,
+    PlanEntry,
+    PlanEvent,
+    SessionItem,
+    ThinkingEvent,
+    ToolKind,
+    ToolResultEvent,
+    ToolUseEvent,
+)
 from ..redact import redact_text
 from .coerce import as_text as _text
 
@@ -186,4 +195,28 @@ def tool_call_item(
         name=name,
         kind=tool_kind(name),
         input=redact_text(tool_summary(name, tool_input)),
+    )
+
+
+def tool_result_item(
+    tool_id: str,
+    name: str,
+    output: str,
+    is_error: bool,
+    ts: str,
+    parent: str | None,
+    duration_ms: int | None = None,
+) -> SessionItem | None:
+    """A `tool_result` block (already redacted). TodoWrite's plan item stands for its call, so
+    only a failed TodoWrite says anything (an error); its routine result gives nothing."""
+    if name == "TodoWrite":
+        return ErrorEvent(ts=ts, parent_tool_use_id=parent, message=output) if is_error else None
+    return ToolResultEvent(
+        ts=ts,
+        parent_tool_use_id=parent,
+        tool_use_id=tool_id,
+        name=name,
+        output=output,
+        is_error=is_error,
+        duration_ms=duration_ms,
     )

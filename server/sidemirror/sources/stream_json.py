@@ -29,14 +29,19 @@ from ..models import (
     ErrorEvent,
     SessionItem,
     SystemEvent,
-    ToolResultEvent,
     TurnCompleteEvent,
     TurnStatus,
     UserEvent,
 )
 from ..pricing import estimate_cost_usd
 from ..redact import redact_text
-from .claude_tools import compact_json, flatten_content, thinking_item, tool_call_item
+from .claude_tools import (
+    compact_json,
+    flatten_content,
+    thinking_item,
+    tool_call_item,
+    tool_result_item,
+)
 from .claude_turns import Usage, usage_from
 from .coerce import as_text as _text
 from .stream_redact import DeltaRedactor
@@ -268,20 +273,9 @@ class StreamJsonConverter:
                 name = self._tools.get(tool_id, "")
                 output = redact_text(flatten_content(block.get("content")))
                 is_error = block.get("is_error") is True
-                if name == "TodoWrite":
-                    if is_error:
-                        items.append(ErrorEvent(ts=ts, parent_tool_use_id=parent, message=output))
-                    continue
-                items.append(
-                    ToolResultEvent(
-                        ts=ts,
-                        parent_tool_use_id=parent,
-                        tool_use_id=tool_id,
-                        name=name,
-                        output=output,
-                        is_error=is_error,
-                    )
-                )
+                result_item = tool_result_item(tool_id, name, output, is_error, ts, parent)
+                if result_item is not None:
+                    items.append(result_item)
             return items, None
         if record.get("isMeta") is True or record.get("isSynthetic") is True:
             return [], None
