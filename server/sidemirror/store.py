@@ -193,6 +193,37 @@ class Store:
         self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
         self.hub.publish(workspace_topic(log.workspace_id), message)
 
+    def start_epoch(self, log: SessionLog, epoch: str) -> None:
+        """A source (re)built the log under `epoch`: a reset if clients may hold old ids, else a
+        plain relabel, since nothing was published under the old epoch."""
+        if log.items:
+            self.reset(log, epoch)
+        else:
+            log.epoch = epoch
+
+    def publish_parsed(
+        self,
+        log: SessionLog,
+        items: list[SessionItem],
+        errors: int,
+        *,
+        title: str | None = None,
+        started_at: str | None = None,
+        branch: str | None = None,
+    ) -> None:
+        """Append what a file source parsed, with the session facts it learned on the way."""
+        if errors:
+            self.count_parse_error(errors)
+        for item in items:
+            self.append(log, item)
+        log.title = title or log.title
+        log.started_at = log.started_at or started_at
+        if items:
+            self.set_state(log, "idle" if items[-1].type == "turn_complete" else "running")
+        ws = self.workspaces.get(log.workspace_id)
+        if ws is not None and branch:
+            ws.branch = branch
+
     def set_state(self, log: SessionLog, state: str) -> None:
         if log.state == state:
             return

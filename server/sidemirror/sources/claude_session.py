@@ -69,10 +69,7 @@ class ClaudeSession:
                 return
             epoch, items, errors = await asyncio.to_thread(self._build)
             self.loaded = True
-            if self.log.items:
-                self.store.reset(self.log, epoch)
-            else:
-                self.log.epoch = epoch  # nothing published yet under the old epoch
+            self.store.start_epoch(self.log, epoch)
             self._publish(items, errors)
 
     def _build(self) -> tuple[str, list[SessionItem], int]:
@@ -196,17 +193,12 @@ class ClaudeSession:
         self._publish(items, errors)
 
     def _publish(self, items: list[SessionItem], errors: int) -> None:
-        if errors:
-            self.store.count_parse_error(errors)
-        for item in items:
-            self.store.append(self.log, item)
         parser = self.parser
-        self.log.title = parser.title or parser.first_prompt or self.log.title
-        self.log.started_at = self.log.started_at or parser.started_at
-        if items:
-            self.store.set_state(
-                self.log, "idle" if items[-1].type == "turn_complete" else "running"
-            )
-        ws = self.store.workspace(self.log.workspace_id)
-        if ws is not None and parser.git_branch:
-            ws.branch = parser.git_branch
+        self.store.publish_parsed(
+            self.log,
+            items,
+            errors,
+            title=parser.title or parser.first_prompt,
+            started_at=parser.started_at,
+            branch=parser.git_branch,
+        )

@@ -90,10 +90,7 @@ class CodexSession:
                 return
             epoch, items, errors = await asyncio.to_thread(self._build)
             self.loaded = True
-            if self.log.items:
-                self.store.reset(self.log, epoch)
-            else:
-                self.log.epoch = epoch
+            self.store.start_epoch(self.log, epoch)
             self._publish(items, errors)
 
     def _build(self) -> tuple[str, list[SessionItem], int]:
@@ -148,18 +145,15 @@ class CodexSession:
             self._publish(items, batch.errors + self.parser.errors - before)
 
     def _publish(self, items: list[SessionItem], errors: int) -> None:
-        if errors:
-            self.store.count_parse_error(errors)
-        for item in items:
-            self.store.append(self.log, item)
-        self.log.title = self.log.title or self.parser.first_prompt
-        self.log.started_at = self.log.started_at or self.parser.started_at
-        if items:
-            done = items[-1].type == "turn_complete"
-            self.store.set_state(self.log, "idle" if done else "running")
-        ws = self.store.workspace(self.log.workspace_id)
-        if ws is not None and self.parser.git_branch:
-            ws.branch = self.parser.git_branch
+        # A rollout's title is its first prompt; it never changes once set.
+        self.store.publish_parsed(
+            self.log,
+            items,
+            errors,
+            title=self.log.title or self.parser.first_prompt,
+            started_at=self.parser.started_at,
+            branch=self.parser.git_branch,
+        )
 
 
 class CodexSource:
