@@ -8,6 +8,20 @@ export function compactNumber(n) {
   return `${(n / 1e6).toFixed(1).replace(/\.0$/, "")}M`;
 }
 
+/** 1.2 GB style (decimal units, as file managers show sizes). */
+export function byteSize(n) {
+  if (n == null || Number.isNaN(n)) return "";
+  if (n < 1000) return `${n} B`;
+  const units = ["kB", "MB", "GB", "TB"];
+  let v = n;
+  let i = -1;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i += 1;
+  }
+  return `${v < 10 ? v.toFixed(1).replace(/\.0$/, "") : Math.round(v)} ${units[i]}`;
+}
+
 export function duration(ms) {
   if (ms == null) return "";
   if (ms < 1000) return `${Math.round(ms)} ms`;

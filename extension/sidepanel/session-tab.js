@@ -283,7 +283,7 @@ class SessionTab {
         break;
       case "snapshot":
         if (data.session) this.session = data.session;
-        this.timeline.load(Array.isArray(data.items) ? data.items : [], data.total);
+        this.timeline.load(Array.isArray(data.items) ? data.items : [], data.total, data.skipped_bytes);
         this.timeline.scroller.setAttribute("aria-label", "Session timeline");
         break;
       case "session_status":

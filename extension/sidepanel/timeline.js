@@ -6,7 +6,7 @@
 // card (via parent_tool_use_id), and the DOM is capped at `maxItems` top-level entries.
 
 import { h } from "../lib/dom.js";
-import { clockTime, compactNumber, cost, duration, fullTime } from "../lib/format.js";
+import { byteSize, clockTime, compactNumber, cost, duration, fullTime } from "../lib/format.js";
 import { TRUNCATED_FIELDS } from "../lib/protocol.gen.js";
 import { KIND_LABELS, icon } from "./icons.js";
 
@@ -47,6 +47,7 @@ export class Timeline {
     this.lastSeq = 0;
     this.count = 0; // items represented in the DOM (data-item-id elements)
     this.notShown = 0; // items of the session not in the DOM (before the snapshot, or capped)
+    this.skippedBytes = 0; // transcript bytes before the first item the server holds
     this.unseen = 0;
     this._updateEarlier();
     this._syncEmpty();
@@ -58,9 +59,11 @@ export class Timeline {
     if (this.list.hidden !== empty) this.list.hidden = empty;
   }
 
-  /** Replace everything with a snapshot: `items` are the latest of `total`. */
-  load(items, total) {
+  /** Replace everything with a snapshot: `items` are the latest of `total`, and
+   * `skippedBytes` of the transcript before them were not read by the server. */
+  load(items, total, skippedBytes = 0) {
     this.reset();
+    this.skippedBytes = skippedBytes > 0 ? skippedBytes : 0;
     this.list.setAttribute("aria-busy", "true");
     const frag = document.createDocumentFragment();
     for (const item of items) this._add(item, frag);
@@ -108,12 +111,10 @@ export class Timeline {
       return true;
     }
     if (typeof item.seq === "number" && item.seq > 0) {
+      // Seqs increase but are not dense (transcripts number items by byte position).
       if (item.seq <= this.lastSeq) {
         console.warn("sidemirror: duplicate item", item.id);
         return false;
-      }
-      if (this.lastSeq && item.seq !== this.lastSeq + 1) {
-        console.warn("sidemirror: gap before item", item.id, "after seq", this.lastSeq);
       }
       this.lastSeq = item.seq;
     }
@@ -300,6 +301,8 @@ export class Timeline {
 
   _turn(item) {
     const labelId = nextId("turn");
+    // null when the server read a huge transcript from near its end and could not count turns.
+    const turnName = item.turn == null ? "Turn" : `Turn ${item.turn}`;
     const parts = [];
     parts.push(`${compactNumber(item.input_tokens)} in`);
     parts.push(`${compactNumber(item.output_tokens)} out`);
@@ -321,7 +324,7 @@ export class Timeline {
       h(
         "div",
         { class: "turn-line" },
-        h("span", { class: "turn-label", id: labelId, text: `Turn ${item.turn}` }),
+        h("span", { class: "turn-label", id: labelId, text: turnName }),
         statusText ? h("span", { class: "turn-status", text: statusText }) : null,
         h("span", { class: "turn-tokens", title: cache.join(", ") || null, text: parts.join(" · ") }),
         costText ? h("span", { class: ["turn-cost", item.cost_source], title: costTitle, text: costText }) : null,
@@ -329,7 +332,7 @@ export class Timeline {
       ),
       item.model ? h("span", { class: "turn-model", text: item.model }) : null,
     );
-    el.setAttribute("aria-label", `Turn ${item.turn} complete: ${parts.join(", ")}${costText ? `, ${costText}` : ""}`);
+    el.setAttribute("aria-label", `${turnName} complete: ${parts.join(", ")}${costText ? `, ${costText}` : ""}`);
     return el;
   }
 
@@ -480,10 +483,15 @@ export class Timeline {
   }
 
   _updateEarlier() {
-    this.earlier.hidden = this.notShown === 0;
-    this.earlier.textContent = this.notShown
-      ? `${this.notShown.toLocaleString()} earlier ${this.notShown === 1 ? "item" : "items"} not shown`
-      : "";
+    const parts = [];
+    if (this.notShown) {
+      parts.push(`${this.notShown.toLocaleString()} earlier ${this.notShown === 1 ? "item" : "items"} not shown`);
+    }
+    if (this.skippedBytes) {
+      parts.push(`${byteSize(this.skippedBytes)} of earlier transcript not loaded`);
+    }
+    this.earlier.hidden = parts.length === 0;
+    this.earlier.textContent = parts.join(" · ");
   }
 
   // --- keyboard: feed pattern ---

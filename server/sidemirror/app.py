@@ -71,7 +71,8 @@ class DebugTrace:
         self.fh: IO[str] = path.open("a", encoding="utf-8")
 
     def __call__(self, log_: SessionLog, item: SessionItem) -> None:
-        self.fh.write(self.store.wire_json(log_, item.seq - 1) + "\n")
+        # Taps run right after the append: the item is the newest in the log.
+        self.fh.write(self.store.wire_json(log_, len(log_.items) - 1) + "\n")
         self.fh.flush()
 
 

@@ -30,6 +30,7 @@ class EphemeralPublished:
 
     session_id: str
     item: SessionItem
+    stored: int  # how many stored items it follows: a client sends those first
 
 
 @dataclass(frozen=True)

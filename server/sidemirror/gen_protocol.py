@@ -87,6 +87,15 @@ def render_markdown() -> str:
         "- Activity: `GET /api/activity/ws` (one entry or array per text frame) and "
         "`GET /api/activity/latest-workspace` (the workspace whose agent acted last in the "
         "browser). `gap` carries `reset: true` when the cursor is from another epoch.",
+        "- Seqs increase along a session's log but are not dense: a Claude Code transcript "
+        "numbers its items from byte positions in its file (`end of line × 65536 + n`), so a "
+        "huge transcript's tail can be parsed, with ids stable across restarts, without reading "
+        "what precedes it (see docs/design-changes.md). Clients order and dedupe by `seq` and "
+        "never expect `seq + 1`.",
+        "- Snapshots (JSON and SSE) carry `skipped_bytes`: how much of the transcript precedes "
+        "the first item held (0 unless it is over 32 MB and was read from a sync point near its "
+        "end). `total` counts the items held. In such a session `turn_complete.turn` is `null` "
+        "(the turns before were not counted).",
         "",
         "## Session items",
         "",

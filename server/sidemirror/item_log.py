@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from array import array
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,7 +22,11 @@ DEFAULT_WINDOW = 2048
 
 
 class ItemLog:
-    """Positional access to every item of one session log (index 0 = seq 1)."""
+    """Positional access to every item of one session log, and lookup by seq.
+
+    Seqs only ever increase, but need not be dense: a transcript's items are numbered from
+    their byte positions (see sources/claude_positions.py), so an index is not a seq.
+    """
 
     def __init__(self, spill_path: Path | None = None, window: int = DEFAULT_WINDOW) -> None:
         self.spill_path = spill_path
@@ -30,6 +35,7 @@ class ItemLog:
         self._wire: deque[str | None] = deque()  # projected JSON of the recent items, lazily
         self._base = 0  # index of _recent[0]
         self._offsets = array("Q")  # spill-file offset of items [0, _base)
+        self._seqs = array("Q")  # seq of every item, in order (8 bytes an item, even spilled)
         self._fd: int | None = None
         self._end = 0  # spill-file size
 
@@ -53,12 +59,27 @@ class ItemLog:
         for index in range(len(self)):
             yield self[index]
 
+    @property
+    def last_seq(self) -> int:
+        return self._seqs[-1] if self._seqs else 0
+
+    def seq_at(self, index: int) -> int:
+        return self._seqs[index]
+
+    def index_of(self, seq: int) -> int | None:
+        """The index of the item numbered `seq`, or None when no item has it."""
+        index = bisect_left(self._seqs, seq)
+        return index if index < len(self._seqs) and self._seqs[index] == seq else None
+
     def newest(self, count: int) -> list[SessionItem]:
         """The last `count` items, oldest first (mostly from memory)."""
         start = max(0, len(self) - count)
         return [self[i] for i in range(start, len(self))]
 
     def append(self, item: SessionItem) -> None:
+        if item.seq <= self.last_seq:
+            raise ValueError(f"seq {item.seq} after {self.last_seq}: seqs must increase")
+        self._seqs.append(item.seq)
         self._recent.append(item)
         self._wire.append(None)
         if self.spill_path is not None and len(self._recent) > self.window:
@@ -69,6 +90,7 @@ class ItemLog:
         self._wire.clear()
         self._base = 0
         self._offsets = array("Q")
+        self._seqs = array("Q")
         if self._fd is not None:
             os.ftruncate(self._fd, 0)
         self._end = 0

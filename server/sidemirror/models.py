@@ -80,7 +80,9 @@ class TurnCompleteEvent(_Event):
     """Emitted once per turn, when it closes."""
 
     type: Literal["turn_complete"] = "turn_complete"
-    turn: int
+    # 1-based; null when the session's start was not read (a huge transcript is read from
+    # near its end, so the turns before are not counted: sources/claude_sync.py).
+    turn: int | None
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
@@ -205,10 +207,13 @@ class SnapshotMessage(_Control):
 
     type: Literal["snapshot"] = "snapshot"
     items: list[SessionItem]
-    total: int
+    total: int  # items the server holds for the session
     cursor: str | None
     epoch: str
     session: str
+    # Bytes of the transcript before the first item held (0 unless a huge transcript was read
+    # from near its end): earlier history exists that `total` does not count.
+    skipped_bytes: int = 0
 
 
 class ResetMessage(_Control):

@@ -99,6 +99,7 @@ def snapshot_json(store: Store, ws: Workspace, log: SessionLog, limit: int) -> s
             "session": log.session_id,
             "cursor": log.cursor,
             "total": total,
+            "skipped_bytes": log.skipped_bytes,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -117,9 +118,9 @@ async def full_item(request: web.Request) -> web.Response:
         if not item_id.startswith(log.epoch + "."):
             continue
         await state.store.load(log)
-        seq = log.parse_id(item_id)
-        if seq:
-            return web.json_response(full_dict(log.items[seq - 1]))
+        item = log.item(item_id)
+        if item is not None:
+            return web.json_response(full_dict(item))
     raise web.HTTPNotFound(text=f"unknown item {item_id!r} in workspace {ws.id}")
 
 

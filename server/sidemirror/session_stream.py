@@ -46,7 +46,7 @@ class _Stream:
         self.resp = resp
         self.log = log
         self.limit = limit
-        self.sent = 0  # seq of the last item this client has
+        self.sent = 0  # how many of the log's items this client has (an index, not a seq)
 
     async def hello(self) -> None:
         hello = {
@@ -73,6 +73,7 @@ class _Stream:
                 "cursor": cursor,
                 "epoch": log.epoch,
                 "session": log.session_id,
+                "skipped_bytes": log.skipped_bytes,
             }
         )
         self.sent = total
@@ -92,7 +93,7 @@ class _Stream:
         await self.resp.send(_dumps(data), event="session_status")
 
     async def send_new_items(self, upto: int | None = None) -> None:
-        """Send every item after `sent` (up to seq `upto`; duplicates are skipped)."""
+        """Send every item after `sent` (up to `upto` items; duplicates are skipped)."""
         log, store = self.log, self.state.store
         stop = len(log.items) if upto is None else min(upto, len(log.items))
         while self.sent < stop:
@@ -133,7 +134,7 @@ async def session_stream(request: web.Request) -> web.StreamResponse:
         try:
             stream = _Stream(state, resp, log, limit)
             # Everything up to here is synchronous after subscribing: decide what to send first.
-            resume = log.parse_id(last_id) if last_id else None
+            resume = log.resume_point(last_id) if last_id else None
             snapshot: tuple[str, str | None] | None = None
             if resume is not None:
                 stream.sent = resume  # exact replay: send_new_items sends what follows it
@@ -169,9 +170,9 @@ async def _pump(stream: _Stream, sub: Subscriber, follow: bool, state: AppState)
         elif isinstance(message, EphemeralPublished):
             if message.session_id == log.session_id:
                 item = message.item
-                await stream.send_new_items(upto=item.seq)  # the stored items it follows
+                await stream.send_new_items(upto=message.stored)  # the stored items it follows
                 # If items stored after it already went out, its complete item did too: stale.
-                if stream.sent == item.seq:
+                if stream.sent == message.stored:
                     await stream.resp.send(store.projector.to_json(item), event=item.type)
         elif isinstance(message, LogReset):
             if message.session_id == log.session_id:

@@ -1,8 +1,11 @@
 """Workspaces, sessions and their ordered item logs (sources rebuild them on every start).
 
-An item's id is `<epoch>.<seq>`: its 1-based position in the session's log under that log's epoch.
-Sources keep logs append-only and deterministic (a transcript parsed again yields the same items
-in the same order; ingested data is replayed from its persisted log), so ids survive restarts.
+An item's id is `<epoch>.<seq>`: its position in the session's source under that log's epoch.
+Seqs increase along the log. Ingested logs number their items 1, 2, 3…; a transcript numbers
+them from byte positions in its file (sources/claude_positions.py), so a tail can be parsed
+without what precedes it. Sources keep logs append-only and deterministic (a transcript parsed
+again yields the same items at the same positions; ingested data is replayed from its persisted
+log), so ids survive restarts.
 """
 
 from __future__ import annotations
@@ -53,18 +56,30 @@ class SessionLog:
     loader: Callable[[SessionLog], Awaitable[None]] | None = None
     # The load in progress: every reader awaits it, not only the first (see Store.load).
     loading: asyncio.Future[None] | None = None
+    # Bytes of the source before the first item held: a huge transcript is read from a point
+    # near its end, and what precedes that point is not parsed (sources/claude_sync.py).
+    skipped_bytes: int = 0
 
     @property
     def cursor(self) -> str | None:
-        return f"{self.epoch}.{len(self.items)}" if self.items else None
+        return f"{self.epoch}.{self.items.last_seq}" if self.items else None
 
-    def parse_id(self, item_id: str) -> int | None:
-        """The seq an id of this log names (0 for the log's start), else None."""
+    def resume_point(self, item_id: str) -> int | None:
+        """How many of this log's items the holder of `item_id` has, or None when the id names
+        no item held (another epoch, a malformed id, or one before the first item held).
+        `<epoch>.0` means "none yet" for a log held from its start."""
         epoch, dot, seq = item_id.rpartition(".")
         if not dot or epoch != self.epoch or not seq.isdigit():
             return None
         n = int(seq)
-        return n if n <= len(self.items) else None
+        if n == 0:
+            return 0 if self.skipped_bytes == 0 else None
+        index = self.items.index_of(n)
+        return None if index is None else index + 1
+
+    def item(self, item_id: str) -> SessionItem | None:
+        point = self.resume_point(item_id)
+        return self.items[point - 1] if point else None
 
 
 @dataclass(eq=False)
@@ -162,7 +177,10 @@ class Store:
     # --- the log ---
 
     def append(self, log: SessionLog, item: SessionItem) -> SessionItem:
-        seq = len(log.items) + 1
+        """Store and publish `item`. A source that numbers its items sets `item.seq`; otherwise
+        (or if it would not increase) the item takes the next seq after the last."""
+        last = log.items.last_seq
+        seq = item.seq if item.seq > last else last + 1
         item.seq = seq
         item.id = f"{log.epoch}.{seq}"
         log.items.append(item)
@@ -180,8 +198,8 @@ class Store:
         of the last stored item; snapshots and replays never contain it.
         """
         item.id = ""
-        item.seq = len(log.items)
-        message = EphemeralPublished(log.session_id, item)
+        item.seq = log.items.last_seq
+        message = EphemeralPublished(log.session_id, item, len(log.items))
         self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
         self.hub.publish(workspace_topic(log.workspace_id), message)
 
@@ -189,6 +207,7 @@ class Store:
         """The source's log stopped being append-only: start over under a new epoch."""
         log.epoch = epoch
         log.items.clear()
+        log.skipped_bytes = 0
         message = LogReset(log.session_id, epoch)
         self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
         self.hub.publish(workspace_topic(log.workspace_id), message)

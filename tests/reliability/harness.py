@@ -214,12 +214,16 @@ class Mirror:
     """An SSE client holding an exact copy of one session's log, resuming by its last id.
 
     It counts what a user would notice: items received twice (`duplicates`), a hole in the
-    sequence (`gaps`), items out of order, and protocol resets (`resets`).
+    sequence or an item out of order (`gaps`), and protocol resets (`resets`). Ingested logs
+    and activity number their items 1, 2, 3… (`dense`), so a hole shows at once; a transcript
+    numbers them by byte position, so there a hole shows as an item missing from the final
+    comparison with a fresh snapshot (`converged`), and `gaps` counts order breaks.
     """
 
     server: Server
     path: str  # /workspace/{id}/session/stream?session=...
     name: str = "client"
+    dense: bool = False
     items: list[dict[str, Any]] = field(default_factory=list)
     last_id: str | None = None
     duplicates: int = 0
@@ -267,9 +271,9 @@ class Mirror:
         if self.items:
             epoch, seq = seq_of(self.items[-1]["id"])
             new_epoch, new_seq = seq_of(fid)
-            if new_epoch != epoch or new_seq != seq + 1:
+            if new_epoch != epoch or new_seq <= seq or (self.dense and new_seq != seq + 1):
                 self.gaps += 1
-        elif seq_of(fid)[1] != 1:
+        elif self.dense and seq_of(fid)[1] != 1:
             self.gaps += 1
         self.items.append(payload)
         self.last_id = fid

@@ -19,10 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sidemirror.fanout import Hub
-from sidemirror.projection import Projector
-from sidemirror.sources.claude import ClaudeParser
-from sidemirror.store import Store
 
 from .harness import (
     AUTH,
@@ -38,6 +34,8 @@ from .harness import (
     until,
     wait_for,
 )
+from .oracle import clean_parse
+from .oracle import without_id as _no_id
 from .report import record
 
 CLIENTS = 5
@@ -47,23 +45,6 @@ INGEST_SESSION = "crash-ingest"
 
 def ws_id(directory: str) -> str:
     return hashlib.sha256(directory.encode()).hexdigest()[:12]
-
-
-def expected_items(path: Path) -> list[dict[str, Any]]:
-    """The projected items of a clean, single parse of the whole transcript (ids aside)."""
-    store = Store(Hub(), Projector())
-    ws = store.ensure_workspace("/x", "claude")
-    log = store.ensure_session(ws, "s", "claude", "e")
-    parser = ClaudeParser()
-    for line in path.read_bytes().splitlines():
-        if line.strip():
-            for item in parser.feed(json.loads(line)):
-                store.append(log, item)
-    return [_no_id(json.loads(w)) for w in store.iter_wire(log, 0)]
-
-
-def _no_id(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in item.items() if k != "id"}
 
 
 async def _writer(path: Path, data: bytes, rng: random.Random, duration: float) -> None:
@@ -147,7 +128,7 @@ def _fresh_items(server: Server, kind: str) -> list[dict[str, Any]]:
 
 async def _read_activity(server: Server) -> list[dict[str, Any]]:
     """A fresh cursor-less activity stream: the ring replay (read until it goes quiet)."""
-    m = Mirror(server, f"/activity/stream?workspace={ws_id(WS_DIR)}", "fresh")
+    m = Mirror(server, f"/activity/stream?workspace={ws_id(WS_DIR)}", "fresh", dense=True)
     stop = asyncio.Event()
     task = asyncio.create_task(m.run(stop))
     last, quiet_since = -1, time.monotonic()
@@ -198,13 +179,19 @@ async def crash_run(tmp: Path, *, kills: int, duration: float, seed: int,
                     f"/workspace/{ws_id(WS_DIR)}/session/stream?session="
                     f"{INGEST_SESSION}&limit=10000",
                     f"ingest-{n}",
+                    dense=True,
                 )  # fmt: skip
                 for n in range(CLIENTS)
             ],
         }
         if with_activity:
             groups["activity"] = [
-                Mirror(server, f"/activity/stream?workspace={ws_id(WS_DIR)}", f"activity-{n}")
+                Mirror(
+                    server,
+                    f"/activity/stream?workspace={ws_id(WS_DIR)}",
+                    f"activity-{n}",
+                    dense=True,
+                )
                 for n in range(CLIENTS)
             ]
         tasks = [asyncio.create_task(m.run(stop)) for ms in groups.values() for m in ms]
@@ -224,7 +211,7 @@ async def crash_run(tmp: Path, *, kills: int, duration: float, seed: int,
             await asyncio.sleep(rng.uniform(0.0, 0.3))
             await asyncio.to_thread(server.start)
         resent = await asyncio.wait_for(asyncio.gather(*work), duration * 4 + 60)
-        want_claude = expected_items(transcript)
+        want_claude = clean_parse(transcript)
         # Settle: the snapshot holds the whole transcript, and every client holds the snapshot.
         fresh: dict[str, list[dict[str, Any]]] = {}
 

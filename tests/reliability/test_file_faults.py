@@ -16,11 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sidemirror.fanout import Hub
-from sidemirror.projection import Projector
-from sidemirror.sources.claude import ClaudeParser
-from sidemirror.sources.tailer import MAX_LINE_BYTES, decode_line
-from sidemirror.store import Store
 
 from .harness import (
     MID_SESSION,
@@ -32,8 +27,10 @@ from .harness import (
     until,
     wait_for,
 )
+from .oracle import clean_parse
+from .oracle import without_id as _no_id
 from .report import record
-from .test_crash_restart import _no_id, ws_id
+from .test_crash_restart import ws_id
 
 SPLIT = 20  # the transcript starts with this many lines; the rest is appended after the fault
 PAUSE = 0.7  # longer than the watcher's 400 ms debounce: each step is seen on its own
@@ -192,7 +189,7 @@ async def run_fault(tmp: Path, name: str) -> dict[str, Any]:
         t0 = time.monotonic()
         min_errors = await FAULTS[name](Ctx(server, project, path))
         # The oracle: a clean parse of the file as it now is (good lines only).
-        want = await asyncio.to_thread(oracle_items, path)
+        want = await asyncio.to_thread(clean_parse, path)
 
         async def recovered() -> bool:
             nonlocal fresh
@@ -230,20 +227,6 @@ async def run_fault(tmp: Path, name: str) -> dict[str, Any]:
     assert mirror.duplicates == 0 and mirror.gaps == 0, result
     assert not unexpected_tracebacks(server.stderr()), server.stderr()[-3000:]
     return result
-
-
-def oracle_items(path: Path) -> list[dict[str, Any]]:
-    store = Store(Hub(), Projector())
-    log = store.ensure_session(store.ensure_workspace("/x", "claude"), "s", "claude", "e")
-    parser = ClaudeParser()
-    for line in path.read_bytes().split(b"\n"):
-        if len(line) > MAX_LINE_BYTES:
-            continue
-        ok, value = decode_line(line)
-        if ok and value is not None:
-            for item in parser.feed(value):
-                store.append(log, item)
-    return [_no_id(json.loads(w)) for w in store.iter_wire(log, 0)]
 
 
 async def _true(value: bool) -> bool:

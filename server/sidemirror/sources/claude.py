@@ -35,13 +35,13 @@ from .claude_subagents import SubagentLinker
 from .claude_tools import (
     TASK_TOOLS,
     flatten_content,
-    has_tool_result,
     one_line,
     slash_command,
     strip_tags,
     thinking_item,
     tool_call_item,
     tool_result_item,
+    user_kind,
 )
 from .claude_turns import TurnTracker, ms_between, usage_from
 from .coerce import as_text as _text
@@ -55,8 +55,9 @@ TITLE_CHARS = 80
 class ClaudeParser:
     """The state one session's parse needs: open turn, tool calls, sub-agent links, metadata."""
 
-    def __init__(self) -> None:
-        self.turns = TurnTracker()
+    def __init__(self, *, from_start: bool = True) -> None:
+        # False when the parse starts at a sync point (claude_sync.py): turns are not counted.
+        self.turns = TurnTracker(counted=from_start)
         self.title: str | None = None
         self.first_prompt: str | None = None
         self.cwd: str | None = None
@@ -132,27 +133,25 @@ class ClaudeParser:
         )
 
     def _user(self, record: dict[str, Any], parent: str | None) -> list[SessionItem]:
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
         ts = _text(record.get("timestamp"))
-        if isinstance(content, list) and has_tool_result(content):
+        kind, text = user_kind(record)
+        if kind == "tool_results":
+            content = record["message"]["content"]
             return self._tool_results(record, content, parent)
-        if record.get("isMeta") is True:
-            return []  # injected context (slash-command bodies, caveats), not typed by the user
-        text = flatten_content(content)
-        if record.get("isCompactSummary") is True:
+        if kind == "meta":
+            return []
+        if kind == "compact":
             return [self._system_item(record, parent, "compact", text)]
         if parent is not None:
             return [UserEvent(ts=ts, parent_tool_use_id=parent, content=redact_text(text))]
-        stripped = text.lstrip()
-        if stripped.startswith("[Request interrupted by user"):
+        if kind == "interrupted":
             items: list[SessionItem] = [self._system_item(record, None, "interrupted", text)]
             if self.turns.current is not None:
                 self.turns.current.interrupted = True
                 self.turns.current.last_ts = ts or self.turns.current.last_ts
             closed = self.turns.close_by_prompt()
             return items + ([closed] if closed else [])
-        if stripped.startswith(("<local-command-", "<bash-")):
+        if kind == "local_command":
             return [self._system_item(record, None, "local_command", strip_tags(text))]
         if "<command-name>" in text:
             text = slash_command(text)

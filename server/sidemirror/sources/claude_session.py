@@ -2,6 +2,9 @@
 
 Reading and parsing run in a worker thread (a first load may parse megabytes); store writes run
 on the event loop. A per-session lock keeps the parser and tailers single-owner throughout.
+A transcript too big to parse quickly is read from a sync point near its end (claude_sync.py);
+item seqs come from byte positions (claude_positions.py), so they do not depend on where a parse
+started.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from pathlib import Path
 from ..models import SessionItem
 from ..store import SessionLog, Store
 from .claude import MAIN, ClaudeParser
+from .claude_positions import SLOTS, Positions
+from .claude_sync import find_sync_point, first_record_at_or_after
 from .merge_journal import Entry, MergeJournal
 from .merge_order import merged
 from .tailer import JsonlTailer, TailBatch
@@ -45,14 +50,28 @@ class ClaudeSession:
         self.agents: dict[str, Path] = {}
         self.lock = asyncio.Lock()
         self.loaded = False
-        self._fresh()
+        self._fresh({}, 0)
 
-    def _fresh(self) -> None:
-        self.parser = ClaudeParser()
-        self.tailers: dict[str, JsonlTailer] = {MAIN: JsonlTailer(self.main)}
+    def _fresh(self, starts: dict[str, int], keep_from: int) -> None:
+        """A parser and tailers for a parse starting at `starts` (file key -> byte offset) that
+        keeps the items from main-file offset `keep_from` on (claude_sync.py)."""
+        self.starts = starts
+        self.keep_after = keep_from * SLOTS  # seqs up to this are the warm-up's
+        self.parser = ClaudeParser(from_start=not starts.get(MAIN))
+        self.positions = Positions()
+        self.tailers: dict[str, JsonlTailer] = {
+            MAIN: JsonlTailer(self.main, offset=starts.get(MAIN, 0))
+        }
         for key, path in self.agents.items():
-            self.tailers[key] = JsonlTailer(path)
+            self.tailers[key] = JsonlTailer(path, offset=starts.get(key, 0))
         self.journal = MergeJournal(None, "")
+
+    def _feed(self, key: str, end: int, record: object) -> list[SessionItem]:
+        items = self.parser.feed(record, key)
+        self.positions.number(key, end, items)
+        if items and items[0].seq <= self.keep_after:
+            return [item for item in items if item.seq > self.keep_after]
+        return items
 
     def add_agent(self, agent_id: str, path: Path) -> bool:
         if agent_id in self.agents or not agent_id:
@@ -76,6 +95,7 @@ class ClaudeSession:
         """Replay the journal if it still matches the files, else rebuild under a new epoch."""
         journal = MergeJournal.read(self.journal_path)
         if journal is not None:
+            self._fresh(journal.starts, journal.keep_from)
             replayed = self._replay(journal)
             if replayed is not None:
                 items, errors = replayed
@@ -83,17 +103,40 @@ class ClaudeSession:
                 journal.append(entries)
                 self.journal = journal
                 return journal.epoch, items + more, errors + more_errors
-            self._fresh()
+        return self._build_fresh()
+
+    def _build_fresh(self) -> tuple[str, list[SessionItem], int]:
+        """Parse under a new epoch: from byte 0, or a huge transcript from near its end."""
+        self._fresh(*self._tail_starts())
         self.journal = MergeJournal(self.journal_path, new_epoch(self.main))
+        self.journal.starts = dict(self.starts)
+        self.journal.keep_from = self.keep_after // SLOTS
         items, errors, entries = self._catch_up()
         self.journal.entries = entries
         self.journal.rewrite()
         return self.journal.epoch, items, errors
 
+    def _tail_starts(self) -> tuple[dict[str, int], int]:
+        """Where each file's parse starts and where kept items start: ({}, 0) (everything from
+        byte 0) unless the transcript is huge."""
+        try:
+            size = os.stat(self.main).st_size
+        except OSError:
+            return {}, 0
+        point = find_sync_point(self.main, 0, size)
+        if point is None:
+            return {}, 0
+        # Sub-agent lines go in time order against the main file's: those older than the
+        # warm-up's prompt belong to turns before it.
+        starts = {MAIN: point.warmup}
+        for key, path in self.agents.items():
+            starts[key] = first_record_at_or_after(path, point.warmup_timestamp)
+        return starts, point.offset
+
     def _replay(self, journal: MergeJournal) -> tuple[list[SessionItem], int] | None:
         items: list[SessionItem] = []
         errors = 0
-        feed = self.parser.feed
+        feed = self._feed
         for entry in journal.entries:
             tailer = self.tailers.get(entry.key)
             if tailer is None:
@@ -105,8 +148,8 @@ class ClaudeSession:
             if st.st_ino != entry.inode or st.st_size < entry.end or entry.end < tailer.offset:
                 return None
             batch = TailBatch(offset=tailer.offset)
-            for _end, record in tailer.stream(batch, entry.end, self._chunk_bytes()):
-                items += feed(record, entry.key)
+            for end, record in tailer.stream(batch, entry.end, self._chunk_bytes()):
+                items += feed(entry.key, end, record)
             if batch.reset or batch.offset != entry.end:
                 return None  # what was parsed is dropped with this parser (a rebuild follows)
             errors += batch.errors
@@ -125,7 +168,7 @@ class ClaudeSession:
         items: list[SessionItem] = []
         entries: list[Entry] = []
         before = self.parser.errors
-        feed = self.parser.feed
+        feed = self._feed
         last: dict[str, int] = {}
         run_key: str | None = None
         run_end = 0
@@ -136,7 +179,7 @@ class ClaudeSession:
                     last[run_key] = run_end
                 run_key = key
             run_end = end
-            items += feed(record, key)
+            items += feed(key, end, record)
         if run_key is not None:
             entries.append(Entry(run_key, run_end, self._inode(run_key)))
             last[run_key] = run_end
@@ -174,8 +217,8 @@ class ClaudeSession:
     def _apply(self, key: str, batch: TailBatch) -> bool:
         before = self.parser.errors
         items: list[SessionItem] = []
-        for _end, record in batch.records:
-            items += self.parser.feed(record, key)
+        for end, record in batch.records:
+            items += self._feed(key, end, record)
         if batch.records or batch.errors:
             # Journal first, publish second: a crash in between replays what clients saw.
             self.journal.append([Entry(key, batch.offset, self._inode(key))])
@@ -183,22 +226,22 @@ class ClaudeSession:
         return bool(items)
 
     async def _rebuild(self) -> None:
-        """A file stopped being append-only: start over from byte 0 under a new epoch."""
-        self._fresh()
-        self.journal = MergeJournal(self.journal_path, new_epoch(self.main))
-        items, errors, entries = await asyncio.to_thread(self._catch_up)
-        self.journal.entries = entries
-        self.journal.rewrite()
-        self.store.reset(self.log, self.journal.epoch)
+        """A file stopped being append-only: start over under a new epoch."""
+        epoch, items, errors = await asyncio.to_thread(self._build_fresh)
+        self.store.reset(self.log, epoch)
         self._publish(items, errors)
 
     def _publish(self, items: list[SessionItem], errors: int) -> None:
         parser = self.parser
+        skipped = self.keep_after // SLOTS
+        self.log.skipped_bytes = skipped
+        # A parse from a sync point saw neither the first prompt nor the start time: the
+        # indexed ones (read from the file's head) stay.
         self.store.publish_parsed(
             self.log,
             items,
             errors,
-            title=parser.title or parser.first_prompt,
-            started_at=parser.started_at,
+            title=parser.title or (None if skipped else parser.first_prompt),
+            started_at=None if skipped else parser.started_at,
             branch=parser.git_branch,
         )

@@ -32,7 +32,11 @@ class SubagentLinker:
             self._task_prompts[tool_id] = prompt
 
     def task_finished(self, tool_id: str) -> None:
+        # A sub-agent's first prompt comes before its Task's result, so a finished Task's
+        # prompt can only claim a later thread by mistake (a later Task asked the same thing).
+        # Dropping it also keeps a parse from a sync point in step (claude_sync.py).
         self._open_tasks.discard(tool_id)
+        self._task_prompts.pop(tool_id, None)
 
     def route(self, record: dict[str, Any], origin: str) -> str | None:
         """The Task a sub-agent record belongs to, or None after holding it until one is known."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal
 
 from ..models import (
     ErrorEvent,
@@ -157,6 +157,29 @@ def has_tool_result(content: Any) -> bool:
     return isinstance(content, list) and any(
         isinstance(b, dict) and b.get("type") == "tool_result" for b in content
     )
+
+
+UserKind = Literal["tool_results", "meta", "compact", "interrupted", "local_command", "prompt"]
+
+
+def user_kind(record: dict[str, Any]) -> tuple[UserKind, str]:
+    """What a `user` line is, and its flattened text (empty for tool results). Only `prompt`
+    opens a turn; the parser and the sync-point scan (claude_sync.py) both decide by this."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list) and has_tool_result(content):
+        return "tool_results", ""
+    if record.get("isMeta") is True:
+        return "meta", ""  # injected context (slash-command bodies, caveats), not typed
+    text = flatten_content(content)
+    if record.get("isCompactSummary") is True:
+        return "compact", text
+    stripped = text.lstrip()
+    if stripped.startswith("[Request interrupted by user"):
+        return "interrupted", text
+    if stripped.startswith(("<local-command-", "<bash-")):
+        return "local_command", text
+    return "prompt", text
 
 
 def strip_tags(text: str) -> str:

@@ -76,7 +76,7 @@ def ms_between(start: str | None, end: str | None) -> int | None:
 
 @dataclass
 class Turn:
-    number: int
+    number: int | None
     started: str | None
     usage: dict[tuple[str, str | None], tuple[str | None, Usage]] = field(default_factory=dict)
     model: str | None = None
@@ -91,12 +91,14 @@ class Turn:
 class TurnTracker:
     """At most one open turn; `close` returns its `turn_complete` (None if none is open)."""
 
-    def __init__(self) -> None:
-        self.count = 0
+    def __init__(self, *, counted: bool = True) -> None:
+        # Turns are numbered only when the parse starts at the session's start.
+        self.count: int | None = 0 if counted else None
         self.current: Turn | None = None
 
     def open(self, ts: str | None) -> None:
-        self.count += 1
+        if self.count is not None:
+            self.count += 1
         self.current = Turn(self.count, ts, last_ts=ts)
 
     def add_usage(

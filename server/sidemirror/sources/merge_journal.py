@@ -32,6 +32,11 @@ class MergeJournal:
     path: Path | None
     epoch: str
     entries: list[Entry] = field(default_factory=list)
+    # Where the parse starts in each file: 0, except for a huge transcript read from near its
+    # end (claude_sync.py) and its sub-agent files placed against it; items from before
+    # `keep_from` (the sync point) are the warm-up's and are dropped.
+    starts: dict[str, int] = field(default_factory=dict)
+    keep_from: int = 0
     _broken: bool = False
 
     @classmethod
@@ -44,21 +49,26 @@ class MergeJournal:
             header = json.loads(lines[0])
             if not isinstance(header, dict) or header.get("v") != FORMAT:
                 return None
+            starts = header.get("starts", {})
             journal = cls(path, str(header["epoch"]))
+            journal.starts = {str(key): int(offset) for key, offset in starts.items()}
+            journal.keep_from = int(header.get("keep_from", 0))
             for raw in lines[1:]:
                 if not raw.strip():
                     continue
                 key, end, inode = json.loads(raw)
                 journal.entries.append(Entry(str(key), int(end), int(inode)))
             return journal
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None
 
     def rewrite(self) -> None:
         """Write the whole journal (after a rebuild), atomically: a torn journal is no journal."""
         if self.path is None:
             return
-        body = json.dumps({"v": FORMAT, "epoch": self.epoch}) + "\n"
+        header = {"v": FORMAT, "epoch": self.epoch}
+        header |= {"starts": self.starts, "keep_from": self.keep_from} if self.starts else {}
+        body = json.dumps(header) + "\n"
         body += "".join(_line(e) for e in self.entries)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
