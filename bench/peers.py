@@ -31,6 +31,7 @@ import aiohttp
 
 BENCH = Path(__file__).resolve().parent.parent / ".bench"
 TOKEN = "bench-token-0123456789abcdef0123456789abcdef"
+OURS_PYTHONPATH = "BENCH_OURS_PYTHONPATH"  # e.g. a copy of server/ at another revision
 
 
 def free_port() -> int:
@@ -141,7 +142,10 @@ def ours_argv(home: Path, port: int) -> list[str]:
 @contextlib.contextmanager
 def start_ours(home: Path) -> Iterator[Running]:
     port = free_port()
-    proc, log = _spawn("sidemirror", ours_argv(home, port), home, {"SIDEMIRROR_TOKEN": TOKEN})
+    env = {"SIDEMIRROR_TOKEN": TOKEN}
+    if os.environ.get(OURS_PYTHONPATH):  # A/B runs: another copy of server/ (same venv)
+        env["PYTHONPATH"] = os.environ[OURS_PYTHONPATH]
+    proc, log = _spawn("sidemirror", ours_argv(home, port), home, env)
     try:
         yield Running("sidemirror", proc, port, home, log)
     finally:

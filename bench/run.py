@@ -125,6 +125,8 @@ async def latency(name: str, start: Starter, root: Path, args: argparse.Namespac
                     if n in watcher.seen.first
                 ]
                 out[phase] = client.summary_ms(lat, len(app.sent))
+                # Steady-rate figures move with the machine's load (a shared VM): say what it was.
+                out[phase]["loadavg_1m"] = round(os.getloadavg()[0], 2)
                 log(f"  {name} {phase}: {out[phase]}")
                 first += args.appends
                 await asyncio.sleep(1.0)
@@ -285,6 +287,7 @@ async def snapshot(root: Path, mb: int, args: argparse.Namespace) -> dict:
                 out["warm_snapshot_ms"] = min(times[1:])
                 out["items_total"] = body.get("total")
                 out["items_returned"] = len(body.get("items", []))
+                out["skipped_bytes"] = body.get("skipped_bytes")  # read from a sync point
                 out["peak_rss_mb"] = round(rss.peak / 2**20, 1)
                 out["rss_after_mb"] = round(rss.rss() / 2**20, 1)
         except (TimeoutError, RuntimeError, aiohttp.ClientError) as exc:
@@ -417,6 +420,9 @@ def fmt(x: Any, unit: str = "") -> str:
     return f"{x}{unit}"
 
 
+PHASES = (("steady_5_per_s", "append→event @5/s"), ("burst_100_per_s", "append→event @100/s bursts"))
+
+
 def table(res: dict) -> str:
     lat = res.get("latency", {})
     peer_names = [p for p in ("vibedeck", "claude-code-log") if p in lat]
@@ -426,10 +432,7 @@ def table(res: dict) -> str:
     sep = "|" + "---|" * (2 + 2 * len(peer_names))
     rows = [head, sep]
     ours = lat.get("sidemirror", {})
-    for phase, label in (
-        ("steady_5_per_s", "append→event @5/s"),
-        ("burst_100_per_s", "append→event @100/s bursts"),
-    ):
+    for phase, label in PHASES:
         for q in ("p50_ms", "p90_ms", "p99_ms"):
             o = ours.get(phase, {}).get(q)
             cells = [f"{label} {q[:3]}", fmt(o, " ms")]
@@ -445,6 +448,11 @@ def table(res: dict) -> str:
     for p in peer_names:
         v = lat[p].get("peak_rss_mb")
         cells += [fmt(v, " MB"), ratio(v, ours.get("peak_rss_mb"))]
+    rows.append("| " + " | ".join(cells) + " |")
+    cells = ["load average (1 min) after the steady / burst phases"]
+    for who in [ours, *(lat[p] for p in peer_names)]:
+        loads = [fmt(who.get(phase, {}).get("loadavg_1m")) for phase, _ in PHASES]
+        cells += [" / ".join(loads)] + ([""] if who is not ours else [])
     rows.append("| " + " | ".join(cells) + " |")
     blank = [""] * (2 * len(peer_names))
 

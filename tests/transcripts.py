@@ -6,6 +6,9 @@ tests compare what the server serves against the plain meaning of the file.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from sidemirror.models import SessionItem
 from sidemirror.sources.claude import MAIN, ClaudeParser
 from sidemirror.sources.tailer import MAX_LINE_BYTES, decode_line
@@ -30,3 +33,27 @@ def positional_parse(data: bytes, start: int = 0) -> list[SessionItem]:
                 item.seq = end * SLOTS + n
                 items.append(item)
     return items
+
+
+_UUID = re.compile(rb'"([0-9a-f]{8})(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"')
+_IDS = re.compile(rb'"(toolu_|msg_|req_)')
+
+
+def rerun(data: bytes, n: int, keep: str) -> bytes:
+    """A session's lines as its n-th run would write them: new tool, message and record ids
+    (an id seen twice would mean the same call to the parser); the uuid `keep` (the session
+    id: one growing transcript) stays."""
+    tag = f"{n:04x}".encode()
+    data = _IDS.sub(rb'"\1' + tag, data)
+    return _UUID.sub(lambda m: m.group(0) if m.group(0)[1:-1].decode() == keep else
+                     b'"' + tag + m.group(1)[4:] + m.group(2) + b'"', data)  # fmt: skip
+
+
+def write_long_session(path: Path, session: Path, size: int) -> None:
+    """`path`: the real transcript `session` run again and again until it has `size` bytes."""
+    base = session.read_bytes()
+    with open(path, "wb") as fh:
+        n = 0
+        while fh.tell() < size:
+            fh.write(base if n == 0 else rerun(base, n, session.stem))
+            n += 1

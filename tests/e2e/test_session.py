@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import re
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import ConsoleMessage, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from support import (
+    FIXTURES,
     SAMPLE_SESSION,
     Extension,
     Server,
@@ -18,6 +20,8 @@ from support import (
     transcript,
     wait_until,
 )
+
+from tests.transcripts import write_long_session
 
 
 def open_session(ext: Extension, server: Server) -> Page:
@@ -152,3 +156,41 @@ def test_server_restart_resumes_without_duplicates_or_gaps(
     append_exchange(transcript(claude_dir), "After restart", "Live again after restart.")
     expect(panel.get_by_text("Live again after restart.")).to_be_visible(timeout=10_000)
     assert_matches_server(panel, server)
+
+
+def test_huge_transcript_opens_at_its_tail_and_says_what_was_not_loaded(
+    ext: Extension, server_factory: Any, tmp_path: Path
+) -> None:
+    """A 34 MB session (a real one run again and again): the server reads it from near its end,
+    and the panel shows the newest items, says what it did not load, and stays live."""
+    claude = tmp_path / "huge"
+    path = claude / "-path-to-Demo" / f"{SAMPLE_SESSION}.jsonl"
+    path.parent.mkdir(parents=True)
+    real = FIXTURES / "claude" / "sample-project" / f"{SAMPLE_SESSION}.jsonl"
+    write_long_session(path, real, 34 << 20)
+    server = server_factory(claude=claude)
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    feed = panel.locator(".feed")
+    expect(feed.locator("[data-type=tool_use]").first).to_be_visible(timeout=15_000)
+
+    shown = 500  # the panel's snapshot size (lib/session-stream.js)
+    snap = server.snapshot(sample_workspace(server), SAMPLE_SESSION, limit=shown)
+    assert 0 < snap["skipped_bytes"] < path.stat().st_size and snap["total"] > shown
+    not_shown = f"{snap['total'] - shown:,} earlier items not shown"
+    skipped_mb = snap["skipped_bytes"] / 1e6
+    expect(panel.locator(".earlier")).to_have_text(
+        re.compile(rf"^{not_shown} · {skipped_mb:.0f} MB of earlier transcript not loaded$")
+    )
+
+    def in_log_order() -> list[str]:
+        return sorted(rendered_ids(panel), key=lambda i: int(i.rsplit(".", 1)[1]))
+
+    wait_until(lambda: in_log_order() == [i["id"] for i in snap["items"]], timeout=10)
+    # Turns before the part read were not counted: the boundary says "Turn", not a guess.
+    expect(feed.locator("[data-type=turn_complete] .turn-label").last).to_have_text("Turn")
+
+    append_exchange(path, "Still live at 34 MB?", "Yes: appended and shown.")
+    expect(feed.locator("[data-type=assistant]", has_text="Yes: appended and shown.")).to_be_visible(
+        timeout=10_000
+    )

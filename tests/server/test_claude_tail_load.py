@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 from sidemirror.models import SessionItem
 from sidemirror.sources.claude_sync import TAIL_FROM_BYTES
 
-from tests.transcripts import SLOTS, positional_parse
+from tests.transcripts import SLOTS, positional_parse, rerun, write_long_session
 
 from .conftest import AUTH, ClientFactory, state_of
 from .sse import SSEReader
@@ -26,29 +25,11 @@ from .sse import SSEReader
 FIX = Path(__file__).parent.parent / "fixtures" / "claude" / "sample-project"
 SESSION = FIX / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 SID = SESSION.stem
-UUID = re.compile(rb'"([0-9a-f]{8})(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"')
-IDS = re.compile(rb'"(toolu_|msg_|req_)')
-
-
-def copy_number(data: bytes, n: int) -> bytes:
-    """The session as its n-th run would be written: new tool, message and record ids (the
-    session id stays: one growing transcript)."""
-    tag = f"{n:04x}".encode()
-    data = IDS.sub(rb'"\1' + tag, data)
-    return UUID.sub(lambda m: m.group(0) if m.group(0)[1:-1].decode() == SID else
-                    b'"' + tag + m.group(1)[4:] + m.group(2) + b'"', data)  # fmt: skip
-
-
 def write_big(projects: Path) -> Path:
     project = projects / "-path-to-Demo"
     project.mkdir(parents=True)
     path = project / SESSION.name
-    base = SESSION.read_bytes()
-    with open(path, "wb") as fh:
-        n = 0
-        while fh.tell() < TAIL_FROM_BYTES + (2 << 20):
-            fh.write(base if n == 0 else copy_number(base, n))
-            n += 1
+    write_long_session(path, SESSION, TAIL_FROM_BYTES + (2 << 20))
     return path
 
 
@@ -133,7 +114,7 @@ async def test_a_huge_transcript_reads_from_near_its_end_with_the_ids_of_a_whole
 
     # Growth: one more run of the session, appended while a client follows; its items carry
     # the ids a parse from byte 0 of the grown file gives.
-    more = copy_number(SESSION.read_bytes(), 9999)
+    more = rerun(SESSION.read_bytes(), 9999, SID)
     with open(path, "ab") as fh:
         fh.write(more)
     grown = [i for i in whole_parse(path) if i.seq > whole[-1].seq]

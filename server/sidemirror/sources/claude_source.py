@@ -249,7 +249,10 @@ class ClaudeSource:
         published = await session.on_change(key)
         if published or session.log.items:
             self.store.touch(session.log)
-            self._refresh_pid(self.store.workspaces.get(session.log.workspace_id))
+            # After the streams woken by this publish have written (they were scheduled first):
+            # a /proc scan, when the cache is stale, is milliseconds that no event should wait.
+            ws = self.store.workspaces.get(session.log.workspace_id)
+            asyncio.get_running_loop().call_soon(self._refresh_pid, ws)
 
     def _refresh_pid(self, ws: Workspace | None) -> None:
         # Runs on every growth: a workspace without a live agent (an agent this cannot see, or a
