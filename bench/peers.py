@@ -156,9 +156,11 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 async def ours_stream_url(run: Running, session_id: str) -> str:
-    async with aiohttp.ClientSession() as s:
-        async with s.get(run.base + "/api/workspaces", headers=AUTH) as r:
-            data = await r.json()
+    async with (
+        aiohttp.ClientSession() as s,
+        s.get(run.base + "/api/workspaces", headers=AUTH) as r,
+    ):
+        data = await r.json()
     ws = data["workspaces"][0]["id"]
     return f"{run.base}/workspace/{ws}/session/stream?session={session_id}"
 

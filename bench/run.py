@@ -26,6 +26,7 @@ import aiohttp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import client  # noqa: E402
+import floor  # noqa: E402
 import peers  # noqa: E402
 import pyspy as prof  # noqa: E402
 import rendered  # noqa: E402
@@ -420,7 +421,10 @@ def fmt(x: Any, unit: str = "") -> str:
     return f"{x}{unit}"
 
 
-PHASES = (("steady_5_per_s", "append→event @5/s"), ("burst_100_per_s", "append→event @100/s bursts"))
+PHASES = (
+    ("steady_5_per_s", "append→event @5/s"),
+    ("burst_100_per_s", "append→event @100/s bursts"),
+)
 
 
 def table(res: dict) -> str:
@@ -449,6 +453,12 @@ def table(res: dict) -> str:
         v = lat[p].get("peak_rss_mb")
         cells += [fmt(v, " MB"), ratio(v, ours.get("peak_rss_mb"))]
     rows.append("| " + " | ".join(cells) + " |")
+    wake = res.get("machine_floor")
+    if wake:
+        cells = ["machine floor: waking an idle process via a pipe, p50 / p90 (one of two hops)"]
+        cells += [f"{fmt(wake['p50_ms'])} / {fmt(wake['p90_ms'])} ms"]
+        cells += [""] * (2 * len(peer_names))
+        rows.append("| " + " | ".join(cells) + " |")
     cells = ["load average (1 min) after the steady / burst phases"]
     for who in [ours, *(lat[p] for p in peer_names)]:
         loads = [fmt(who.get(phase, {}).get("loadavg_1m")) for phase, _ in PHASES]
@@ -520,9 +530,11 @@ def table(res: dict) -> str:
                 f"fanout {tag}: missed / complete clients",
                 f"{fo.get('missed')} / {fo.get('complete_clients')}",
             )
+            server_cpu = fo.get("server_cpu_percent")
+            client_cpu = fo.get("bench_client_cpu_percent")
             row(
                 f"fanout {tag}: server CPU (bench client CPU)",
-                f"{fmt(fo.get('server_cpu_percent'))} % ({fmt(fo.get('bench_client_cpu_percent'))} %)",
+                f"{fmt(server_cpu)} % ({fmt(client_cpu)} %)",
             )
     return "\n".join(rows)
 
@@ -556,6 +568,8 @@ async def main(args: argparse.Namespace) -> None:
                     log(f"{name}: not installed, skipped")
                     continue
                 tools.append((name, starter))
+            res["machine_floor"] = floor.idle_wake()
+            log(f"machine floor, waking an idle process: {res['machine_floor']}")
             for name, starter in tools:
                 log(f"latency: {name}")
                 try:
