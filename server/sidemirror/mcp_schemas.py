@@ -124,7 +124,12 @@ class GetSessionOutput(BaseModel):
     state: str
     epoch: str
     cursor: str | None = Field(description="Id of the session's last item.")
-    total: int = Field(description="Items in the session.")
+    total: int = Field(description="Items the server holds for the session.")
+    skipped_bytes: int = Field(
+        0,
+        description="Bytes of a huge transcript before the first item held (not read); 0 "
+        "when the session is held from its start.",
+    )
     matched: int = Field(description="Items that pass the `types` filter.")
     items: list[SessionItem] = Field(description="Oldest first; long text truncated.")
 

@@ -116,6 +116,7 @@ async def get_session(app: web.Application, args: GetSessionInput) -> dict[str, 
         "epoch": log.epoch,
         "cursor": log.cursor,
         "total": len(log.items),
+        "skipped_bytes": log.skipped_bytes,
         "matched": matched,
         # Same projection as the SSE stream and snapshots: truncated text, full_length kept.
         "items": [store.projector.to_dict(item) for item in picked[-args.limit :]],

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from sidemirror.models import SessionItem
+from sidemirror.sources import claude_sync
 from sidemirror.sources.claude_sync import first_record_at_or_after, sync_points
 
 from tests.transcripts import SLOTS, positional_parse
@@ -114,3 +115,26 @@ def test_sub_agent_files_are_placed_by_time(tmp_path: Path) -> None:
     assert first_record_at_or_after(agent, "2026-01-01T00:00:02Z") == len(lines[0])
     assert first_record_at_or_after(agent, "2026-01-01T00:00:00Z") == 0
     assert first_record_at_or_after(agent, "2026-01-01T00:00:07Z") == len(b"".join(lines))
+
+
+def test_the_window_grows_until_it_holds_two_prompts_then_gives_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(claude_sync, "TAIL_FROM_BYTES", 2_000)
+    monkeypatch.setattr(claude_sync, "TAIL_WINDOW_BYTES", 500)
+    monkeypatch.setattr(claude_sync, "TAIL_MAX_WINDOW_BYTES", 4_000)
+    filler = TOOL_RESULT * (3_000 // len(TOOL_RESULT))
+    path = tmp_path / "t.jsonl"
+    # Small files are parsed whole.
+    path.write_bytes(PROMPT + PROMPT)
+    assert claude_sync.find_sync_point(path, path.stat().st_size) is None
+    # Two prompts ~3 kB before the end: found once the window has doubled enough.
+    path.write_bytes(filler + PROMPT + PROMPT + filler)
+    point = claude_sync.find_sync_point(path, path.stat().st_size)
+    assert point is not None and (point.warmup, point.offset) == (
+        len(filler),
+        len(filler) + len(PROMPT),
+    )
+    # Only one prompt within the largest window: no sync point (the file is parsed whole).
+    path.write_bytes(PROMPT + filler + PROMPT + filler)
+    assert claude_sync.find_sync_point(path, path.stat().st_size) is None

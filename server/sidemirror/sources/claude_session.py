@@ -56,6 +56,7 @@ class ClaudeSession:
         """A parser and tailers for a parse starting at `starts` (file key -> byte offset) that
         keeps the items from main-file offset `keep_from` on (claude_sync.py)."""
         self.starts = starts
+        self.keep_from = keep_from
         self.keep_after = keep_from * SLOTS  # seqs up to this are the warm-up's
         self.parser = ClaudeParser(from_start=not starts.get(MAIN))
         self.positions = Positions()
@@ -110,7 +111,7 @@ class ClaudeSession:
         self._fresh(*self._tail_starts())
         self.journal = MergeJournal(self.journal_path, new_epoch(self.main))
         self.journal.starts = dict(self.starts)
-        self.journal.keep_from = self.keep_after // SLOTS
+        self.journal.keep_from = self.keep_from
         items, errors, entries = self._catch_up()
         self.journal.entries = entries
         self.journal.rewrite()
@@ -123,7 +124,7 @@ class ClaudeSession:
             size = os.stat(self.main).st_size
         except OSError:
             return {}, 0
-        point = find_sync_point(self.main, 0, size)
+        point = find_sync_point(self.main, size)
         if point is None:
             return {}, 0
         # Sub-agent lines go in time order against the main file's: those older than the
@@ -233,7 +234,7 @@ class ClaudeSession:
 
     def _publish(self, items: list[SessionItem], errors: int) -> None:
         parser = self.parser
-        skipped = self.keep_after // SLOTS
+        skipped = self.keep_from
         self.log.skipped_bytes = skipped
         # A parse from a sync point saw neither the first prompt nor the start time: the
         # indexed ones (read from the file's head) stay.
