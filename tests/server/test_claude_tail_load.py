@@ -14,8 +14,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+from sidemirror.fanout import Hub
 from sidemirror.models import SessionItem
-from sidemirror.sources.claude_sync import TAIL_FROM_BYTES
+from sidemirror.projection import Projector
+from sidemirror.sources import claude_sync
+from sidemirror.sources.claude_source import ClaudeSource
+from sidemirror.sources.claude_sync import TAIL_FROM_BYTES, sync_points
+from sidemirror.store import Store
 
 from tests.transcripts import SLOTS, positional_parse, rerun, write_long_session
 
@@ -141,3 +147,58 @@ async def test_a_huge_transcript_reads_from_near_its_end_with_the_ids_of_a_whole
     assert fresh["epoch"] != snap["epoch"]
     assert [i["seq"] for i in fresh["items"]] == [i.seq for i in (kept + grown)[-200:]]
     await client.close()
+
+
+AGENTS = Path(__file__).parent.parent / "fixtures" / "claude" / "incremental-subagents"
+AGENT_SID = "e9fb405b-169f-40eb-9396-7e75076f045d"
+
+
+async def load_items(root: Path) -> tuple[list[dict[str, Any]], int]:
+    store = Store(Hub(), Projector())
+    source = ClaudeSource(store, [root / "projects"], root / "data")
+    await source.start()
+    try:
+        await asyncio.wait_for(source.ready.wait(), 10)
+        (log,) = [s for ws in store.workspaces.values() for s in ws.sessions.values()]
+        await store.load(log)
+        items = [json.loads(w) for w in store.iter_wire(log, 0)]
+        return items, log.skipped_bytes
+    finally:
+        await source.stop()
+
+
+async def test_sub_agent_files_merge_the_same_from_a_sync_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session with a sub-agent file, read from a sync point just before the turn that ran
+    the sub-agent: its items (linked to their Task) and ids equal those of a whole parse."""
+    project = tmp_path / "projects" / "-p"
+    (project / AGENT_SID / "subagents").mkdir(parents=True)
+    main = project / f"{AGENT_SID}.jsonl"
+    write_long_session(main, SESSION, 2 << 20)  # earlier runs: prompts to start from
+    earlier = main.stat().st_size
+    last_prompt = max(p.offset for p in sync_points(main.read_bytes()))
+    with open(main, "ab") as fh:
+        fh.write((AGENTS / "turn-2.jsonl").read_bytes())
+    shutil.copyfile(
+        AGENTS / "turn-2" / "subagents" / "agent-a485154.jsonl",
+        project / AGENT_SID / "subagents" / "agent-a485154.jsonl",
+    )
+    whole, skipped = await load_items(tmp_path)
+    assert skipped == 0
+    shutil.rmtree(tmp_path / "data")
+
+    size = main.stat().st_size
+    monkeypatch.setattr(claude_sync, "TAIL_FROM_BYTES", 1 << 20)
+    # The window starts on the newline before the earlier runs' last prompt: that prompt warms
+    # the parser up and the items are kept from the next one, turn-2's.
+    monkeypatch.setattr(claude_sync, "TAIL_WINDOW_BYTES", size - last_prompt + 1)
+    tail, skipped = await load_items(tmp_path)
+    (point,) = [p for p in sync_points(main.read_bytes()) if p.warmup == last_prompt]
+    assert skipped == point.offset > earlier  # turn-2's prompt
+    kept = [i for i in whole if i["seq"] > skipped * SLOTS]
+    assert [dump(i) for i in tail] == [dump(i) for i in kept]
+    linked = [i for i in tail if i.get("parent_tool_use_id")]
+    assert len(linked) > 20  # the sub-agent's items are there, under their Task
+    tasks = {i["tool_use_id"] for i in tail if i["type"] == "tool_use" and i["name"] == "Task"}
+    assert {i["parent_tool_use_id"] for i in linked} <= tasks
