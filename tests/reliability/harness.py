@@ -75,6 +75,7 @@ class Server:
             "--log-level", "warning", *self.args,
         ]  # fmt: skip
         if self.unprivileged:
+            _require_searchable_by_others(ROOT / "server", Path(sys.executable))
             cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
             for d in (self.tmp, self.claude):
                 d.mkdir(parents=True, exist_ok=True)
@@ -202,6 +203,19 @@ async def until(predicate: Any, timeout: float, step: float = 0.25) -> bool:
 
 def canon(item: dict[str, Any]) -> str:
     return json.dumps(item, sort_keys=True, ensure_ascii=False)
+
+
+def _require_searchable_by_others(*paths: Path) -> None:
+    """The unprivileged server runs as `nobody`: it must reach the code and the interpreter.
+    A checkout under a private directory (e.g. `mktemp -d`, mode 0700) fails with a riddle
+    ("No module named sidemirror"); say what is wrong instead."""
+    for path in paths:
+        for parent in path.parents:
+            if not parent.stat().st_mode & 0o001:
+                raise RuntimeError(
+                    f"{parent} is not searchable by other users, so the server started as "
+                    f"'nobody' for the permission test cannot reach {path}: chmod o+x {parent}"
+                )
 
 
 def seq_of(item_id: str) -> tuple[str, int]:
