@@ -35,7 +35,9 @@ class ItemLog:
         self._wire: deque[str | None] = deque()  # projected JSON of the recent items, lazily
         self._base = 0  # index of _recent[0]
         self._offsets = array("Q")  # spill-file offset of items [0, _base)
-        self._seqs = array("Q")  # seq of every item, in order (8 bytes an item, even spilled)
+        # Seq of every item, in order (8 bytes an item, spilled ones too); None while every seq
+        # is its index + 1, as in ingested logs, which then pay nothing for it.
+        self._seqs: array[int] | None = None
         self._fd: int | None = None
         self._end = 0  # spill-file size
 
@@ -61,13 +63,17 @@ class ItemLog:
 
     @property
     def last_seq(self) -> int:
+        if self._seqs is None:
+            return len(self)
         return self._seqs[-1] if self._seqs else 0
 
     def seq_at(self, index: int) -> int:
-        return self._seqs[index]
+        return index + 1 if self._seqs is None else self._seqs[index]
 
     def index_of(self, seq: int) -> int | None:
         """The index of the item numbered `seq`, or None when no item has it."""
+        if self._seqs is None:
+            return seq - 1 if 1 <= seq <= len(self) else None
         index = bisect_left(self._seqs, seq)
         return index if index < len(self._seqs) and self._seqs[index] == seq else None
 
@@ -77,9 +83,13 @@ class ItemLog:
         return [self[i] for i in range(start, len(self))]
 
     def append(self, item: SessionItem) -> None:
+        count = len(self)
         if item.seq <= self.last_seq:
             raise ValueError(f"seq {item.seq} after {self.last_seq}: seqs must increase")
-        self._seqs.append(item.seq)
+        if self._seqs is None and item.seq != count + 1:
+            self._seqs = array("Q", range(1, count + 1))
+        if self._seqs is not None:
+            self._seqs.append(item.seq)
         self._recent.append(item)
         self._wire.append(None)
         if self.spill_path is not None and len(self._recent) > self.window:
@@ -90,7 +100,7 @@ class ItemLog:
         self._wire.clear()
         self._base = 0
         self._offsets = array("Q")
-        self._seqs = array("Q")
+        self._seqs = None
         if self._fd is not None:
             os.ftruncate(self._fd, 0)
         self._end = 0
