@@ -202,3 +202,51 @@ async def test_sub_agent_files_merge_the_same_from_a_sync_point(
     assert len(linked) > 20  # the sub-agent's items are there, under their Task
     tasks = {i["tool_use_id"] for i in tail if i["type"] == "tool_use" and i["name"] == "Task"}
     assert {i["parent_tool_use_id"] for i in linked} <= tasks
+
+
+@pytest.mark.parametrize("grew", ["while the server was down", "while the server tailed it"])
+async def test_a_session_that_grew_huge_restarts_from_near_its_end_with_the_same_ids(
+    make_client: ClientFactory, tmp_path: Path, grew: str
+) -> None:
+    """Read when small (whole, journal from byte 0), then grown past 32 MB: the restart skips
+    ahead in its journal (or past its end) instead of replaying the whole file."""
+    projects = tmp_path / "projects"
+    project = projects / "-path-to-Demo"
+    project.mkdir(parents=True)
+    path = project / SESSION.name
+    shutil.copyfile(SESSION, path)
+    client = await make_client(claude_dirs=[projects])
+    await wait_listed(client)
+    small = await snapshot(client, limit="10000")
+    assert small["skipped_bytes"] == 0
+    if grew == "while the server was down":
+        await client.close()
+
+    grown = tmp_path / "grown.jsonl"
+    write_long_session(grown, SESSION, TAIL_FROM_BYTES + (2 << 20))
+    more = grown.read_bytes()[SESSION.stat().st_size :]
+    with open(path, "ab") as fh:  # the same session, run on: its file only grows
+        for start in range(0, len(more), 4 << 20):  # in pieces, journaled as they are read
+            fh.write(more[start : start + (4 << 20)])
+            fh.flush()
+            await asyncio.sleep(0.2)
+    if grew == "while the server tailed it":
+        last = whole_parse(path)[-1].seq
+        for _ in range(300):
+            if (await snapshot(client, limit="1"))["cursor"] == f"{small['epoch']}.{last}":
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the server never read the whole growth")
+        await client.close()
+    client = await make_client(claude_dirs=[projects])
+    await wait_listed(client)
+    after = await snapshot(client, limit="10000")
+    assert after["epoch"] == small["epoch"]  # resumable: the same log
+    skipped = after["skipped_bytes"]
+    assert SESSION.stat().st_size < skipped and path.stat().st_size - skipped < 8 << 20
+    kept = [i for i in whole_parse(path) if i.seq > skipped * SLOTS]
+    assert [i["seq"] for i in after["items"]] == [i.seq for i in kept]
+    expected = [json.loads(state_of(client).store.projector.to_json(i)) for i in kept]
+    assert [dump(i) for i in after["items"]] == [dump(i) for i in expected]
+    await client.close()

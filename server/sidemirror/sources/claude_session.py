@@ -96,6 +96,7 @@ class ClaudeSession:
         """Replay the journal if it still matches the files, else rebuild under a new epoch."""
         journal = MergeJournal.read(self.journal_path)
         if journal is not None:
+            journal = self._skip_ahead(journal)
             self._fresh(journal.starts, journal.keep_from)
             replayed = self._replay(journal)
             if replayed is not None:
@@ -105,6 +106,38 @@ class ClaudeSession:
                 self.journal = journal
                 return journal.epoch, items + more, errors + more_errors
         return self._build_fresh()
+
+    def _skip_ahead(self, journal: MergeJournal) -> MergeJournal:
+        """The journal of a transcript that grew huge since it was first read, moved to start
+        at a sync point near its end: same epoch and ids, without replaying what precedes it.
+        Sub-agent files start where the journal says they had been read when the main file
+        reached the warm-up line."""
+        try:
+            size = os.stat(self.main).st_size
+        except OSError:
+            return journal
+        start = journal.starts.get(MAIN, 0)
+        point = find_sync_point(self.main, size, start)
+        if point is None or point.warmup <= start:
+            return journal
+        starts = {key: at for key, at in journal.starts.items() if key != MAIN}
+        rest: list[Entry] = []
+        for index, entry in enumerate(journal.entries):
+            if entry.key != MAIN:
+                starts[entry.key] = entry.end
+            elif entry.end > point.warmup:
+                rest = journal.entries[index:]
+                break
+        else:
+            # The file grew past its journal: what follows is merged by time, as on a first read.
+            for key, path in self.agents.items():
+                at = first_record_at_or_after(path, point.warmup_timestamp)
+                starts[key] = max(starts.get(key, 0), at)
+        moved = MergeJournal(self.journal_path, journal.epoch, rest)
+        moved.starts = {MAIN: point.warmup, **starts}
+        moved.keep_from = point.offset
+        moved.rewrite()
+        return moved
 
     def _build_fresh(self) -> tuple[str, list[SessionItem], int]:
         """Parse under a new epoch: from byte 0, or a huge transcript from near its end."""

@@ -52,20 +52,20 @@ def is_prompt(record: dict[str, Any]) -> bool:
     )
 
 
-def find_sync_point(path: Path, end: int) -> SyncPoint | None:
-    """The first sync point in the last TAIL_WINDOW_BYTES of `path` before `end` (the window
-    doubles up to TAIL_MAX_WINDOW_BYTES); None when none is found there or the file is small
-    enough to parse whole."""
-    if end < TAIL_FROM_BYTES:
+def find_sync_point(path: Path, end: int, start: int = 0) -> SyncPoint | None:
+    """The first sync point in the last TAIL_WINDOW_BYTES of `path` before `end` and after the
+    line start `start` (the window doubles up to TAIL_MAX_WINDOW_BYTES); None when none is found
+    there or what lies between is small enough to parse whole."""
+    if end - start < TAIL_FROM_BYTES:
         return None
     window = TAIL_WINDOW_BYTES
     try:
         with open(path, "rb") as fh:
             while True:
-                low = max(0, end - window)
+                low = max(start, end - window)
                 data = os.pread(fh.fileno(), end - low, low)
-                point = next(sync_points(data, low, aligned=low == 0), None)
-                if point is not None or low == 0 or window >= TAIL_MAX_WINDOW_BYTES:
+                point = next(sync_points(data, low, aligned=low == start), None)
+                if point is not None or low == start or window >= TAIL_MAX_WINDOW_BYTES:
                     return point
                 window *= 2
     except OSError:
