@@ -266,6 +266,16 @@ async def snapshot(root: Path, mb: int, args: argparse.Namespace) -> dict:
     except OSError:
         shutil.copyfile(src, dst)
     out: dict[str, Any] = {"bytes": src.stat().st_size}
+    out.update(await _snapshot_run(home, mb, args, "snapshot"))
+    # The same server started again on the same data dir: the merge journal is replayed.
+    again = await _snapshot_run(home, mb, args, "restart")
+    keep = ("first_snapshot_ms", "peak_rss_mb", "skipped_bytes", "error")
+    out["restart"] = {k: again[k] for k in keep if k in again}
+    return out
+
+
+async def _snapshot_run(home: Path, mb: int, args: argparse.Namespace, tag: str) -> dict:
+    out: dict[str, Any] = {}
     with peers.start_ours(home) as run:
         rss = client.RssSampler(run.proc.pid, 0.02)
         rss.start()
@@ -276,7 +286,7 @@ async def snapshot(root: Path, mb: int, args: argparse.Namespace) -> dict:
                     ws = (await r.json())["workspaces"][0]["id"]
                 url = f"{run.base}/workspace/{ws}/session?session={SESSION}&limit=200"
                 times = []
-                spy = prof.Profile(run.proc.pid, _pfile(args, f"snapshot-{mb}MB"), 10)
+                spy = prof.Profile(run.proc.pid, _pfile(args, f"{tag}-{mb}MB"), 10)
                 for _ in range(3):
                     t = time.monotonic()
                     timeout = aiohttp.ClientTimeout(total=args.snapshot_timeout)
@@ -515,6 +525,12 @@ def table(res: dict) -> str:
         )
         row(f"snapshot of {key}: warm", fmt(snap.get("warm_snapshot_ms"), " ms"))
         row(f"snapshot of {key}: peak RSS", fmt(snap.get("peak_rss_mb"), " MB"))
+        restart = snap.get("restart", {})
+        first, peak = restart.get("first_snapshot_ms"), restart.get("peak_rss_mb")
+        row(
+            f"snapshot of {key} after a restart (journal replayed): first response / peak RSS",
+            f"{fmt(first, ' ms')} / {fmt(peak, ' MB')}",
+        )
     fo = res.get("fanout")
     if fo:
         if "error" in fo:
