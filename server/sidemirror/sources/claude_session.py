@@ -2,7 +2,7 @@
 
 Reading and parsing run in a worker thread (a first load may parse megabytes); store writes run
 on the event loop. A per-session lock keeps the parser and tailers single-owner throughout.
-A transcript too big to parse quickly is read from a sync point near its end (claude_sync.py);
+A transcript too big to parse quickly is read from a sync point near its end (claude_start.py);
 item seqs come from byte positions (claude_positions.py), so they do not depend on where a parse
 started.
 """
@@ -19,7 +19,7 @@ from ..models import SessionItem
 from ..store import SessionLog, Store
 from .claude import MAIN, ClaudeParser
 from .claude_positions import SLOTS, Positions
-from .claude_sync import find_sync_point, first_record_at_or_after
+from .claude_start import first_read, skip_ahead
 from .merge_journal import Entry, MergeJournal
 from .merge_order import merged
 from .tailer import JsonlTailer, TailBatch
@@ -96,7 +96,7 @@ class ClaudeSession:
         """Replay the journal if it still matches the files, else rebuild under a new epoch."""
         journal = MergeJournal.read(self.journal_path)
         if journal is not None:
-            journal = self._skip_ahead(journal)
+            journal = skip_ahead(journal, self.main, self.agents)
             self._fresh(journal.starts, journal.keep_from)
             replayed = self._replay(journal)
             if replayed is not None:
@@ -107,41 +107,10 @@ class ClaudeSession:
                 return journal.epoch, items + more, errors + more_errors
         return self._build_fresh()
 
-    def _skip_ahead(self, journal: MergeJournal) -> MergeJournal:
-        """The journal of a transcript that grew huge since it was first read, moved to start
-        at a sync point near its end: same epoch and ids, without replaying what precedes it.
-        Sub-agent files start where the journal says they had been read when the main file
-        reached the warm-up line."""
-        try:
-            size = os.stat(self.main).st_size
-        except OSError:
-            return journal
-        start = journal.starts.get(MAIN, 0)
-        point = find_sync_point(self.main, size, start)
-        if point is None or point.warmup <= start:
-            return journal
-        starts = {key: at for key, at in journal.starts.items() if key != MAIN}
-        rest: list[Entry] = []
-        for index, entry in enumerate(journal.entries):
-            if entry.key != MAIN:
-                starts[entry.key] = entry.end
-            elif entry.end > point.warmup:
-                rest = journal.entries[index:]
-                break
-        else:
-            # The file grew past its journal: what follows is merged by time, as on a first read.
-            for key, path in self.agents.items():
-                at = first_record_at_or_after(path, point.warmup_timestamp)
-                starts[key] = max(starts.get(key, 0), at)
-        moved = MergeJournal(self.journal_path, journal.epoch, rest)
-        moved.starts = {MAIN: point.warmup, **starts}
-        moved.keep_from = point.offset
-        moved.rewrite()
-        return moved
-
     def _build_fresh(self) -> tuple[str, list[SessionItem], int]:
         """Parse under a new epoch: from byte 0, or a huge transcript from near its end."""
-        self._fresh(*self._tail_starts())
+        start = first_read(self.main, self.agents)
+        self._fresh(start.starts, start.keep_from)
         self.journal = MergeJournal(self.journal_path, new_epoch(self.main))
         self.journal.starts = dict(self.starts)
         self.journal.keep_from = self.keep_from
@@ -149,23 +118,6 @@ class ClaudeSession:
         self.journal.entries = entries
         self.journal.rewrite()
         return self.journal.epoch, items, errors
-
-    def _tail_starts(self) -> tuple[dict[str, int], int]:
-        """Where each file's parse starts and where kept items start: ({}, 0) (everything from
-        byte 0) unless the transcript is huge."""
-        try:
-            size = os.stat(self.main).st_size
-        except OSError:
-            return {}, 0
-        point = find_sync_point(self.main, size)
-        if point is None:
-            return {}, 0
-        # Sub-agent lines go in time order against the main file's: those older than the
-        # warm-up's prompt belong to turns before it.
-        starts = {MAIN: point.warmup}
-        for key, path in self.agents.items():
-            starts[key] = first_record_at_or_after(path, point.warmup_timestamp)
-        return starts, point.offset
 
     def _replay(self, journal: MergeJournal) -> tuple[list[SessionItem], int] | None:
         items: list[SessionItem] = []
