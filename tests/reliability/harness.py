@@ -52,7 +52,8 @@ class Server:
         self.claude.mkdir(parents=True, exist_ok=True)
         self.args = args
         self.same_port = same_port
-        # Root ignores file modes: `unprivileged` runs the server as nobody (permission faults).
+        # Root ignores file modes: `unprivileged` runs the server without the capabilities that
+        # let it (permission faults), still as root, so it reaches the checkout wherever it is.
         self.unprivileged = unprivileged
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
@@ -74,12 +75,8 @@ class Server:
             "--claude-dir", str(self.claude), "--codex-dir", str(self.tmp / "codex"),
             "--log-level", "warning", *self.args,
         ]  # fmt: skip
-        if self.unprivileged:
-            _require_searchable_by_others(ROOT / "server", Path(sys.executable))
-            cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
-            for d in (self.tmp, self.claude):
-                d.mkdir(parents=True, exist_ok=True)
-                d.chmod(0o777)
+        if self.unprivileged and os.geteuid() == 0:
+            cmd = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--", *cmd]
         with out.open("wb") as o, err.open("wb") as e:
             self.proc = subprocess.Popen(cmd, env=env, stdout=o, stderr=e, cwd=self.tmp)
         deadline = time.monotonic() + timeout
@@ -203,19 +200,6 @@ async def until(predicate: Any, timeout: float, step: float = 0.25) -> bool:
 
 def canon(item: dict[str, Any]) -> str:
     return json.dumps(item, sort_keys=True, ensure_ascii=False)
-
-
-def _require_searchable_by_others(*paths: Path) -> None:
-    """The unprivileged server runs as `nobody`: it must reach the code and the interpreter.
-    A checkout under a private directory (e.g. `mktemp -d`, mode 0700) fails with a riddle
-    ("No module named sidemirror"); say what is wrong instead."""
-    for path in paths:
-        for parent in path.parents:
-            if not parent.stat().st_mode & 0o001:
-                raise RuntimeError(
-                    f"{parent} is not searchable by other users, so the server started as "
-                    f"'nobody' for the permission test cannot reach {path}: chmod o+x {parent}"
-                )
 
 
 def seq_of(item_id: str) -> tuple[str, int]:
