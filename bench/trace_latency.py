@@ -58,8 +58,12 @@ def _child(argv: list[str]) -> int:
 
     gc.callbacks.append(on_gc)
 
-    from sidemirror import session_stream, store
-    from sidemirror.sources import claude_session, claude_source, merge_journal, tailer, watch
+    from sidemirror.core import store
+    from sidemirror.sources.claude import session as claude_session
+    from sidemirror.sources.claude import source as claude_source
+    from sidemirror.sources.files import merge_order as merge_journal
+    from sidemirror.sources.files import tailer, watch
+    from sidemirror.web import session_stream
 
     W = watch._InotifyWatcher
     if hasattr(watch, "_resolve"):  # the fd callback only wakes the task, which drains

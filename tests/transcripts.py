@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from sidemirror.models import SessionItem
-from sidemirror.sources.claude import MAIN, ClaudeParser
-from sidemirror.sources.tailer import MAX_LINE_BYTES, decode_line
+from sidemirror.core.models import SessionItem
+from sidemirror.sources.claude.parser import MAIN, ClaudeParser
+from sidemirror.sources.files.tailer import MAX_LINE_BYTES, decode_line
 
 SLOTS = 65536  # docs/protocol.md: seq = end of the line × 65536 + n
 

@@ -12,18 +12,22 @@ from typing import IO
 
 from aiohttp import web
 
-from . import __version__, activity_api, ingest, mcp, session_api
-from .activity import ACTIVITY, ActivityLog
-from .fanout import Hub
-from .journal import Journals
-from .models import PROTOCOL_VERSION, SessionItem
-from .projection import Projector
-from .security import GUARD, Guard, Tickets, pairing, public, security_middleware
-from .settings import Settings
-from .sources import Source, build_sources
-from .sources.procs import pid_alive
-from .state import APP_STATE, AppState
-from .store import SessionLog, Store
+from sidemirror import __version__
+from sidemirror.activity.log import ACTIVITY, ActivityLog
+from sidemirror.core.hub import Hub
+from sidemirror.core.models import PROTOCOL_VERSION, SessionItem
+from sidemirror.core.projection import Projector
+from sidemirror.core.store import SessionLog, Store
+from sidemirror.ingest import run as ingest
+from sidemirror.ingest.journal import Journals
+from sidemirror.mcp import endpoint as mcp
+from sidemirror.settings import Settings
+from sidemirror.sources import Source, build_sources
+from sidemirror.sources.procs import pid_alive
+from sidemirror.web import activity as activity_api
+from sidemirror.web import sessions as session_api
+from sidemirror.web.security import GUARD, Guard, Tickets, pairing, public, security_middleware
+from sidemirror.web.state import APP_STATE, AppState
 
 log = logging.getLogger(__name__)
 routes = web.RouteTableDef()

@@ -17,10 +17,10 @@ from typing import Any
 
 from aiohttp import web
 
-from . import __version__
-from .app import create_app
-from .projection import DEFAULT_MAX_CHARS
-from .runtime import (
+from sidemirror import __version__
+from sidemirror.app import create_app
+from sidemirror.core.projection import DEFAULT_MAX_CHARS
+from sidemirror.runtime import (
     PortUnavailable,
     ScrubbedAccessLogger,
     bind_socket,
@@ -29,7 +29,7 @@ from .runtime import (
     resolve_token,
     write_runtime_file,
 )
-from .settings import (
+from sidemirror.settings import (
     Settings,
     default_claude_dirs,
     default_codex_dir,
@@ -214,16 +214,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "token":
         return _token(args)
     if args.command == "ingest":
-        from .ingest_client import run_ingest
+        from sidemirror.clients.ingest import run_ingest
 
         return run_ingest(args, _server_info(args.runtime_dir))
     if args.command == "acp-tap":
-        from .acp_tap import main as tap_main
+        from sidemirror.clients.acp_tap import main as tap_main
 
         cmd = args.agent_cmd[1:] if args.agent_cmd[:1] == ["--"] else args.agent_cmd
         return tap_main(cmd, args.workspace, args.runtime_dir)
     if args.command == "observe-cdp":
-        from .sources.cdp import run_observe_cdp
+        from sidemirror.clients.observe_cdp import run_observe_cdp
 
         configure_logging("info")
         return run_observe_cdp(args.cdp, args.runtime_dir or default_runtime_dir(), args.workspace)

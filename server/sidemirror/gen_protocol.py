@@ -14,7 +14,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from .models import (
+from sidemirror.core.models import (
     CONTROL_MESSAGES,
     ITEM_MODELS,
     PROTOCOL_VERSION,

@@ -12,8 +12,8 @@ from typing import Any
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
-from .security import new_token
-from .settings import PORT_RANGE
+from sidemirror.settings import PORT_RANGE
+from sidemirror.web.security import new_token
 
 RUNTIME_FILE = "server.json"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import platformdirs
 
-from .projection import DEFAULT_MAX_CHARS
+from sidemirror.core.projection import DEFAULT_MAX_CHARS
 
 APP_NAME = "sidemirror"
 DEFAULT_PORT = 47470

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sidemirror.fanout import Hub
-from sidemirror.projection import Projector
-from sidemirror.store import Store
+from sidemirror.core.hub import Hub
+from sidemirror.core.projection import Projector
+from sidemirror.core.store import Store
 
 from tests.transcripts import positional_parse
 

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sidemirror.ingest_formats import CONVERTERS
-from sidemirror.sources.claude import ClaudeParser
-from sidemirror.sources.tailer import JsonlTailer
+from sidemirror.sources.base import CONVERTERS
+from sidemirror.sources.claude.parser import ClaudeParser
+from sidemirror.sources.files.tailer import JsonlTailer
 
 from tests.conftest import FIXTURES
 
@@ -171,7 +171,7 @@ def test_claude_parser_never_raises(n: int) -> None:
 
 @pytest.mark.parametrize("n", [FAST, pytest.param(SOAK, marks=pytest.mark.soak)])
 def test_codex_rollout_parser_never_raises(n: int) -> None:
-    from sidemirror.sources.codex import CodexParser
+    from sidemirror.sources.codex.parser import CodexParser
 
     def check(batch: list[dict[str, Any]]) -> None:
         parser = CodexParser()

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sidemirror.sources.tailer import JsonlTailer, decode_line
+from sidemirror.sources.files.tailer import JsonlTailer, decode_line
 
 DEPTH = 100_000
 HOSTILE = {

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import asyncio
 
-from sidemirror.fanout import Hub
-from sidemirror.models import UserEvent
-from sidemirror.projection import Projector
-from sidemirror.store import SessionLog, Store
+from sidemirror.core.hub import Hub
+from sidemirror.core.models import UserEvent
+from sidemirror.core.projection import Projector
+from sidemirror.core.store import SessionLog, Store
 
 
 async def test_concurrent_readers_wait_for_the_lazy_load() -> None:

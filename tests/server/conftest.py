@@ -11,7 +11,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 from sidemirror.app import create_app
 from sidemirror.settings import PINNED_EXTENSION_ID, Settings
-from sidemirror.state import APP_STATE, AppState
+from sidemirror.web.state import APP_STATE, AppState
 
 TOKEN = "test-token-0123456789abcdef0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

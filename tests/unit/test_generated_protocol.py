@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from sidemirror import gen_protocol
-from sidemirror.models import ITEM_MODELS, PROTOCOL_VERSION
+from sidemirror.core.models import ITEM_MODELS, PROTOCOL_VERSION
 
 
 def test_generated_files_are_fresh() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..settings import Settings
-from ..store import Store
+from sidemirror.core.store import Store
+from sidemirror.settings import Settings
 
 
 class Source(Protocol):
@@ -17,9 +17,9 @@ class Source(Protocol):
 def build_sources(settings: Settings, store: Store) -> list[Source]:
     """The file-watching sources `serve` runs, from its settings."""
     # Imported here: each source pulls in its parser stack, which the CLI's other commands skip.
-    from .claude_source import ClaudeSource
-    from .codex_source import CodexSource
-    from .demo import DemoSource
+    from sidemirror.sources.claude.demo import DemoSource
+    from sidemirror.sources.claude.source import ClaudeSource
+    from sidemirror.sources.codex.source import CodexSource
 
     sources: list[Source] = []
     if settings.claude_dirs:

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..ingest_formats import Converter, Emitted, EventsConverter
-from .acp import AcpConverter
-from .codex_exec import CodexExecConverter, CodexRolloutConverter
-from .stream_json import StreamJsonConverter
+from sidemirror.sources.acp.converter import AcpConverter
+from sidemirror.sources.base import Converter, Emitted, EventsConverter
+from sidemirror.sources.claude.stream_json import StreamJsonConverter
+from sidemirror.sources.codex.exec import CodexExecConverter, CodexRolloutConverter
 
 AGENT_CONVERTERS: dict[str, Callable[[str], Converter]] = {
     "stream-json": StreamJsonConverter,

@@ -1,0 +1,47 @@
+"""Canonical items → public wire events: truncation of the one long field per item type.
+
+Items reach the store already redacted by their source adapter (DESIGN §1); the store keeps them
+whole so "show more" can fetch the full text. The projection only shortens for the stream.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sidemirror.core.models import TRUNCATED_FIELDS, SessionItem
+from sidemirror.core.truncate import truncate
+
+DEFAULT_MAX_CHARS = 500
+
+
+class Projector:
+    def __init__(self, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+        if max_chars < 1:
+            raise ValueError(f"max_chars must be at least 1, got {max_chars}")
+        self.max_chars = max_chars
+
+    def to_dict(self, item: SessionItem) -> dict[str, Any]:
+        data = item.model_dump(mode="json", exclude_none=False)
+        fields = TRUNCATED_FIELDS.get(item.type)
+        if fields is not None:
+            text_field, flag = fields
+            shown, truncated, full_length = truncate(data[text_field], self.max_chars)
+            data[text_field] = shown
+            data[flag] = truncated
+            data["full_length"] = full_length
+        return data
+
+    def to_json(self, item: SessionItem) -> str:
+        # ensure_ascii=False keeps text readable; json.dumps never emits raw newlines, so one
+        # item is always one SSE `data:` line however hostile its text (DESIGN §3).
+        return json.dumps(self.to_dict(item), ensure_ascii=False, separators=(",", ":"))
+
+
+def full_dict(item: SessionItem) -> dict[str, Any]:
+    """The item whole (redacted, not truncated), for "show more"."""
+    data = item.model_dump(mode="json")
+    fields = TRUNCATED_FIELDS.get(item.type)
+    if fields is not None:
+        data["full_length"] = len(data[fields[0]])
+    return data

@@ -1,0 +1,272 @@
+"""Workspaces, sessions and their ordered item logs (sources rebuild them on every start).
+
+An item's id is `<epoch>.<seq>`: its position in the session's source under that log's epoch.
+Seqs increase along the log. Ingested logs number their items 1, 2, 3…; a transcript numbers
+them from byte positions in its file (sources/claude_positions.py), so a tail can be parsed
+without what precedes it. Sources keep logs append-only and deterministic (a transcript parsed
+again yields the same items at the same positions; ingested data is replayed from its persisted
+log), so ids survive restarts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sidemirror.core.hub import (
+    EphemeralPublished,
+    Hub,
+    ItemPublished,
+    LogReset,
+    SessionSwitched,
+    StateChanged,
+    session_topic,
+    workspace_topic,
+)
+from sidemirror.core.item_log import ItemLog
+from sidemirror.core.models import SessionItem
+from sidemirror.core.projection import Projector
+
+ACTIVE_WINDOW_S = 120.0
+
+
+def workspace_id_for(directory: str) -> str:
+    """DESIGN §2: first 12 hex digits of sha256 of the directory as the source records it."""
+    normalized = directory.rstrip("/") or "/"
+    return hashlib.sha256(normalized.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(eq=False)
+class SessionLog:
+    workspace_id: str
+    session_id: str
+    agent: str
+    epoch: str
+    title: str | None = None
+    started_at: str | None = None
+    last_activity: float = 0.0
+    state: str = "idle"
+    # Newest items in memory with their projected JSON; older ones spilled (see item_log.py).
+    items: ItemLog = field(default_factory=ItemLog)
+    # Sources index sessions from stats and file tails, and parse one only when it is first read.
+    loader: Callable[[SessionLog], Awaitable[None]] | None = None
+    # The load in progress: every reader awaits it, not only the first (see Store.load).
+    loading: asyncio.Future[None] | None = None
+    # Bytes of the source before the first item held: a huge transcript is read from a point
+    # near its end, and what precedes that point is not parsed (sources/claude_sync.py).
+    skipped_bytes: int = 0
+
+    @property
+    def cursor(self) -> str | None:
+        return f"{self.epoch}.{self.items.last_seq}" if self.items else None
+
+    def resume_point(self, item_id: str) -> int | None:
+        """How many of this log's items the holder of `item_id` has, or None when the id names
+        no item held (another epoch, a malformed id, or one before the first item held).
+        `<epoch>.0` means "none yet" for a log held from its start."""
+        epoch, dot, seq = item_id.rpartition(".")
+        if not dot or epoch != self.epoch or not seq.isdigit():
+            return None
+        n = int(seq)
+        if n == 0:
+            return 0 if self.skipped_bytes == 0 else None
+        index = self.items.index_of(n)
+        return None if index is None else index + 1
+
+    def item(self, item_id: str) -> SessionItem | None:
+        point = self.resume_point(item_id)
+        return self.items[point - 1] if point else None
+
+
+@dataclass(eq=False)
+class Workspace:
+    id: str
+    directory: str
+    agent: str
+    name: str = ""
+    branch: str | None = None
+    pid: int | None = None
+    last_activity: float = 0.0
+    sessions: dict[str, SessionLog] = field(default_factory=dict)
+    latest_session_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            self.name = self.directory.rstrip("/").rsplit("/", 1)[-1] or self.directory
+
+    @property
+    def active(self) -> bool:
+        return self.pid is not None or time.time() - self.last_activity < ACTIVE_WINDOW_S
+
+    def latest_session(self) -> SessionLog | None:
+        if self.latest_session_id is None:
+            return None
+        return self.sessions.get(self.latest_session_id)
+
+
+Tap = Callable[[SessionLog, SessionItem], None]
+
+
+class Store:
+    """The in-memory model every endpoint reads; sources write it, the hub tells subscribers."""
+
+    def __init__(self, hub: Hub, projector: Projector, spill_dir: Path | None = None) -> None:
+        self.hub = hub
+        self.projector = projector
+        # None keeps every item in memory (tests, tools); the server spills under its data dir.
+        self.spill_dir = spill_dir
+        self.workspaces: dict[str, Workspace] = {}
+        self.parse_errors = 0
+        self.taps: list[Tap] = []
+
+    # --- workspaces and sessions ---
+
+    def ensure_workspace(self, directory: str, agent: str) -> Workspace:
+        ws_id = workspace_id_for(directory)
+        ws = self.workspaces.get(ws_id)
+        if ws is None:
+            ws = Workspace(ws_id, directory.rstrip("/") or "/", agent)
+            self.workspaces[ws_id] = ws
+        return ws
+
+    def ensure_session(self, ws: Workspace, session_id: str, agent: str, epoch: str) -> SessionLog:
+        log = ws.sessions.get(session_id)
+        if log is None:
+            log = SessionLog(ws.id, session_id, agent, epoch)
+            if self.spill_dir is not None:
+                digest = hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:16]
+                log.items = ItemLog(self.spill_dir / f"{ws.id}-{digest}.jsonl")
+            ws.sessions[session_id] = log
+        return log
+
+    async def load(self, log: SessionLog) -> None:
+        """Parse a lazily indexed session before its items are read (once)."""
+        if log.loading is None:
+            loader, log.loader = log.loader, None
+            if loader is None:
+                return
+            log.loading = asyncio.ensure_future(loader(log))
+        # Concurrent readers (clients reconnecting after a restart) all wait for the same parse;
+        # shielded so a reader that disconnects does not cancel it for the others.
+        await asyncio.shield(log.loading)
+
+    def workspace(self, ws_id: str) -> Workspace | None:
+        return self.workspaces.get(ws_id)
+
+    def workspaces_by_activity(self) -> list[Workspace]:
+        return sorted(self.workspaces.values(), key=lambda w: w.last_activity, reverse=True)
+
+    def touch(self, log: SessionLog, when: float | None = None) -> None:
+        """Record activity; when the session becomes the workspace's newest, followers switch."""
+        when = time.time() if when is None else when
+        log.last_activity = max(log.last_activity, when)
+        ws = self.workspaces[log.workspace_id]
+        ws.last_activity = max(ws.last_activity, log.last_activity)
+        latest = ws.latest_session()
+        if latest is log:
+            return
+        if latest is None or log.last_activity >= latest.last_activity:
+            ws.latest_session_id = log.session_id
+            ws.agent = log.agent
+            self.hub.publish(workspace_topic(ws.id), SessionSwitched(log.session_id))
+
+    # --- the log ---
+
+    def append(self, log: SessionLog, item: SessionItem) -> SessionItem:
+        """Store and publish `item`. A source that numbers its items sets `item.seq`; otherwise
+        (or if it would not increase) the item takes the next seq after the last."""
+        last = log.items.last_seq
+        seq = item.seq if item.seq > last else last + 1
+        item.seq = seq
+        item.id = f"{log.epoch}.{seq}"
+        log.items.append(item)
+        for tap in self.taps:
+            tap(log, item)
+        message = ItemPublished(log.session_id, item)
+        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
+        self.hub.publish(workspace_topic(log.workspace_id), message)
+        return item
+
+    def publish_ephemeral(self, log: SessionLog, item: SessionItem) -> None:
+        """Send a live-only item (partial text) to subscribers without storing it.
+
+        It gets no id (so no SSE `id:` line and Last-Event-ID stays on stored items) and the seq
+        of the last stored item; snapshots and replays never contain it.
+        """
+        item.id = ""
+        item.seq = log.items.last_seq
+        message = EphemeralPublished(log.session_id, item, len(log.items))
+        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
+        self.hub.publish(workspace_topic(log.workspace_id), message)
+
+    def reset(self, log: SessionLog, epoch: str) -> None:
+        """The source's log stopped being append-only: start over under a new epoch."""
+        log.epoch = epoch
+        log.items.clear()
+        log.skipped_bytes = 0
+        message = LogReset(log.session_id, epoch)
+        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
+        self.hub.publish(workspace_topic(log.workspace_id), message)
+
+    def start_epoch(self, log: SessionLog, epoch: str) -> None:
+        """A source (re)built the log under `epoch`: a reset if clients may hold old ids, else a
+        plain relabel, since nothing was published under the old epoch."""
+        if log.items:
+            self.reset(log, epoch)
+        else:
+            log.epoch = epoch
+
+    def publish_parsed(
+        self,
+        log: SessionLog,
+        items: list[SessionItem],
+        errors: int,
+        *,
+        title: str | None = None,
+        started_at: str | None = None,
+        branch: str | None = None,
+    ) -> None:
+        """Append what a file source parsed, with the session facts it learned on the way."""
+        if errors:
+            self.count_parse_error(errors)
+        for item in items:
+            self.append(log, item)
+        log.title = title or log.title
+        log.started_at = log.started_at or started_at
+        if items:
+            self.set_state(log, "idle" if items[-1].type == "turn_complete" else "running")
+        ws = self.workspaces.get(log.workspace_id)
+        if ws is not None and branch:
+            ws.branch = branch
+
+    def set_state(self, log: SessionLog, state: str) -> None:
+        if log.state == state:
+            return
+        log.state = state
+        message = StateChanged(log.session_id, state)
+        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
+        self.hub.publish(workspace_topic(log.workspace_id), message)
+
+    def wire_json(self, log: SessionLog, index: int) -> str:
+        """The projected (redacted, truncated) one-line JSON of item `index` (0-based)."""
+        return log.items.wire_json(index, self.projector.to_json)
+
+    def sse_frame(self, log: SessionLog, index: int) -> str:
+        return log.items.sse_frame(index, self.projector.to_json)
+
+    def iter_wire(self, log: SessionLog, start: int, stop: int | None = None) -> Iterator[str]:
+        stop = len(log.items) if stop is None else stop
+        for index in range(start, stop):
+            yield self.wire_json(log, index)
+
+    def count_parse_error(self, n: int = 1) -> None:
+        self.parse_errors += n
+
+    def close(self) -> None:
+        for ws in self.workspaces.values():
+            for log in ws.sessions.values():
+                log.items.close()

@@ -1,0 +1,195 @@
+"""The `sidemirror_*` MCP tools: definitions (schemas from `mcp_schemas`) and what they do.
+
+Tools read the same store and activity log as the HTTP API and return the same shapes, so an
+agent asking over MCP sees exactly what the side panel shows (redacted, truncated).
+A `ToolError` is a failure the caller can act on (unknown workspace...): it becomes an
+`isError: true` result, not a JSON-RPC error, so the model sees the message.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from aiohttp import web
+from pydantic import BaseModel
+
+from sidemirror.activity import log as activity
+from sidemirror.core.store import Workspace, workspace_id_for
+from sidemirror.mcp.schemas import (
+    GetActivityInput,
+    GetActivityOutput,
+    GetSessionInput,
+    GetSessionOutput,
+    ListWorkspacesInput,
+    ListWorkspacesOutput,
+    ReportBrowserActionInput,
+    ReportBrowserActionOutput,
+    clean_schema,
+)
+from sidemirror.web.sessions import workspace_summary
+from sidemirror.web.state import APP_STATE
+
+In = TypeVar("In", bound=BaseModel)
+WORKSPACE_ID = re.compile(r"[0-9a-f]{12}")
+
+
+class ToolError(Exception):
+    """A tool could not do what was asked; the message is shown to the model."""
+
+
+@dataclass(frozen=True)
+class Tool(Generic[In]):
+    name: str
+    title: str
+    description: str
+    input_model: type[In]
+    output_model: type[BaseModel]
+    run: Callable[[web.Application, In], Awaitable[dict[str, Any]]]
+    read_only: bool = True
+    # Computed once: schemas never change while the server runs.
+    definition: dict[str, Any] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        definition = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": clean_schema(self.input_model, "validation"),
+            "outputSchema": clean_schema(self.output_model, "serialization"),
+            "annotations": {
+                "title": self.title,
+                "readOnlyHint": self.read_only,
+                "destructiveHint": False,
+                "idempotentHint": self.read_only,
+                # Only this server's own data is touched, never the outside world.
+                "openWorldHint": False,
+            },
+        }
+        object.__setattr__(self, "definition", definition)
+
+
+def resolve_workspace_id(value: str) -> str:
+    """An id as given, or the id of a directory (DESIGN §2: sha256 of the path as recorded)."""
+    return value if WORKSPACE_ID.fullmatch(value) else workspace_id_for(value)
+
+
+def _find_workspace(app: web.Application, value: str) -> Workspace:
+    store = app[APP_STATE].store
+    ws = store.workspace(value) or store.workspace(resolve_workspace_id(value))
+    if ws is None:
+        raise ToolError(
+            f"unknown workspace {value!r}; call sidemirror_list_workspaces for the known ones"
+        )
+    return ws
+
+
+async def list_workspaces(app: web.Application, _: ListWorkspacesInput) -> dict[str, Any]:
+    store = app[APP_STATE].store
+    return {"workspaces": [workspace_summary(ws) for ws in store.workspaces_by_activity()]}
+
+
+async def get_session(app: web.Application, args: GetSessionInput) -> dict[str, Any]:
+    store = app[APP_STATE].store
+    ws = _find_workspace(app, args.workspace)
+    log = ws.latest_session() if args.session is None else ws.sessions.get(args.session)
+    if log is None:
+        if args.session is None:
+            raise ToolError(f"workspace {ws.id} ({ws.directory}) has no sessions yet")
+        known = ", ".join(sorted(ws.sessions)[:20]) or "none"
+        raise ToolError(f"unknown session {args.session!r} in workspace {ws.id}; known: {known}")
+    await store.load(log)
+    wanted = set(args.types) if args.types else None
+    if wanted is None:  # the common case reads only the newest items (older ones are on disk)
+        picked, matched = log.items.newest(args.limit), len(log.items)
+    else:
+        picked = [item for item in log.items if item.type in wanted]
+        matched = len(picked)
+    return {
+        "workspace": ws.id,
+        "session": log.session_id,
+        "agent": log.agent,
+        "title": log.title,
+        "state": log.state,
+        "epoch": log.epoch,
+        "cursor": log.cursor,
+        "total": len(log.items),
+        "skipped_bytes": log.skipped_bytes,
+        "matched": matched,
+        # Same projection as the SSE stream and snapshots: truncated text, full_length kept.
+        "items": [store.projector.to_dict(item) for item in picked[-args.limit :]],
+    }
+
+
+def _activity_log(app: web.Application) -> activity.ActivityLog:
+    log = app.get(activity.ACTIVITY)
+    if log is None:
+        raise ToolError("the activity log is not running on this server")
+    return log
+
+
+async def report_browser_action(
+    app: web.Application, args: ReportBrowserActionInput
+) -> dict[str, Any]:
+    # exclude_unset: the log applies its own defaults (type, ts) exactly as for POST /api/activity.
+    raw = args.model_dump(mode="json", exclude_unset=True)
+    raw["source"] = "mcp"  # set by the server, so the feed can tell MCP reports apart
+    try:
+        entry = _activity_log(app).report(raw)
+    except ValueError as exc:
+        raise ToolError(f"activity entry refused: {exc}") from None
+    return {"entry": entry.model_dump(mode="json")}
+
+
+async def get_activity(app: web.Application, args: GetActivityInput) -> dict[str, Any]:
+    ws_id = None if args.workspace is None else resolve_workspace_id(args.workspace)
+    entries = _activity_log(app).entries(ws_id, args.limit)
+    return {"workspace": ws_id, "entries": [e.model_dump(mode="json") for e in entries]}
+
+
+TOOLS: dict[str, Tool[Any]] = {
+    tool.name: tool
+    for tool in (
+        Tool(
+            "sidemirror_list_workspaces",
+            "List mirrored workspaces",
+            "Workspaces (project directories) whose coding-agent sessions Sidemirror mirrors, "
+            "newest activity first, with their ids, agent, branch and whether an agent is active.",
+            ListWorkspacesInput,
+            ListWorkspacesOutput,
+            list_workspaces,
+        ),
+        Tool(
+            "sidemirror_get_session",
+            "Read a session",
+            "Recent items of a coding-agent session (user prompts, assistant text, tool calls and "
+            "results, turn summaries), oldest first, long text truncated and secrets redacted. "
+            "Filter with `types`; the latest session of the workspace if `session` is omitted.",
+            GetSessionInput,
+            GetSessionOutput,
+            get_session,
+        ),
+        Tool(
+            "sidemirror_report_browser_action",
+            "Report a browser action",
+            "Record something you did in a browser (navigate, click, fill, snapshot...) in the "
+            "user's Sidemirror activity feed, so they can follow along. Only `command` is "
+            "required. Typed values are redacted by the server.",
+            ReportBrowserActionInput,
+            ReportBrowserActionOutput,
+            report_browser_action,
+            read_only=False,
+        ),
+        Tool(
+            "sidemirror_get_activity",
+            "Read browser activity",
+            "Recent browser activity entries (commands, navigations, console errors), oldest "
+            "first, for one workspace or all.",
+            GetActivityInput,
+            GetActivityOutput,
+            get_activity,
+        ),
+    )
+}

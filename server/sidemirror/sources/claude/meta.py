@@ -1,0 +1,124 @@
+"""What the session list needs from a Claude Code transcript (cwd, title, branch, start), cheaply.
+
+Startup indexes every archived session, so this reads little and decodes less: the first 16 KiB
+(grown to 64 KiB only when they hold no `cwd`, or nothing to title the session by) and the last
+64 KiB, and only lines whose bytes contain a key it is looking for go through `json.loads`. The
+few records that decide the title go through `ClaudeParser` itself, so titles are what a full
+parse of those windows gives (redacted, one line, the first real prompt), without parsing the
+rest. Files of up to 64 KiB are read once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sidemirror.sources.claude.parser import ClaudeParser
+from sidemirror.sources.files.window import records_matching, records_with, window_lines
+
+HEAD_BYTES = 16384
+HEAD_MAX_BYTES = 65536
+TAIL_BYTES = 65536
+AGENT_HEAD_BYTES = 16384
+TITLE_KEYS = (b'"summary"', b'"custom-title"')
+# Sessions outside a git repo record `"gitBranch":""` on every line: skip those undecoded.
+BRANCH = re.compile(rb'"gitBranch"\s*:\s*"[^"]')
+
+
+@dataclass
+class Meta:
+    cwd: str
+    title: str | None
+    started_at: str | None
+    branch: str | None
+    mtime: float
+
+
+def _str(record: dict[str, Any], key: str) -> str | None:
+    value = record.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+class _Window:
+    """The metadata one window gives, with the semantics of `ClaudeParser` fed all its lines."""
+
+    def __init__(self, lines: list[bytes], *, prompts: bool) -> None:
+        self.lines = lines
+        self.cwd: str | None = None
+        self.started_at: str | None = None
+        for record in records_with(lines, b'"cwd"', b'"timestamp"'):
+            self.cwd = self.cwd or _str(record, "cwd")
+            self.started_at = self.started_at or _str(record, "timestamp")
+            if self.cwd and self.started_at:
+                break
+        # Titles: the last summary or custom title wins. The first prompt: the first user record
+        # the parser takes as a real prompt (not a tool result, command echo or injected text).
+        titles = ClaudeParser()
+        for record in records_with(lines, *TITLE_KEYS):
+            if record.get("type") in ("summary", "custom-title"):
+                titles.feed(record)
+        self.title = titles.title
+        self.first_prompt: str | None = None
+        if prompts:
+            for record in records_with(lines, b'"user"'):
+                if record.get("type") == "user":
+                    titles.feed(record)
+                    if titles.first_prompt is not None:
+                        self.first_prompt = titles.first_prompt
+                        break
+
+    def branch(self) -> str | None:
+        for record in records_matching(self.lines[::-1], BRANCH):
+            branch = _str(record, "gitBranch")
+            if branch:
+                return branch
+        return None
+
+
+def read_meta(path: Path) -> Meta | None:
+    """cwd, title, branch and start of a transcript; None if it cannot say which workspace yet."""
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if st.st_size <= HEAD_MAX_BYTES:
+                whole = window_lines(fh.read(HEAD_MAX_BYTES), cut_start=False)
+                return _meta(_Window(whole, prompts=True), None, st.st_mtime)
+            data = fh.read(HEAD_BYTES)
+            head = _Window(window_lines(data, cut_start=False), prompts=True)
+            fh.seek(st.st_size - TAIL_BYTES)
+            end = window_lines(fh.read(TAIL_BYTES), cut_start=True)
+            tail = _Window(end, prompts=False)
+            if head.cwd is None or not (tail.title or head.title or head.first_prompt):
+                # Said nothing useful in 16 KiB (a huge first record): look as far as 64 KiB.
+                fh.seek(len(data))
+                data += fh.read(HEAD_MAX_BYTES - len(data))
+                head = _Window(window_lines(data, cut_start=False), prompts=True)
+    except OSError:
+        return None
+    return _meta(head, tail, st.st_mtime)
+
+
+def _meta(head: _Window, tail: _Window | None, mtime: float) -> Meta | None:
+    cwd = head.cwd or (tail.cwd if tail else None)
+    if cwd is None:
+        return None
+    title = (tail.title if tail else None) or head.title or head.first_prompt
+    branch = (tail.branch() if tail else None) or head.branch()
+    return Meta(cwd, title, head.started_at, branch, mtime)
+
+
+def agent_session_id(path: Path) -> str | None:
+    """The `sessionId` a sub-agent file records (its first line that has one)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(AGENT_HEAD_BYTES)
+    except OSError:
+        return None
+    for record in records_with(window_lines(data, cut_start=False), b'"sessionId"'):
+        session_id = record.get("sessionId")
+        if isinstance(session_id, str):
+            return session_id
+    return None

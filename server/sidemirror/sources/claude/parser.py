@@ -1,0 +1,278 @@
+"""Claude Code transcript records → canonical session items (pure: no I/O, no clock).
+
+Feed the decoded JSON records of a session's files in merge order; the same records in the same
+order always give the same items, which is what makes item ids (positions) stable (DESIGN §1).
+
+Format notes, from real transcripts of Claude Code 1.0 to 2.1:
+- One line per content block; the blocks of one API message share `message.id`, and each line
+  repeats the message's `usage` as it stood then (deduplicated in `claude_turns`).
+- `user` lines are either real prompts (a string or text blocks), tool results (`tool_result`
+  blocks), injected context (`isMeta`), compaction summaries (`isCompactSummary`), interruption
+  markers, or local command echoes. Only real prompts open turns.
+- Sub-agent lines carry `isSidechain`. They are written inline (older versions: chained by
+  `parentUuid` from a root prompt equal to the Task's `prompt`) or in separate agent files
+  (`agentId`; the Task's tool_result names that `agentId` when the sub-agent finishes). Both are
+  linked to the spawning Task call through `parent_tool_use_id`. Agent files no Task spawned
+  (Claude Code's own warm-up agents) never link and yield nothing.
+- Bookkeeping records (`file-history-snapshot`: editor undo state; `progress`: transient hook and
+  tool progress; `queue-operation`: prompt queueing; `stop_hook_summary`) say nothing a reader of
+  the session needs and are skipped. Other unknown record types become `system`/`unknown`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sidemirror.core.models import (
+    AssistantEvent,
+    SessionItem,
+    SystemEvent,
+    TurnStatus,
+    UserEvent,
+)
+from sidemirror.core.redact import redact_text
+from sidemirror.sources.claude.subagents import SubagentLinker
+from sidemirror.sources.claude.tools import (
+    TASK_TOOLS,
+    flatten_content,
+    one_line,
+    slash_command,
+    strip_tags,
+    thinking_item,
+    tool_call_item,
+    tool_result_item,
+    user_kind,
+)
+from sidemirror.sources.claude.turns import TurnTracker, ms_between, usage_from
+from sidemirror.sources.common import as_text as _text
+
+MAIN = ""  # origin of records from the session's own file (agent files pass their agent id)
+SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation", "last-prompt"})
+SKIPPED_SYSTEM = frozenset({"stop_hook_summary"})
+TITLE_CHARS = 80
+
+
+class ClaudeParser:
+    """The state one session's parse needs: open turn, tool calls, sub-agent links, metadata."""
+
+    def __init__(self, *, from_start: bool = True) -> None:
+        # False when the parse starts at a sync point (claude_sync.py): turns are not counted.
+        self.turns = TurnTracker(counted=from_start)
+        self.title: str | None = None
+        self.first_prompt: str | None = None
+        self.cwd: str | None = None
+        self.git_branch: str | None = None
+        self.started_at: str | None = None
+        self.last_ts: str | None = None
+        self.errors = 0  # records that were valid JSON but not objects
+        self._tools: dict[str, tuple[str, str]] = {}  # tool_use_id -> (name, ts)
+        self._subagents = SubagentLinker()
+
+    # --- entry point ---
+
+    def feed(self, record: Any, origin: str = MAIN) -> list[SessionItem]:
+        if not isinstance(record, dict):
+            self.errors += 1
+            return []
+        self._note_meta(record)
+        if origin != MAIN or record.get("isSidechain") is True:
+            return self._sidechain(record, origin)
+        return self._record(record, None)
+
+    def _note_meta(self, record: dict[str, Any]) -> None:
+        cwd = record.get("cwd")
+        if self.cwd is None and isinstance(cwd, str) and cwd:
+            self.cwd = cwd
+        branch = record.get("gitBranch")
+        if isinstance(branch, str) and branch:
+            self.git_branch = branch
+        ts = record.get("timestamp")
+        if isinstance(ts, str) and ts:
+            self.started_at = self.started_at or ts
+            self.last_ts = ts
+
+    def _sidechain(self, record: dict[str, Any], origin: str) -> list[SessionItem]:
+        parent = self._subagents.route(record, origin)
+        return [] if parent is None else self._record(record, parent)
+
+    # --- records ---
+
+    def _record(self, record: dict[str, Any], parent: str | None) -> list[SessionItem]:
+        kind = record.get("type")
+        if not isinstance(kind, str):  # drifted or hostile input: shown, never fatal
+            content = f"Unrecognized record type {kind!r}"
+            return [self._system_item(record, parent, "unknown", content)]
+        if kind == "user":
+            return self._user(record, parent)
+        if kind == "assistant":
+            return self._assistant(record, parent)
+        if kind == "system":
+            return self._system(record, parent)
+        if kind == "summary":
+            summary = _text(record.get("summary"))
+            self.title = redact_text(one_line(summary)) if summary else self.title
+            return []
+        if kind == "custom-title":
+            custom = _text(record.get("customTitle"))
+            self.title = redact_text(one_line(custom)) if custom else self.title
+            return []
+        if kind in SKIPPED_TYPES:
+            return []
+        detail = _text(record.get("content")) or _text(record.get("message"))
+        content = f"{kind}: {detail}" if detail else f"Unrecognized record type {kind!r}"
+        return [self._system_item(record, parent, "unknown", content)]
+
+    def _system_item(
+        self, record: dict[str, Any], parent: str | None, subtype: str, content: str
+    ) -> SystemEvent:
+        return SystemEvent(
+            ts=_text(record.get("timestamp")),
+            parent_tool_use_id=parent,
+            subtype=subtype,
+            content=redact_text(content),
+        )
+
+    def _user(self, record: dict[str, Any], parent: str | None) -> list[SessionItem]:
+        ts = _text(record.get("timestamp"))
+        kind, text = user_kind(record)
+        if kind == "tool_results":
+            content = record["message"]["content"]
+            return self._tool_results(record, content, parent)
+        if kind == "meta":
+            return []
+        if kind == "compact":
+            return [self._system_item(record, parent, "compact", text)]
+        if parent is not None:
+            return [UserEvent(ts=ts, parent_tool_use_id=parent, content=redact_text(text))]
+        if kind == "interrupted":
+            items: list[SessionItem] = [self._system_item(record, None, "interrupted", text)]
+            if self.turns.current is not None:
+                self.turns.current.interrupted = True
+                self.turns.current.last_ts = ts or self.turns.current.last_ts
+            closed = self.turns.close_by_prompt()
+            return items + ([closed] if closed else [])
+        if kind == "local_command":
+            return [self._system_item(record, None, "local_command", strip_tags(text))]
+        if "<command-name>" in text:
+            text = slash_command(text)
+        items = []
+        closed = self.turns.close_by_prompt()
+        if closed is not None:
+            items.append(closed)
+        self.turns.open(ts or None)
+        if self.first_prompt is None and text.strip():
+            self.first_prompt = redact_text(one_line(text))[:TITLE_CHARS]
+        items.append(UserEvent(ts=ts, content=redact_text(text)))
+        return items
+
+    def _tool_results(
+        self, record: dict[str, Any], content: list[Any], parent: str | None
+    ) -> list[SessionItem]:
+        ts = _text(record.get("timestamp"))
+        items: list[SessionItem] = []
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            tool_id = _text(block.get("tool_use_id"))
+            name, started = self._tools.get(tool_id, ("", ""))
+            is_error = block.get("is_error") is True
+            output = redact_text(flatten_content(block.get("content")))
+            turn = self.turns.current
+            if parent is None and turn is not None:
+                turn.outstanding_tools.discard(tool_id)
+                turn.last_ts = ts or turn.last_ts
+            self._subagents.task_finished(tool_id)
+            result = record.get("toolUseResult")
+            if name in TASK_TOOLS and isinstance(result, dict) and result.get("agentId"):
+                for held in self._subagents.release(str(result["agentId"]), tool_id):
+                    items += self._record(held, tool_id)
+            duration = ms_between(started, ts) if started and ts else None
+            result_item = tool_result_item(tool_id, name, output, is_error, ts, parent, duration)
+            if result_item is not None:
+                items.append(result_item)
+        return items
+
+    def _assistant(self, record: dict[str, Any], parent: str | None) -> list[SessionItem]:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return []
+        ts = _text(record.get("timestamp"))
+        model = _text(message.get("model")) or None
+        turn = self.turns.current
+        usage = usage_from(message.get("usage"))
+        message_id = _text(message.get("id"))
+        if usage is not None and message_id and model != "<synthetic>":
+            self.turns.add_usage(message_id, _text(record.get("requestId")) or None, model, usage)
+        if parent is None and turn is not None:
+            turn.last_ts = ts or turn.last_ts
+            if model and model != "<synthetic>":
+                turn.model = model
+        content = message.get("content")
+        if record.get("isApiErrorMessage") is True:
+            if parent is None and turn is not None:
+                turn.failed = True
+            return [self._system_item(record, parent, "api_error", flatten_content(content))]
+        items: list[SessionItem] = []
+        for block in content if isinstance(content, list) else [{"type": "text", "text": content}]:
+            if isinstance(block, dict):
+                items += self._block(block, ts, parent)
+        if parent is None and turn is not None and message.get("stop_reason") == "end_turn":
+            closed = self.turns.close(
+                "failed" if turn.failed else "ok", ms_between(turn.started, ts)
+            )
+            items += [closed] if closed else []
+        return items
+
+    def _block(self, block: dict[str, Any], ts: str, parent: str | None) -> list[SessionItem]:
+        turn = self.turns.current if parent is None else None
+        kind = block.get("type")
+        if kind == "text":
+            text = _text(block.get("text"))
+            if not text.strip() or text.strip() == "(no content)":
+                return []
+            if turn is not None:
+                turn.ended_on_text = True
+            return [AssistantEvent(ts=ts, parent_tool_use_id=parent, content=redact_text(text))]
+        if kind == "thinking":
+            return thinking_item(block, ts, parent)
+        if kind != "tool_use":
+            return []
+        tool_id, name = _text(block.get("id")), _text(block.get("name"))
+        if not tool_id or tool_id in self._tools:
+            return []  # a block repeated by a re-flushed line is the same call
+        self._tools[tool_id] = (name, ts)
+        tool_input = block.get("input")
+        if turn is not None:
+            turn.outstanding_tools.add(tool_id)
+            turn.ended_on_text = False
+        if name in TASK_TOOLS:
+            prompt = tool_input.get("prompt") if isinstance(tool_input, dict) else None
+            self._subagents.task_started(tool_id, prompt if isinstance(prompt, str) else None)
+        return [tool_call_item(tool_id, name, tool_input, ts, parent)]
+
+    def _system(self, record: dict[str, Any], parent: str | None) -> list[SessionItem]:
+        subtype = _text(record.get("subtype")) or "unknown"
+        if subtype == "turn_duration":
+            if parent is not None or self.turns.current is None:
+                return []  # already closed by end_turn: one turn, one turn_complete
+            duration = record.get("durationMs")
+            turn = self.turns.current
+            status: TurnStatus = (
+                "failed" if turn.failed else ("stopped" if turn.interrupted else "ok")
+            )
+            closed = self.turns.close(status, duration if isinstance(duration, int) else None)
+            return [closed] if closed else []
+        if subtype in SKIPPED_SYSTEM:
+            return []
+        content = _text(record.get("content"))
+        if subtype == "compact_boundary":
+            meta = record.get("compactMetadata")
+            meta = meta if isinstance(meta, dict) else {}
+            trigger, before = meta.get("trigger"), meta.get("preTokens")
+            content = content or "Conversation compacted"
+            if trigger or before:
+                content += f" ({trigger or 'auto'}, {before or '?'} tokens before)"
+            subtype = "compact"
+        elif not content and record.get("error") is not None:
+            content = flatten_content(record.get("error"))
+        return [self._system_item(record, parent, subtype, content)]

@@ -1,0 +1,233 @@
+"""One Claude Code session's files → its log: replay of the merge journal, catch-up, live growth.
+
+Reading and parsing run in a worker thread (a first load may parse megabytes); store writes run
+on the event loop. A per-session lock keeps the parser and tailers single-owner throughout.
+A transcript too big to parse quickly is read from a sync point near its end (claude_start.py);
+item seqs come from byte positions (claude_positions.py), so they do not depend on where a parse
+started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import time
+from pathlib import Path
+
+from sidemirror.core.models import SessionItem
+from sidemirror.core.store import SessionLog, Store
+from sidemirror.sources.claude.merge import merged
+from sidemirror.sources.claude.parser import MAIN, ClaudeParser
+from sidemirror.sources.claude.positions import SLOTS, Positions
+from sidemirror.sources.claude.start import first_read, skip_ahead
+from sidemirror.sources.files.merge_order import Entry, MergeJournal
+from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
+
+# Raw bytes a load holds at once, over all the session's files (one chunk each while merging):
+# records are decoded from the chunk as the parser takes them, so memory during a first load
+# of a huge transcript is the items kept plus this, not every record of the file.
+LOAD_BUFFER_BYTES = 8 * 1024 * 1024
+LOAD_CHUNK_BYTES = 4 * 1024 * 1024  # per read of one file: fewer, larger reads on a big load
+
+
+def new_epoch(main: Path) -> str:
+    """Short ASCII, from the file's identity plus the time: never equal to an earlier epoch."""
+    try:
+        st = main.stat()
+        ident = f"{st.st_dev}:{st.st_ino}"
+    except OSError:
+        ident = str(main)
+    return hashlib.sha256(f"{ident}:{time.time_ns()}".encode()).hexdigest()[:8]
+
+
+class ClaudeSession:
+    def __init__(self, store: Store, log: SessionLog, main: Path, journal: Path | None) -> None:
+        self.store = store
+        self.log = log
+        self.main = main
+        self.journal_path = journal
+        self.agents: dict[str, Path] = {}
+        self.lock = asyncio.Lock()
+        self.loaded = False
+        self._fresh({}, 0)
+
+    def _fresh(self, starts: dict[str, int], keep_from: int) -> None:
+        """A parser and tailers for a parse starting at `starts` (file key -> byte offset) that
+        keeps the items from main-file offset `keep_from` on (claude_sync.py)."""
+        self.starts = starts
+        self.keep_from = keep_from
+        self.keep_after = keep_from * SLOTS  # seqs up to this are the warm-up's
+        self.parser = ClaudeParser(from_start=not starts.get(MAIN))
+        self.positions = Positions()
+        self.tailers: dict[str, JsonlTailer] = {
+            MAIN: JsonlTailer(self.main, offset=starts.get(MAIN, 0))
+        }
+        for key, path in self.agents.items():
+            self.tailers[key] = JsonlTailer(path, offset=starts.get(key, 0))
+        self.journal = MergeJournal(None, "")
+
+    def _feed(self, key: str, end: int, record: object) -> list[SessionItem]:
+        items = self.parser.feed(record, key)
+        self.positions.number(key, end, items)
+        if items and items[0].seq <= self.keep_after:
+            return [item for item in items if item.seq > self.keep_after]
+        return items
+
+    def add_agent(self, agent_id: str, path: Path) -> bool:
+        if agent_id in self.agents or not agent_id:
+            return False
+        self.agents[agent_id] = path
+        self.tailers[agent_id] = JsonlTailer(path)
+        return True
+
+    # --- loading (the store's lazy loader) ---
+
+    async def load(self, _log: SessionLog | None = None) -> None:
+        async with self.lock:
+            if self.loaded:
+                return
+            epoch, items, errors = await asyncio.to_thread(self._build)
+            self.loaded = True
+            self.store.start_epoch(self.log, epoch)
+            self._publish(items, errors)
+
+    def _build(self) -> tuple[str, list[SessionItem], int]:
+        """Replay the journal if it still matches the files, else rebuild under a new epoch."""
+        journal = MergeJournal.read(self.journal_path)
+        if journal is not None:
+            journal = skip_ahead(journal, self.main, self.agents)
+            self._fresh(journal.starts, journal.keep_from)
+            replayed = self._replay(journal)
+            if replayed is not None:
+                items, errors = replayed
+                more, more_errors, entries = self._catch_up()
+                journal.append(entries)
+                self.journal = journal
+                return journal.epoch, items + more, errors + more_errors
+        return self._build_fresh()
+
+    def _build_fresh(self) -> tuple[str, list[SessionItem], int]:
+        """Parse under a new epoch: from byte 0, or a huge transcript from near its end."""
+        start = first_read(self.main, self.agents)
+        self._fresh(start.starts, start.keep_from)
+        self.journal = MergeJournal(self.journal_path, new_epoch(self.main))
+        self.journal.starts = dict(self.starts)
+        self.journal.keep_from = self.keep_from
+        items, errors, entries = self._catch_up()
+        self.journal.entries = entries
+        self.journal.rewrite()
+        return self.journal.epoch, items, errors
+
+    def _replay(self, journal: MergeJournal) -> tuple[list[SessionItem], int] | None:
+        items: list[SessionItem] = []
+        errors = 0
+        feed = self._feed
+        for entry in journal.entries:
+            tailer = self.tailers.get(entry.key)
+            if tailer is None:
+                return None  # a file the journal names is gone
+            try:
+                st = os.stat(tailer.path)
+            except OSError:
+                return None
+            if st.st_ino != entry.inode or st.st_size < entry.end or entry.end < tailer.offset:
+                return None
+            batch = TailBatch(offset=tailer.offset)
+            for end, record in tailer.stream(batch, entry.end, self._chunk_bytes()):
+                items += feed(entry.key, end, record)
+            if batch.reset or batch.offset != entry.end:
+                return None  # what was parsed is dropped with this parser (a rebuild follows)
+            errors += batch.errors
+        return items, errors + self.parser.errors
+
+    def _catch_up(self) -> tuple[list[SessionItem], int, list[Entry]]:
+        """Everything the files hold beyond what was read, merged by time: deterministic.
+
+        Streamed: each file is decoded a chunk at a time as the merge takes its records, and one
+        journal entry is written per run of consecutive records from one file.
+        """
+        starts = {key: tailer.offset for key, tailer in self.tailers.items()}
+        batches = {key: TailBatch(offset=tailer.offset) for key, tailer in self.tailers.items()}
+        chunk = self._chunk_bytes()
+        streams = {key: t.stream(batches[key], None, chunk) for key, t in self.tailers.items()}
+        items: list[SessionItem] = []
+        entries: list[Entry] = []
+        before = self.parser.errors
+        feed = self._feed
+        last: dict[str, int] = {}
+        run_key: str | None = None
+        run_end = 0
+        for key, end, record in merged(streams):
+            if key != run_key:
+                if run_key is not None:
+                    entries.append(Entry(run_key, run_end, self._inode(run_key)))
+                    last[run_key] = run_end
+                run_key = key
+            run_end = end
+            items += feed(key, end, record)
+        if run_key is not None:
+            entries.append(Entry(run_key, run_end, self._inode(run_key)))
+            last[run_key] = run_end
+        errors = sum(b.errors for b in batches.values())
+        for key, batch in batches.items():
+            # Close each file's run at its read offset: trailing blank or bad lines count as read.
+            if batch.offset > max(last.get(key, 0), starts[key]):
+                entries.append(Entry(key, batch.offset, self._inode(key)))
+        return items, errors + self.parser.errors - before, entries
+
+    def _chunk_bytes(self) -> int:
+        return max(64 * 1024, min(LOAD_CHUNK_BYTES, LOAD_BUFFER_BYTES // len(self.tailers)))
+
+    def _inode(self, key: str) -> int:
+        ident = self.tailers[key].identity
+        return ident[1] if ident else 0
+
+    # --- live growth ---
+
+    async def on_change(self, key: str) -> bool:
+        """A file of this session changed; returns True if items were published."""
+        if not self.loaded:
+            await self.load()
+            return bool(self.log.items)
+        async with self.lock:
+            tailer = self.tailers.get(key)
+            if tailer is None:
+                return False
+            batch = await tailer.poll_async()
+            if batch.reset:
+                await self._rebuild()
+                return True
+            return self._apply(key, batch)
+
+    def _apply(self, key: str, batch: TailBatch) -> bool:
+        before = self.parser.errors
+        items: list[SessionItem] = []
+        for end, record in batch.records:
+            items += self._feed(key, end, record)
+        if batch.records or batch.errors:
+            # Journal first, publish second: a crash in between replays what clients saw.
+            self.journal.append([Entry(key, batch.offset, self._inode(key))])
+        self._publish(items, batch.errors + self.parser.errors - before)
+        return bool(items)
+
+    async def _rebuild(self) -> None:
+        """A file stopped being append-only: start over under a new epoch."""
+        epoch, items, errors = await asyncio.to_thread(self._build_fresh)
+        self.store.reset(self.log, epoch)
+        self._publish(items, errors)
+
+    def _publish(self, items: list[SessionItem], errors: int) -> None:
+        parser = self.parser
+        skipped = self.keep_from
+        self.log.skipped_bytes = skipped
+        # A parse from a sync point saw neither the first prompt nor the start time: the
+        # indexed ones (read from the file's head) stay.
+        self.store.publish_parsed(
+            self.log,
+            items,
+            errors,
+            title=parser.title or (None if skipped else parser.first_prompt),
+            started_at=None if skipped else parser.started_at,
+            branch=parser.git_branch,
+        )

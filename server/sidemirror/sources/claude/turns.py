@@ -1,0 +1,163 @@
+"""Turn accounting for Claude Code transcripts: when a turn closes, its tokens, cost and status.
+
+Claude Code writes one line per content block, each repeating the message's `usage` as it stood
+when the block was flushed (output tokens grow along the way). So usage is deduplicated by
+`message.id` + `requestId`, keeping the largest record: summing lines would count a message
+several times. Sub-agent messages count toward the turn that spawned them: they are what it cost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sidemirror.core.models import TurnCompleteEvent, TurnStatus
+from sidemirror.core.pricing import estimate_cost_usd
+
+
+@dataclass(frozen=True)
+class Usage:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+
+    @property
+    def total(self) -> int:
+        return (
+            self.input + self.output + self.cache_read + self.cache_write_5m + self.cache_write_1h
+        )
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def usage_from(raw: Any) -> Usage | None:
+    """A message's `usage`; the 5m/1h cache-write split from `cache_creation` when present."""
+    if not isinstance(raw, dict):
+        return None
+    cache_write = _int(raw.get("cache_creation_input_tokens"))
+    split = raw.get("cache_creation")
+    if isinstance(split, dict):
+        write_5m = _int(split.get("ephemeral_5m_input_tokens"))
+        write_1h = _int(split.get("ephemeral_1h_input_tokens"))
+        if write_5m + write_1h != cache_write:
+            # Drift between the total and the split: trust the total, bill the rest at 5m.
+            write_5m = max(0, cache_write - write_1h)
+    else:
+        write_5m, write_1h = cache_write, 0
+    return Usage(
+        input=_int(raw.get("input_tokens")),
+        output=_int(raw.get("output_tokens")),
+        cache_read=_int(raw.get("cache_read_input_tokens")),
+        cache_write_5m=write_5m,
+        cache_write_1h=write_1h,
+    )
+
+
+def parse_ts(ts: str | None) -> datetime | None:
+    if not ts:
+        return None
+    try:
+        return datetime.fromisoformat(ts)
+    except ValueError:
+        return None
+
+
+def ms_between(start: str | None, end: str | None) -> int | None:
+    a, b = parse_ts(start), parse_ts(end)
+    if a is None or b is None or (a.tzinfo is None) != (b.tzinfo is None):
+        return None
+    return max(0, round((b - a).total_seconds() * 1000))
+
+
+@dataclass
+class Turn:
+    number: int | None
+    started: str | None
+    usage: dict[tuple[str, str | None], tuple[str | None, Usage]] = field(default_factory=dict)
+    model: str | None = None
+    last_ts: str | None = None
+    # What the main thread did last: an interrupted turn ends on a tool call or mid-stream.
+    outstanding_tools: set[str] = field(default_factory=set)
+    ended_on_text: bool = False
+    failed: bool = False
+    interrupted: bool = False
+
+
+class TurnTracker:
+    """At most one open turn; `close` returns its `turn_complete` (None if none is open)."""
+
+    def __init__(self, *, counted: bool = True) -> None:
+        # Turns are numbered only when the parse starts at the session's start.
+        self.count: int | None = 0 if counted else None
+        self.current: Turn | None = None
+
+    def open(self, ts: str | None) -> None:
+        if self.count is not None:
+            self.count += 1
+        self.current = Turn(self.count, ts, last_ts=ts)
+
+    def add_usage(
+        self, message_id: str, request_id: str | None, model: str | None, usage: Usage
+    ) -> None:
+        turn = self.current
+        if turn is None:
+            return
+        key = (message_id, request_id)
+        seen = turn.usage.get(key)
+        if seen is None or usage.total > seen[1].total:
+            turn.usage[key] = (model, usage)
+
+    def close_by_prompt(self) -> TurnCompleteEvent | None:
+        """A new prompt arrived: the open turn ends, `stopped` unless it had visibly finished."""
+        turn = self.current
+        if turn is None:
+            return None
+        finished = turn.ended_on_text and not turn.outstanding_tools and not turn.interrupted
+        status: TurnStatus = "failed" if turn.failed else ("ok" if finished else "stopped")
+        return self.close(status, ms_between(turn.started, turn.last_ts))
+
+    def close(self, status: TurnStatus, duration_ms: int | None) -> TurnCompleteEvent | None:
+        turn, self.current = self.current, None
+        if turn is None:
+            return None
+        totals = Usage()
+        cost: float | None = 0.0
+        for model, usage in turn.usage.values():
+            totals = Usage(
+                totals.input + usage.input,
+                totals.output + usage.output,
+                totals.cache_read + usage.cache_read,
+                totals.cache_write_5m + usage.cache_write_5m,
+                totals.cache_write_1h + usage.cache_write_1h,
+            )
+            price = (
+                None
+                if model is None
+                else estimate_cost_usd(
+                    model,
+                    input_tokens=usage.input,
+                    output_tokens=usage.output,
+                    cache_read_tokens=usage.cache_read,
+                    cache_write_5m_tokens=usage.cache_write_5m,
+                    cache_write_1h_tokens=usage.cache_write_1h,
+                )
+            )
+            cost = None if price is None or cost is None else cost + price
+        return TurnCompleteEvent(
+            ts=turn.last_ts or turn.started or "",
+            turn=turn.number,
+            input_tokens=totals.input,
+            output_tokens=totals.output,
+            cache_read_tokens=totals.cache_read,
+            cache_write_tokens=totals.cache_write_5m + totals.cache_write_1h,
+            cost_usd=cost,
+            cost_source="estimated" if cost is not None else "unknown_model",
+            model=turn.model,
+            duration_ms=duration_ms,
+            status=status,
+        )

@@ -1,0 +1,238 @@
+"""Codex as a source: index rollouts under `<codex home>/sessions/**/rollout-*.jsonl`, follow them.
+
+A rollout is one append-only file per session, so a deterministic parse from byte 0 gives the
+same items at the same positions after a restart. The epoch is kept in a small journal under the
+data dir (the `MergeJournal` format with the one file as its only key): it survives restarts while
+the file keeps its inode and has not shrunk, and is replaced (with `store.reset`) otherwise.
+Startup reads only each file's first 64 KiB (session id, cwd, branch, first prompt), decoding
+just the lines that can hold them; a session is parsed when first read (`SessionLog.loader`) or
+when it grows. Changes arrive from inotify (`watch`), a sessions dir created later included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import os
+from pathlib import Path
+
+from sidemirror.core.models import SessionItem
+from sidemirror.core.store import SessionLog, Store
+from sidemirror.sources.claude.session import new_epoch
+from sidemirror.sources.codex.parser import CodexParser
+from sidemirror.sources.files.merge_order import Entry, MergeJournal
+from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
+from sidemirror.sources.files.watch import Change, watch_paths
+from sidemirror.sources.files.window import window_lines
+
+log = logging.getLogger(__name__)
+AGENT = "codex"
+KEY = ""  # the rollout's key in its journal
+HEAD_BYTES = 65536  # the first line (`session_meta`) alone can be tens of KiB of instructions
+META_KEYS = (b'"session_meta"', b'"turn_context"')
+PROMPT_KEY = b'"user'  # a user message item (`"role":"user"`) or event (`"user_message"`)
+WATCH_DEPTH = 3  # sessions/YYYY/MM/DD
+
+
+def _is_rollout(path: Path) -> bool:
+    return path.name.startswith("rollout-") and path.suffix == ".jsonl"
+
+
+def _index(path: Path) -> tuple[CodexParser, float] | None:
+    """The head of a rollout (session id, cwd, branch, first prompt) and its mtime.
+
+    Only the records that carry those reach the parser: the first (early rollouts start with a
+    bare meta line), the meta and turn-context lines, and user messages until the first prompt.
+    """
+    try:
+        with open(path, "rb") as fh:
+            mtime = os.fstat(fh.fileno()).st_mtime
+            data = fh.read(HEAD_BYTES)
+    except OSError:
+        return None
+    head = CodexParser()
+    for line in window_lines(data, cut_start=False):
+        wanted = (
+            head.started_at is None
+            or any(k in line for k in META_KEYS)
+            or (head.first_prompt is None and PROMPT_KEY in line)
+        )
+        if wanted:
+            ok, record = decode_line(line)
+            if ok and record is not None:
+                head.feed(record)
+    return (head, mtime) if head.cwd is not None else None
+
+
+class CodexSession:
+    def __init__(self, store: Store, log_: SessionLog, path: Path, journal: Path) -> None:
+        self.store = store
+        self.log = log_
+        self.path = path
+        self.journal_path = journal
+        self.lock = asyncio.Lock()
+        self.loaded = False
+        self._fresh()
+
+    def _fresh(self) -> None:
+        self.parser = CodexParser()
+        self.tailer = JsonlTailer(self.path)
+        self.journal = MergeJournal(None, "")
+
+    def _inode(self) -> int:
+        return self.tailer.identity[1] if self.tailer.identity else 0
+
+    async def load(self, _log: SessionLog | None = None) -> None:
+        async with self.lock:
+            if self.loaded:
+                return
+            epoch, items, errors = await asyncio.to_thread(self._build)
+            self.loaded = True
+            self.store.start_epoch(self.log, epoch)
+            self._publish(items, errors)
+
+    def _build(self) -> tuple[str, list[SessionItem], int]:
+        """Parse the whole file; keep the journal's epoch if the file is still what it saw."""
+        batch = self.tailer.poll()
+        items = self._parse(batch)
+        journal = MergeJournal.read(self.journal_path)
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            st = None
+        reusable = (
+            journal is not None
+            and st is not None
+            and all(e.inode == st.st_ino and e.end <= batch.offset for e in journal.entries)
+        )
+        if journal is not None and reusable:
+            self.journal = journal
+            journal.append([Entry(KEY, batch.offset, self._inode())])
+        else:
+            self.journal = MergeJournal(self.journal_path, new_epoch(self.path))
+            self.journal.entries = [Entry(KEY, batch.offset, self._inode())]
+            self.journal.rewrite()
+        return self.journal.epoch, items, batch.errors + self.parser.errors
+
+    def _parse(self, batch: TailBatch) -> list[SessionItem]:
+        items: list[SessionItem] = []
+        for _end, record in batch.records:
+            items += self.parser.feed(record)
+        return items
+
+    async def on_change(self) -> None:
+        if not self.loaded:
+            await self.load()
+            return
+        async with self.lock:
+            batch = await self.tailer.poll_async()
+            if batch.reset:
+                # No longer append-only (truncated or replaced): start over under a new epoch.
+                self._fresh()
+                batch = await self.tailer.poll_async()
+                self.journal = MergeJournal(self.journal_path, new_epoch(self.path))
+                self.journal.entries = [Entry(KEY, batch.offset, self._inode())]
+                self.journal.rewrite()
+                self.store.reset(self.log, self.journal.epoch)
+                self._publish(self._parse(batch), batch.errors)
+                return
+            before = self.parser.errors
+            items = self._parse(batch)
+            if batch.records or batch.errors:
+                self.journal.append([Entry(KEY, batch.offset, self._inode())])
+            self._publish(items, batch.errors + self.parser.errors - before)
+
+    def _publish(self, items: list[SessionItem], errors: int) -> None:
+        # A rollout's title is its first prompt; it never changes once set.
+        self.store.publish_parsed(
+            self.log,
+            items,
+            errors,
+            title=self.log.title or self.parser.first_prompt,
+            started_at=self.parser.started_at,
+            branch=self.parser.git_branch,
+        )
+
+
+class CodexSource:
+    def __init__(
+        self, store: Store, codex_dir: Path, data_dir: Path, *, watch_step_ms: int = 10
+    ) -> None:
+        self.store = store
+        self.codex_dir = codex_dir.expanduser()
+        self.sessions_dir = self.codex_dir / "sessions"
+        self.journal_dir = data_dir / "codex-epochs"
+        self.watch_step_ms = watch_step_ms
+        self.sessions: dict[Path, CodexSession] = {}
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self.ready = asyncio.Event()
+
+    async def start(self) -> None:
+        for path, head, mtime in await asyncio.to_thread(self._scan):
+            self._register(path, head, mtime)
+        self._tasks.append(asyncio.create_task(self._watch(), name="codex-watch"))
+
+    async def stop(self) -> None:
+        self._stop.set()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
+
+    def _scan(self) -> list[tuple[Path, CodexParser, float]]:
+        if not self.sessions_dir.is_dir():
+            return []
+        found = []
+        for path in sorted(self.sessions_dir.rglob("rollout-*.jsonl")):
+            indexed = _index(path)
+            if indexed is not None:
+                found.append((path, *indexed))
+        return found
+
+    def _register(self, path: Path, head: CodexParser, mtime: float) -> CodexSession:
+        assert head.cwd is not None
+        session_id = head.session_id or path.stem
+        ws = self.store.ensure_workspace(head.cwd, AGENT)
+        if head.git_branch:
+            ws.branch = head.git_branch
+        log_ = self.store.ensure_session(ws, session_id, AGENT, "")
+        log_.title = head.first_prompt
+        log_.started_at = head.started_at
+        digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
+        session = CodexSession(self.store, log_, path, self.journal_dir / f"{digest}.jsonl")
+        log_.loader = session.load
+        self.sessions[path] = session
+        self.store.touch(log_, mtime)
+        return session
+
+    async def _watch(self) -> None:
+        # No Codex here yet: the watcher waits for the sessions dir to appear.
+        async with watch_paths(
+            [self.sessions_dir],
+            accept=_is_rollout,
+            max_depth=WATCH_DEPTH,
+            stop_event=self._stop,
+            step_ms=self.watch_step_ms,
+        ) as batches:
+            self.ready.set()
+            async for changes in batches:
+                for path in sorted({p for change, p in changes if change is not Change.deleted}):
+                    try:
+                        await self._changed(path)
+                    except Exception:  # one bad file never stops the others (DESIGN §1)
+                        log.exception("failed to follow %s", path)
+
+    async def _changed(self, path: Path) -> None:
+        session = self.sessions.get(path)
+        if session is None:
+            indexed = await asyncio.to_thread(_index, path)
+            if indexed is None:
+                return  # its `session_meta` line is not complete yet: the next change brings it
+            session = self._register(path, *indexed)
+        await session.on_change()
+        self.store.touch(session.log)

@@ -1,0 +1,120 @@
+"""Sources on the watcher: dirs created after start, both backends, the agent-pid cache."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from sidemirror.core.hub import Hub
+from sidemirror.core.projection import Projector
+from sidemirror.core.store import Store, workspace_id_for
+from sidemirror.sources import procs
+from sidemirror.sources.claude.source import ClaudeSource
+from sidemirror.sources.codex.source import CodexSource
+
+from tests.conftest import FIXTURES
+
+BACKENDS = (["inotify"] if sys.platform.startswith("linux") else []) + ["watchfiles"]
+CLAUDE = FIXTURES / "claude" / "incremental-subagents"
+CLAUDE_SID = "e9fb405b-169f-40eb-9396-7e75076f045d"
+CLAUDE_CWD = "/Users/User/repo/codemie-ai/codemie-code"
+CODEX = next((FIXTURES / "codex").glob("rollout-*.jsonl"))
+CODEX_SID = "019e1695-0522-7c83-8b39-0dd379793f80"
+CODEX_CWD = "/Users/Sample_User/naya"
+
+
+async def until(cond: Callable[[], bool], poke: Callable[[], None], timeout: float = 10) -> None:
+    """Wait for `cond`; `poke` appends to the file meanwhile, as a live agent keeps doing (the
+    watchfiles fallback can miss a file written right after its directory was created)."""
+    for n in range(int(timeout / 0.05)):
+        if cond():
+            return
+        if n % 10 == 9:
+            poke()
+        await asyncio.sleep(0.05)
+    raise AssertionError("not reached")
+
+
+def appender(path: Path, line: bytes) -> Callable[[], None]:
+    def poke() -> None:
+        with path.open("ab") as fh:
+            fh.write(line)
+
+    return poke
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_claude_dir_created_after_start(
+    tmp_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIDEMIRROR_WATCH", backend)
+    store = Store(Hub(), Projector())
+    projects = tmp_path / "claude" / "projects"  # `claude` exists, `projects` not yet
+    (tmp_path / "claude").mkdir()
+    source = ClaudeSource(store, [projects], tmp_path / "data")
+    await source.start()
+    try:
+        await asyncio.wait_for(source.ready.wait(), 5)
+        assert store.workspaces == {}
+        folder = projects / "-Users-User-repo-codemie-ai-codemie-code"
+        folder.mkdir(parents=True)
+        main = folder / f"{CLAUDE_SID}.jsonl"
+        shutil.copyfile(CLAUDE / "turn-1.jsonl", main)
+        wid = workspace_id_for(CLAUDE_CWD)
+        poke = appender(main, b"\n")
+        await until(lambda: store.workspace(wid) is not None, poke)
+        log = store.workspaces[wid].sessions[CLAUDE_SID]
+        await until(lambda: len(log.items) > 0, poke)
+        # It keeps following: the rest of the session arrives.
+        before = len(log.items)
+        with main.open("ab") as fh:
+            fh.write((CLAUDE / "turn-2.jsonl").read_bytes()[main.stat().st_size :])
+        await until(lambda: len(log.items) > before, lambda: None)
+    finally:
+        await source.stop()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_codex_sessions_dir_created_after_start(
+    tmp_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIDEMIRROR_WATCH", backend)
+    store = Store(Hub(), Projector())
+    codex = tmp_path / "codex"
+    codex.mkdir()
+    source = CodexSource(store, codex, tmp_path / "data")
+    await source.start()
+    try:
+        await asyncio.wait_for(source.ready.wait(), 5)
+        day = codex / "sessions" / "2026" / "05" / "11"
+        day.mkdir(parents=True)
+        rollout = day / CODEX.name
+        shutil.copyfile(CODEX, rollout)
+        wid = workspace_id_for(CODEX_CWD)
+        await until(lambda: store.workspace(wid) is not None, appender(rollout, b"\n"))
+        assert CODEX_SID in store.workspaces[wid].sessions
+    finally:
+        await source.stop()
+
+
+def test_pid_cache_scans_at_most_once_per_max_age(monkeypatch: pytest.MonkeyPatch) -> None:
+    scans: list[int] = []
+
+    def scan() -> dict[str, int]:
+        scans.append(1)
+        return {"/w": len(scans)}
+
+    monkeypatch.setattr(procs, "agent_pids", scan)
+    now = [100.0]
+    monkeypatch.setattr(procs.time, "monotonic", lambda: now[0])
+    cache = procs.PidCache(max_age=3.0)
+    assert cache.get() == {"/w": 1}
+    now[0] += 2.9
+    assert cache.get() == {"/w": 1} and len(scans) == 1
+    assert cache.get(fresh=True) == {"/w": 2}
+    now[0] += 3.0
+    assert cache.get() == {"/w": 3}
