@@ -22,8 +22,9 @@ from sidemirror.ingest import run as ingest
 from sidemirror.ingest.journal import Journals
 from sidemirror.mcp import endpoint as mcp
 from sidemirror.settings import Settings
-from sidemirror.sources import Source, build_sources
+from sidemirror.sources.base import Source
 from sidemirror.sources.procs import pid_alive
+from sidemirror.sources.registry import build_sources
 from sidemirror.web import activity as activity_api
 from sidemirror.web import sessions as session_api
 from sidemirror.web.security import GUARD, Guard, Tickets, pairing, public, security_middleware

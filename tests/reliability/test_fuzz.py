@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sidemirror.sources.base import CONVERTERS
 from sidemirror.sources.claude.parser import ClaudeParser
 from sidemirror.sources.files.tailer import JsonlTailer
+from sidemirror.sources.registry import CONVERTERS
 
 from tests.conftest import FIXTURES
 

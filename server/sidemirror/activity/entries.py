@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, get_args
 
+from sidemirror.core.clock import now_iso
 from sidemirror.core.models import ActivityEntry, ActivityRef, ActivityType
 from sidemirror.core.redact import is_secret_key, redact_json, redact_text, redact_url
 from sidemirror.core.store import workspace_id_for
@@ -71,10 +72,6 @@ _TARGET_LIKE = re.compile(
 )
 _SECRET_PAIR = re.compile(r"^(?P<name>[\w.-]+)(?P<sep>\s*[=:]\s*)(?P<value>.+)$", re.S)
 _COOKIE_SUBCOMMANDS = frozenset({"get", "set", "add", "clear", "delete", "list", "remove"})
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def verb_key(command: str) -> str:

@@ -24,8 +24,8 @@ from typing import Any
 
 import aiohttp
 
+from sidemirror.core.clock import now_iso
 from sidemirror.runtime import read_runtime_file
-from sidemirror.sources.base import now_iso
 
 CHUNK = 65536
 MAX_LINE = 8 * 1024 * 1024

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sidemirror.activity.entries import now_iso
+from sidemirror.core.clock import now_iso
 
 MAX_TRACKED_REQUESTS = 5000
 

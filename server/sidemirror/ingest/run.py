@@ -14,7 +14,8 @@ from aiohttp import WSMsgType, web
 from sidemirror.core.jsonline import decode_line
 from sidemirror.core.store import workspace_id_for
 from sidemirror.ingest.journal import Journals
-from sidemirror.sources.base import CONVERTERS, Converter, Emitted
+from sidemirror.sources.base import Converter, Emitted
+from sidemirror.sources.registry import CONVERTERS
 from sidemirror.web.security import NDJSON_LIMIT, require_ndjson
 from sidemirror.web.state import APP_STATE, AppState
 

@@ -1,4 +1,4 @@
-"""`format=auto`: pick the converter from the first record, and the table of agent formats.
+"""`format=auto`: pick the converter from the first record.
 
 Each format has a shape no other shares, so the first record decides:
 JSON-RPC or the tap's `{"kind","method","payload"}` envelope → ACP; `{"type": "thread.*" |
@@ -9,20 +9,11 @@ stream-json; anything else → public event objects (`format=events`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
-from sidemirror.sources.acp.converter import AcpConverter
-from sidemirror.sources.base import Converter, Emitted, EventsConverter
-from sidemirror.sources.claude.stream_json import StreamJsonConverter
-from sidemirror.sources.codex.exec import CodexExecConverter, CodexRolloutConverter
+from sidemirror.sources.base import Converter, ConverterFactory, Emitted
 
-AGENT_CONVERTERS: dict[str, Callable[[str], Converter]] = {
-    "stream-json": StreamJsonConverter,
-    "acp": AcpConverter,
-    "codex-exec": CodexExecConverter,
-    "codex-rollout": CodexRolloutConverter,
-}
 _STREAM_JSON_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event"})
 _ROLLOUT_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
 
@@ -43,7 +34,9 @@ def detect(record: dict[str, Any]) -> str:
 class AutoConverter:
     """Delegates to the converter the first record calls for."""
 
-    def __init__(self, default_session: str) -> None:
+    def __init__(self, default_session: str, formats: Mapping[str, ConverterFactory]) -> None:
+        # The formats table is passed in (registry.py owns it), so this module imports no agent.
+        self.formats = formats
         self.default_session = default_session
         self.inner: Converter | None = None
         self.agent = "events"
@@ -52,7 +45,7 @@ class AutoConverter:
     def convert(self, record: dict[str, Any]) -> list[Emitted]:
         if self.inner is None:
             fmt = detect(record)
-            factory = AGENT_CONVERTERS.get(fmt, EventsConverter)
+            factory = self.formats[fmt]
             self.inner = factory(self.default_session)
             self.agent = self.inner.agent
         out = self.inner.convert(record)
@@ -66,5 +59,3 @@ class AutoConverter:
         self.run_status = getattr(self.inner, "run_status", None)
         return out
 
-
-AGENT_CONVERTERS["auto"] = AutoConverter

@@ -1,20 +1,27 @@
-"""Format converters for pushed data: one record in, canonical (redacted) items out.
+"""What every source is: the two shapes an adapter takes, and what a converter emits.
 
-`CONVERTERS` maps a `format=` value to a factory taking the default session id. Agent formats
-(stream-json, ACP, codex-exec, auto) register here from `sources/`.
+A `Source` follows files on this machine (Claude Code transcripts, Codex rollouts) and writes
+their sessions into the store. A `Converter` turns pushed records (a POST, a WebSocket, a tap)
+into canonical items, one record at a time. Both emit items that are already redacted.
+The formats and sources the server runs are listed in `registry.py`, which imports every agent
+package; this module imports none, so agents can import it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from pydantic import ValidationError
+from sidemirror.core.models import SessionItem
 
-from sidemirror.core.models import SESSION_ITEM_ADAPTER, SessionItem
-from sidemirror.core.redact import redact_json
+
+class Source(Protocol):
+    """Follows an agent's files and keeps their sessions in the store, from `start` to `stop`."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
 
 
 @dataclass
@@ -35,52 +42,5 @@ class Converter(Protocol):
     def finish(self) -> list[Emitted]: ...
 
 
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-class EventsConverter:
-    """`format=events`: NDJSON of public event objects (DESIGN §3), e.g. from tests or tools."""
-
-    agent = "events"
-
-    def __init__(self, default_session: str) -> None:
-        self.default_session = default_session
-
-    def convert(self, record: dict[str, Any]) -> list[Emitted]:
-        data = {k: v for k, v in record.items() if k not in ("id", "seq", "session")}
-        session = str(record.get("session") or self.default_session)
-        redacted = redact_json(data)
-        assert isinstance(redacted, dict)
-        redacted.setdefault("ts", now_iso())
-        try:
-            item = SESSION_ITEM_ADAPTER.validate_python(redacted)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise ValueError(
-                f"invalid {record.get('type')!r} event: {where}: {first['msg']}"
-            ) from None
-        return [Emitted(session, item)]
-
-    def finish(self) -> list[Emitted]:
-        return []
-
-
-CONVERTERS: dict[str, Callable[[str], Converter]] = {"events": EventsConverter}
-
-
-def _agent_format(name: str) -> Callable[[str], Converter]:
-    """Agent formats live in `sources/` and import this module, so they resolve at first use."""
-
-    def factory(default_session: str) -> Converter:
-        from sidemirror.sources.autodetect import AGENT_CONVERTERS
-
-        return AGENT_CONVERTERS[name](default_session)
-
-    return factory
-
-
-CONVERTERS.update(
-    {name: _agent_format(name) for name in ("stream-json", "acp", "codex-exec", "auto")}
-)
+# A converter's constructor: it takes the session id to use when a record names none.
+ConverterFactory = Callable[[str], Converter]

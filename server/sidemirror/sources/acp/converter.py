@@ -22,10 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sidemirror.core.clock import now_iso
 from sidemirror.core.models import PlanEntry, PlanEvent, SessionItem, SystemEvent, TurnStatus
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.acp.parts import AcpTurns, ToolCall, block_text
-from sidemirror.sources.base import Emitted, now_iso
+from sidemirror.sources.base import Emitted
 from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_list as _list
 from sidemirror.sources.common import as_text as _text

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sidemirror.core.clock import ms_between
 from sidemirror.core.models import (
     AssistantDeltaEvent,
     AssistantEvent,
@@ -20,17 +21,11 @@ from sidemirror.core.models import (
 )
 from sidemirror.core.pricing import estimate_cost_usd
 from sidemirror.core.redact import redact_text
-from sidemirror.sources.claude.tools import (
-    compact_json,
-    flatten_content,
-    one_line,
-    tool_kind,
-    tool_summary,
-)
-from sidemirror.sources.claude.turns import ms_between
 from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_list as _list
 from sidemirror.sources.common import as_text as _text
+from sidemirror.sources.common import compact_json, flatten_content, one_line
+from sidemirror.sources.tool_names import tool_kind, tool_summary
 
 # ACP's tool kinds → ours. `think` is what adapters call sub-agent and reasoning tools.
 ACP_KINDS: dict[str, ToolKind] = {

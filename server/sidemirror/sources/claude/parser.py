@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sidemirror.core.clock import ms_between
 from sidemirror.core.models import (
     AssistantEvent,
     SessionItem,
@@ -33,9 +34,6 @@ from sidemirror.core.models import (
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.claude.subagents import SubagentLinker
 from sidemirror.sources.claude.tools import (
-    TASK_TOOLS,
-    flatten_content,
-    one_line,
     slash_command,
     strip_tags,
     thinking_item,
@@ -43,8 +41,10 @@ from sidemirror.sources.claude.tools import (
     tool_result_item,
     user_kind,
 )
-from sidemirror.sources.claude.turns import TurnTracker, ms_between, usage_from
+from sidemirror.sources.claude.turns import TurnTracker, usage_from
 from sidemirror.sources.common import as_text as _text
+from sidemirror.sources.common import flatten_content, one_line
+from sidemirror.sources.tool_names import TASK_TOOLS
 
 MAIN = ""  # origin of records from the session's own file (agent files pass their agent id)
 SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation", "last-prompt"})

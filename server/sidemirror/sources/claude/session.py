@@ -10,9 +10,7 @@ started.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
-import time
 from pathlib import Path
 
 from sidemirror.core.models import SessionItem
@@ -21,7 +19,7 @@ from sidemirror.sources.claude.merge import merged
 from sidemirror.sources.claude.parser import MAIN, ClaudeParser
 from sidemirror.sources.claude.positions import SLOTS, Positions
 from sidemirror.sources.claude.start import first_read, skip_ahead
-from sidemirror.sources.files.merge_order import Entry, MergeJournal
+from sidemirror.sources.files.merge_order import Entry, MergeJournal, new_epoch
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 
 # Raw bytes a load holds at once, over all the session's files (one chunk each while merging):
@@ -29,16 +27,6 @@ from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 # of a huge transcript is the items kept plus this, not every record of the file.
 LOAD_BUFFER_BYTES = 8 * 1024 * 1024
 LOAD_CHUNK_BYTES = 4 * 1024 * 1024  # per read of one file: fewer, larger reads on a big load
-
-
-def new_epoch(main: Path) -> str:
-    """Short ASCII, from the file's identity plus the time: never equal to an earlier epoch."""
-    try:
-        st = main.stat()
-        ident = f"{st.st_dev}:{st.st_ino}"
-    except OSError:
-        ident = str(main)
-    return hashlib.sha256(f"{ident}:{time.time_ns()}".encode()).hexdigest()[:8]
 
 
 class ClaudeSession:

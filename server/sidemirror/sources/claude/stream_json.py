@@ -21,6 +21,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from sidemirror.core.clock import now_iso
 from sidemirror.core.models import (
     AssistantDeltaEvent,
     AssistantEvent,
@@ -34,16 +35,11 @@ from sidemirror.core.models import (
 )
 from sidemirror.core.pricing import estimate_cost_usd
 from sidemirror.core.redact import redact_text
-from sidemirror.sources.base import Emitted, now_iso
-from sidemirror.sources.claude.tools import (
-    compact_json,
-    flatten_content,
-    thinking_item,
-    tool_call_item,
-    tool_result_item,
-)
+from sidemirror.sources.base import Emitted
+from sidemirror.sources.claude.tools import thinking_item, tool_call_item, tool_result_item
 from sidemirror.sources.claude.turns import Usage, usage_from
 from sidemirror.sources.common import as_text as _text
+from sidemirror.sources.common import compact_json, flatten_content
 from sidemirror.sources.delta_redactor import DeltaRedactor
 
 # Transport chatter of the SDK protocol: nothing a reader of the session needs.

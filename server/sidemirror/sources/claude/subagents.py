@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidemirror.sources.claude.tools import flatten_content, has_tool_result
+from sidemirror.sources.claude.tools import has_tool_result
 from sidemirror.sources.common import as_text as _text
+from sidemirror.sources.common import flatten_content
 
 MAX_PENDING = 5000  # records held per unlinked thread
 

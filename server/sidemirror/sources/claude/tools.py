@@ -1,13 +1,10 @@
-"""Claude Code tool calls in a human line: which kind of tool it is, and what it was asked to do.
+"""Claude Code records as canonical items: user-line kinds, plans, thinking, tool calls and results.
 
-Side-panel readers scan a session by its tool calls, so each gets a one-line summary of its one
-meaningful argument (the command, the path, the pattern, the URL) rather than its raw JSON.
-Tools we do not know fall back to compact JSON: drift in tool inputs never loses information.
+Tool names, kinds and one-line summaries are shared with ACP (sources/tool_names.py).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Literal
 
@@ -17,99 +14,13 @@ from sidemirror.core.models import (
     PlanEvent,
     SessionItem,
     ThinkingEvent,
-    ToolKind,
     ToolResultEvent,
     ToolUseEvent,
 )
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.common import as_text as _text
-
-_KINDS: dict[str, ToolKind] = {
-    "Read": "read",
-    "NotebookRead": "read",
-    "LS": "read",
-    "Edit": "edit",
-    "MultiEdit": "edit",
-    "NotebookEdit": "edit",
-    "Write": "write",
-    "Bash": "execute",
-    "BashOutput": "execute",
-    "KillBash": "execute",
-    "KillShell": "execute",
-    "Grep": "search",
-    "Glob": "search",
-    "WebSearch": "search",
-    "WebFetch": "fetch",
-    "Task": "task",
-    "Agent": "task",  # newer Claude Code names the sub-agent tool `Agent`
-    "TodoWrite": "plan",
-    "ExitPlanMode": "plan",
-    "AskUserQuestion": "ask",
-}
-
-# The tools whose calls spawn a sub-agent (its lines are linked to the call).
-TASK_TOOLS = frozenset({"Task", "Agent"})
-
-# The input field that best says what a tool was asked to do, in order of preference.
-_SUMMARY_FIELDS: dict[str, tuple[str, ...]] = {
-    "Bash": ("command",),
-    "Read": ("file_path",),
-    "NotebookRead": ("notebook_path",),
-    "LS": ("path",),
-    "Edit": ("file_path",),
-    "MultiEdit": ("file_path",),
-    "NotebookEdit": ("notebook_path",),
-    "Write": ("file_path",),
-    "WebFetch": ("url",),
-    "WebSearch": ("query",),
-    "BashOutput": ("bash_id", "shell_id"),
-    "KillBash": ("shell_id", "bash_id"),
-    "KillShell": ("shell_id", "bash_id"),
-    "ExitPlanMode": ("plan",),
-    "SlashCommand": ("command",),
-    "Skill": ("skill", "command"),
-}
-
-
-def tool_kind(name: str) -> ToolKind:
-    if name.startswith("mcp__"):
-        return "mcp"
-    return _KINDS.get(name, "other")
-
-
-def one_line(text: str) -> str:
-    """Collapse whitespace runs (newlines included) so a summary is one readable line."""
-    return " ".join(text.split())
-
-
-def compact_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-
-
-def tool_summary(name: str, tool_input: Any) -> str:
-    """The one-line input summary shown for a tool call."""
-    if not isinstance(tool_input, dict):
-        return one_line(compact_json(tool_input))
-    for key in _SUMMARY_FIELDS.get(name, ()):
-        value = _text(tool_input.get(key))
-        if value:
-            return one_line(value)
-    if name in ("Grep", "Glob"):
-        pattern = _text(tool_input.get("pattern"))
-        where = _text(tool_input.get("path"))
-        return one_line(f"{pattern} in {where}" if where else pattern)
-    if name in TASK_TOOLS:
-        description = _text(tool_input.get("description")) or _text(tool_input.get("prompt"))
-        agent = _text(tool_input.get("subagent_type"))
-        return one_line(f"{description} ({agent})" if agent else description)
-    if name == "AskUserQuestion":
-        questions = tool_input.get("questions")
-        if isinstance(questions, list):
-            asked = [_text(q.get("question")) for q in questions if isinstance(q, dict)]
-            if any(asked):
-                return one_line(" / ".join(q for q in asked if q))
-        return one_line(_text(tool_input.get("question")) or compact_json(tool_input))
-    return one_line(compact_json(tool_input))
+from sidemirror.sources.common import flatten_content
+from sidemirror.sources.tool_names import tool_kind, tool_summary
 
 
 def plan_entries(tool_input: Any) -> list[PlanEntry]:
@@ -128,29 +39,6 @@ def plan_entries(tool_input: Any) -> list[PlanEntry]:
             )
         )
     return entries
-
-
-def flatten_content(content: Any) -> str:
-    """Text of a message or tool_result `content`: a string, or a list of blocks."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return "" if content is None else compact_json(content)
-    parts: list[str] = []
-    for block in content:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict):
-            kind = block.get("type")
-            if kind == "text":
-                parts.append(_text(block.get("text")))
-            elif kind == "image":
-                parts.append("[image]")
-            elif kind == "tool_reference":
-                parts.append(_text(block.get("tool_name")))
-            else:
-                parts.append(compact_json(block))
-    return "\n".join(p for p in parts if p)
 
 
 def has_tool_result(content: Any) -> bool:

@@ -9,9 +9,9 @@ several times. Sub-agent messages count toward the turn that spawned them: they 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
+from sidemirror.core.clock import ms_between
 from sidemirror.core.models import TurnCompleteEvent, TurnStatus
 from sidemirror.core.pricing import estimate_cost_usd
 
@@ -56,22 +56,6 @@ def usage_from(raw: Any) -> Usage | None:
         cache_write_5m=write_5m,
         cache_write_1h=write_1h,
     )
-
-
-def parse_ts(ts: str | None) -> datetime | None:
-    if not ts:
-        return None
-    try:
-        return datetime.fromisoformat(ts)
-    except ValueError:
-        return None
-
-
-def ms_between(start: str | None, end: str | None) -> int | None:
-    a, b = parse_ts(start), parse_ts(end)
-    if a is None or b is None or (a.tzinfo is None) != (b.tzinfo is None):
-        return None
-    return max(0, round((b - a).total_seconds() * 1000))
 
 
 @dataclass

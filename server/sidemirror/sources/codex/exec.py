@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sidemirror.core.clock import ms_between, now_iso
 from sidemirror.core.models import (
     AssistantEvent,
     ErrorEvent,
@@ -23,12 +24,12 @@ from sidemirror.core.models import (
     TurnStatus,
 )
 from sidemirror.core.redact import redact_text
-from sidemirror.sources.base import Emitted, now_iso
-from sidemirror.sources.claude.tools import compact_json, one_line
+from sidemirror.sources.base import Emitted
 from sidemirror.sources.codex.parser import CodexParser
 from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_list as _list
 from sidemirror.sources.common import as_text as _text
+from sidemirror.sources.common import compact_json, one_line
 
 
 def _count(value: Any) -> int:
@@ -95,7 +96,7 @@ class CodexExecConverter:
                 input_tokens=max(0, _count(usage.get("input_tokens")) - cached),
                 output_tokens=_count(usage.get("output_tokens")),
                 cache_read_tokens=cached,
-                duration_ms=None if started is None else _ms(started, ts),
+                duration_ms=None if started is None else ms_between(started, ts),
                 status=status,
             )
         ]
@@ -173,12 +174,6 @@ class CodexExecConverter:
         return ToolResultEvent(
             ts=ts, tool_use_id=item_id, name=name, output=output, is_error=failed
         )
-
-
-def _ms(start: str, end: str) -> int | None:
-    from sidemirror.sources.claude.turns import ms_between
-
-    return ms_between(start, end)
 
 
 class CodexRolloutConverter:

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from sidemirror.core.clock import ms_between
 from sidemirror.core.models import (
     AssistantEvent,
     ErrorEvent,
@@ -37,8 +38,6 @@ from sidemirror.core.models import (
 )
 from sidemirror.core.pricing import estimate_cost_usd
 from sidemirror.core.redact import redact_text
-from sidemirror.sources.claude.tools import one_line
-from sidemirror.sources.claude.turns import ms_between
 from sidemirror.sources.codex.tools import (
     kind_of,
     output_text,
@@ -50,6 +49,7 @@ from sidemirror.sources.codex.tools import (
 from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_list as _list
 from sidemirror.sources.common import as_text as _text
+from sidemirror.sources.common import one_line
 
 TITLE_CHARS = 80
 _DESKTOP_REQUEST = "## My request for Codex:"

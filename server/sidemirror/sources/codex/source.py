@@ -20,9 +20,8 @@ from pathlib import Path
 
 from sidemirror.core.models import SessionItem
 from sidemirror.core.store import SessionLog, Store
-from sidemirror.sources.claude.session import new_epoch
 from sidemirror.sources.codex.parser import CodexParser
-from sidemirror.sources.files.merge_order import Entry, MergeJournal
+from sidemirror.sources.files.merge_order import Entry, MergeJournal, new_epoch
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.files.window import window_lines

@@ -13,9 +13,9 @@ import re
 from typing import Any
 
 from sidemirror.core.models import PlanEntry, ToolKind
-from sidemirror.sources.claude.tools import compact_json, one_line
 from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_text as _text
+from sidemirror.sources.common import compact_json, one_line
 
 KINDS: dict[str, ToolKind] = {
     "exec_command": "execute",

@@ -10,9 +10,11 @@ under a new epoch (DESIGN §1).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,3 +99,13 @@ class MergeJournal:
 
 def _line(entry: Entry) -> str:
     return json.dumps([entry.key, entry.end, entry.inode]) + "\n"
+
+
+def new_epoch(main: Path) -> str:
+    """Short ASCII, from the file's identity plus the time: never equal to an earlier epoch."""
+    try:
+        st = main.stat()
+        ident = f"{st.st_dev}:{st.st_ino}"
+    except OSError:
+        ident = str(main)
+    return hashlib.sha256(f"{ident}:{time.time_ns()}".encode()).hexdigest()[:8]

@@ -6,7 +6,7 @@ from typing import Any
 
 from sidemirror.core.models import SessionItem, ToolUseEvent
 from sidemirror.sources.claude.parser import ClaudeParser
-from sidemirror.sources.claude.tools import tool_kind, tool_summary
+from sidemirror.sources.tool_names import tool_kind, tool_summary
 
 
 def prompt(text: str, ts: str = "2026-01-01T00:00:00.000Z") -> dict[str, Any]:
