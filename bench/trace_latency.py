@@ -119,8 +119,8 @@ def _child(argv: list[str]) -> int:
     wrap_async(claude_source.ClaudeSource, "_grew", "grew0", "grew1")
     wrap_async(tailer.JsonlTailer, "poll_async", "read0", "read1")
     wrap_sync(claude_session.ClaudeSession, "_apply", "apply0", "apply1")
-    wrap_sync(merge_journal.MergeJournal, "append", "journal0", "journal1")
-    wrap_sync(store.Store, "publish_parsed", "publish0", "publish1")
+    wrap_sync(merge_journal.MergeOrder, "append", "journal0", "journal1")
+    wrap_sync(store.Store, "write", "publish0", "publish1")
     wrap_sync(claude_source.ClaudeSource, "_refresh_pid", "pid0", "pid1")
     wrap_async(session_stream._Stream, "send_new_items", "send0", "send1")
 

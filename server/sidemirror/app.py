@@ -1,88 +1,71 @@
-"""The aiohttp application: wiring of state, middleware, routes, sources and shutdown."""
+"""The composition root: the one route list, and the one place where sources, the store and the
+outputs (HTTP, SSE, MCP, the debug trace) are wired together.
+
+    sources (files, ingest) ─► store ─► hub ─► SSE streams, snapshots, MCP tools
+
+Every other module gets what it needs from here: handlers read `AppState` through `APP_STATE`.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 import shutil
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import IO
 
 from aiohttp import web
 
-from sidemirror import __version__
-from sidemirror.activity.log import ACTIVITY, ActivityLog
+from sidemirror.activity.log import ActivityLog
+from sidemirror.core.debug_trace import DebugTrace
 from sidemirror.core.hub import Hub
-from sidemirror.core.models import PROTOCOL_VERSION, SessionItem
 from sidemirror.core.projection import Projector
-from sidemirror.core.store import SessionLog, Store
-from sidemirror.ingest import run as ingest
-from sidemirror.ingest.journal import Journals
+from sidemirror.core.store import Store
+from sidemirror.ingest.journal import IngestJournal
 from sidemirror.mcp import endpoint as mcp
 from sidemirror.settings import Settings
-from sidemirror.sources.base import Source
 from sidemirror.sources.procs import pid_alive
 from sidemirror.sources.registry import build_sources
-from sidemirror.web import activity as activity_api
-from sidemirror.web import sessions as session_api
-from sidemirror.web.security import GUARD, Guard, Tickets, pairing, public, security_middleware
+from sidemirror.web import activity, health, ingest, sessions
+from sidemirror.web.bodies import NDJSON_LIMIT
+from sidemirror.web.security import Guard, Tickets, security_middleware
+from sidemirror.web.session_stream import session_stream
 from sidemirror.web.state import APP_STATE, AppState
 
-log = logging.getLogger(__name__)
-routes = web.RouteTableDef()
-SOURCES = web.AppKey("sources", list[Source])
-NDJSON_MAX = 16 << 20
+logger = logging.getLogger(__name__)
 
 
-@routes.get("/health")
-@public
-async def health(request: web.Request) -> web.Response:
-    state = request.app[APP_STATE]
-    return web.json_response(
-        {
-            "app": "sidemirror",
-            "version": __version__,
-            "protocol": PROTOCOL_VERSION,
-            "status": "ok",
-            "instance": state.instance,
-            "uptime_s": round(time.monotonic() - state.started, 3),
-            "workspaces": len(state.store.workspaces),
-            "parse_errors": state.store.parse_errors,
-        }
-    )
-
-
-@routes.post("/api/pair")
-@pairing
-async def pair(request: web.Request) -> web.Response:
-    # The middleware has checked the Origin is an allowed extension and the Host is loopback.
-    return web.json_response({"token": request.app[APP_STATE].guard.token})
-
-
-@routes.post("/api/ticket")
-async def ticket(request: web.Request) -> web.Response:
-    tickets = request.app[APP_STATE].guard.tickets
-    return web.json_response({"ticket": tickets.issue(), "expires_in": int(tickets.ttl_s)})
-
-
-class DebugTrace:
-    """`--debug-events-jsonl`: every projected event, as sent, one per line."""
-
-    def __init__(self, path: Path, store: Store) -> None:
-        self.store = store
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.fh: IO[str] = path.open("a", encoding="utf-8")
-
-    def __call__(self, log_: SessionLog, item: SessionItem) -> None:
-        # Taps run right after the append: the item is the newest in the log.
-        self.fh.write(self.store.wire_json(log_, len(log_.items) - 1) + "\n")
-        self.fh.flush()
+def routes() -> list[web.RouteDef]:
+    """Every route the server answers (docs/api.md documents each; a test keeps them in step).
+    How each one authenticates is declared on its handler (`web/security.py`)."""
+    return [
+        web.get("/health", health.health),
+        web.post("/api/pair", health.pair),
+        web.post("/api/ticket", health.ticket),
+        # Sessions: JSON reads and the live stream.
+        web.get("/api/workspaces", sessions.list_workspaces),
+        web.get("/workspace/{ws}/sessions", sessions.list_sessions),
+        web.get("/workspace/{ws}/session", sessions.snapshot),
+        web.get("/workspace/{ws}/session/stream", session_stream),
+        web.get("/workspace/{ws}/session/items/{item_id}", sessions.full_item),
+        # Pushed sessions.
+        web.post("/api/ingest", ingest.ingest_ndjson),
+        web.get("/api/ingest/ws", ingest.ingest_ws),
+        # Browse activity.
+        web.post("/api/activity", activity.post_activity),
+        web.get("/api/activity/ws", activity.activity_ws),
+        web.get("/activity/stream", activity.activity_stream),
+        web.get("/api/refs", activity.refs),
+        web.get("/api/activity/latest-workspace", activity.latest_workspace),
+        # MCP (Streamable HTTP).
+        web.get("/mcp", mcp.get_mcp),
+        web.post("/mcp", mcp.post_mcp),
+        web.delete("/mcp", mcp.delete_mcp),
+    ]
 
 
 def fresh_spill_dir(root: Path) -> Path:
-    """This process's spill directory (see item_log.py), after removing dead processes' ones.
+    """This process's spill directory (see core/item_log.py), after removing dead processes' ones.
 
     Spill files are a cache of one process's logs, never trusted across a restart; one folder per
     pid keeps two servers on the same data dir from overwriting each other's files.
@@ -101,34 +84,38 @@ def create_app(settings: Settings, token: str) -> web.Application:
     spill_dir = fresh_spill_dir(settings.data_dir / "spill")
     store = Store(hub, Projector(settings.max_chars), spill_dir)
     guard = Guard(token, settings.allowed_origins, Tickets())
-    app = web.Application(middlewares=[security_middleware], client_max_size=NDJSON_MAX)
-    state = AppState(settings, store, hub, guard)
+    state = AppState(
+        settings,
+        store,
+        hub,
+        guard,
+        activity=ActivityLog(settings.data_dir / "activity"),
+        journal=IngestJournal(settings.data_dir / "ingest"),
+    )
+    app = web.Application(middlewares=[security_middleware(guard)], client_max_size=NDJSON_LIMIT)
     app[APP_STATE] = state
-    app[GUARD] = guard
-    journals = Journals(settings.data_dir / "ingest")
-    app[ingest.JOURNALS] = journals
-    app.add_routes(routes)
-    app.add_routes(session_api.routes)
-    app.add_routes(ingest.routes)
-    mcp.setup(app)
-    app[ACTIVITY] = activity_log = ActivityLog(settings.data_dir / "activity")
-    app.add_routes(activity_api.routes)
-    app.on_cleanup.append(activity_log.on_cleanup)
+    app[mcp.MCP_SESSIONS] = mcp.SessionTable()
+    app.add_routes(routes())
+    trace = None
     if settings.debug_events_jsonl is not None:
-        store.taps.append(DebugTrace(settings.debug_events_jsonl, store))
+        trace = DebugTrace(settings.debug_events_jsonl, store)
+        store.taps.append(trace)
 
     async def lifecycle(app: web.Application) -> AsyncIterator[None]:
-        restored = journals.restore(store)
+        restored = state.journal.restore(store)
         if restored:
-            log.info("restored %d ingested session(s)", restored)
+            logger.info("restored %d ingested session(s)", restored)
         sources = build_sources(settings, store)
         for source in sources:
             await source.start()
         yield
         for source in reversed(sources):
             await source.stop()
-        journals.close()
+        state.journal.close()
+        state.activity.close()
         store.close()
+        if trace is not None:
+            trace.close()
         shutil.rmtree(spill_dir, ignore_errors=True)
 
     async def close_streams(app: web.Application) -> None:

@@ -38,7 +38,7 @@ from sidemirror.settings import (
     unique_dirs,
 )
 
-log = logging.getLogger("sidemirror")
+logger = logging.getLogger("sidemirror")
 
 
 def _is_loopback(host: str) -> bool:

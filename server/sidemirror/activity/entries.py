@@ -24,7 +24,7 @@ from typing import Any, get_args
 from sidemirror.core.clock import now_iso
 from sidemirror.core.models import ActivityEntry, ActivityRef, ActivityType
 from sidemirror.core.redact import is_secret_key, redact_json, redact_text, redact_url
-from sidemirror.core.store import workspace_id_for
+from sidemirror.core.store import resolve_workspace
 from sidemirror.core.truncate import truncate
 
 RESULT_MAX_CHARS = 500
@@ -39,7 +39,6 @@ SECRET = "[REDACTED:secret_field]"
 
 _TYPES: tuple[str, ...] = get_args(ActivityType)
 _OBSERVATIONS = ("navigation", "console", "error")
-_WORKSPACE_ID = re.compile(r"[0-9a-f]{12}")
 
 # Verbs whose arguments after the first (the target) are typed into the page.
 _AFTER_TARGET = frozenset(
@@ -281,10 +280,8 @@ def workspace_of(raw: dict[str, Any]) -> tuple[str | None, str | None]:
         return None, None
     if not isinstance(value, str):
         raise ValueError(f"'workspace' must be a directory or workspace id, got {value!r:.40}")
-    if _WORKSPACE_ID.fullmatch(value):
-        return value, None
-    directory = value.rstrip("/") or "/"
-    return workspace_id_for(directory), directory
+    ref = resolve_workspace(value)
+    return ref.id, ref.directory
 
 
 def prepare_entry(raw: object) -> tuple[ActivityEntry, str | None]:

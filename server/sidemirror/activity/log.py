@@ -1,8 +1,7 @@
-"""The browse activity log (DESIGN §5): one id sequence, a persisted ring per workspace.
+"""The browse activity log: one id sequence, a persisted ring per workspace.
 
-Public API (stable; used by `activity_api`, the MCP tools and the CDP observer's server side):
+Public API (used by `web/activity.py` and the MCP tools):
 
-- `ACTIVITY`: the `web.AppKey` holding the app's `ActivityLog`.
 - `ActivityLog.report(raw) -> ActivityEntry`: validate, redact, truncate, assign `id`, pair an
   end with its start, append to disk, then publish. Raises ValueError (clear message) on bad
   input. Synchronous: no await between the disk append and the publish.
@@ -33,13 +32,11 @@ from heapq import merge
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
-
 from sidemirror.activity.entries import prepare_entry
 from sidemirror.core.models import ActivityEntry
 from sidemirror.core.redact import redact_url
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 RING_SIZE = 1000
 UNSCOPED = "_unscoped"  # file and ring of entries reported without a workspace
 META_FILE = "meta.json"
@@ -194,9 +191,6 @@ class ActivityLog:
         self._fds.clear()
         self._write_meta()
 
-    async def on_cleanup(self, app: web.Application) -> None:
-        self.close()
-
     # --- bookkeeping shared by report() and _load() ---
 
     def _ring(self, key: str) -> _Ring:
@@ -318,7 +312,7 @@ class ActivityLog:
         try:
             entry = ActivityEntry.model_validate(record)
         except ValueError:
-            log.warning("skipping unreadable activity record %s in %s", seq, key)
+            logger.warning("skipping unreadable activity record %s in %s", seq, key)
             return
         entry.id = f"{self.epoch}.{seq}"
         if isinstance(start_seq, int):
@@ -350,7 +344,7 @@ def _read_records(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        log.warning("cannot read activity log %s: %s", path, exc)
+        logger.warning("cannot read activity log %s: %s", path, exc)
         return [], []
     lines = data.split(b"\n")
     if lines[-1]:
@@ -369,5 +363,3 @@ def _read_records(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
             evicted = [s for s in record["evicted"] if isinstance(s, int)]
     return out, evicted
 
-
-ACTIVITY = web.AppKey("activity", ActivityLog)

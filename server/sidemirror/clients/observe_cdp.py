@@ -27,7 +27,7 @@ from websockets.asyncio.client import ClientConnection
 from sidemirror.clients.cdp_events import CdpMapper
 from sidemirror.runtime import read_runtime_file
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 DOMAINS = ("Page.enable", "Runtime.enable", "Network.enable", "Log.enable")
 MAX_BACKLOG = 10_000
 BATCH = 200
@@ -109,7 +109,7 @@ class ServerPoster:
         for attempt in range(3):
             info = read_runtime_file(self.runtime_dir)
             if info is None:
-                log.warning("no running sidemirror server (runtime dir %s)", self.runtime_dir)
+                logger.warning("no running sidemirror server (runtime dir %s)", self.runtime_dir)
             else:
                 url = f"http://127.0.0.1:{info['port']}/api/activity"
                 headers = {"Authorization": f"Bearer {info['token']}"}
@@ -117,12 +117,12 @@ class ServerPoster:
                     async with self.http.post(url, json=batch, headers=headers) as resp:
                         if resp.status == 200:
                             return
-                        log.warning(
+                        logger.warning(
                             "server refused activity: %s %s", resp.status, (await resp.text())[:300]
                         )
                         return  # a 4xx will not get better by retrying
                 except (aiohttp.ClientError, OSError) as exc:
-                    log.warning("cannot reach sidemirror server: %s", exc)
+                    logger.warning("cannot reach sidemirror server: %s", exc)
             await asyncio.sleep(0.5 * (attempt + 1))
         self.dropped += len(batch)
 
@@ -193,7 +193,7 @@ class Observer:
             tree = await conn.call("Page.getFrameTree", session_id=session_id)
             self._emit_all(self.mapper.frame_tree(session_id, tree.get("frameTree") or {}, is_new))
         except CdpError as exc:  # the tab closed while we were attaching
-            log.debug("attach to session %s failed: %s", session_id, exc)
+            logger.debug("attach to session %s failed: %s", session_id, exc)
         finally:
             for method, params in self.held.pop(session_id, []):
                 self._emit_all(self.mapper.handle(method, params, session_id))
@@ -246,11 +246,11 @@ async def observe(
                 try:
                     url = await browser_ws_url(http, cdp)
                     async with websockets.connect(url, max_size=None, ping_interval=None) as ws:
-                        log.info("observing %s", cdp)
+                        logger.info("observing %s", cdp)
                         backoff = 0.25
                         observer = Observer(poster.put, workspace)
                         await observer.run(CdpConnection(ws, observer.on_event))
-                    log.info("browser connection closed; reconnecting")
+                    logger.info("browser connection closed; reconnecting")
                 except (
                     OSError,
                     aiohttp.ClientError,
@@ -260,7 +260,7 @@ async def observe(
                     ValueError,
                     TimeoutError,
                 ) as exc:
-                    log.info(
+                    logger.info(
                         "browser not reachable at %s (%s); retrying in %.1fs", cdp, exc, backoff
                     )
                 await asyncio.sleep(backoff)

@@ -116,15 +116,14 @@ class ItemLog:
             self._wire[slot] = cached
         return cached
 
-    def sse_frame(self, index: int, project: Callable[[SessionItem], str]) -> str:
-        """The SSE message for item `index`: `id:`, `event:` and its one-line JSON."""
+    def item_and_wire(
+        self, index: int, project: Callable[[SessionItem], str]
+    ) -> tuple[SessionItem, str]:
+        """Item `index` with its wire JSON (one read of the spill file for an old item)."""
         if index < self._base:
             item = self._read_spilled(index)
-            wire = project(item)
-        else:
-            item = self._recent[index - self._base]
-            wire = self.wire_json(index, project)
-        return f"id: {item.id}\nevent: {item.type}\ndata: {wire}\n\n"
+            return item, project(item)
+        return self._recent[index - self._base], self.wire_json(index, project)
 
     def close(self) -> None:
         if self._fd is not None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,10 +35,28 @@ from sidemirror.core.projection import Projector
 ACTIVE_WINDOW_S = 120.0
 
 
+WORKSPACE_ID = re.compile(r"[0-9a-f]{12}")
+
+
 def workspace_id_for(directory: str) -> str:
-    """DESIGN §2: first 12 hex digits of sha256 of the directory as the source records it."""
+    """First 12 hex digits of sha256 of the directory as the source records it (the agent's
+    cwd, no trailing slash, not resolved on this filesystem)."""
     normalized = directory.rstrip("/") or "/"
     return hashlib.sha256(normalized.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class WorkspaceRef:
+    id: str
+    directory: str | None  # set when the caller named the workspace by its directory
+
+
+def resolve_workspace(value: str) -> WorkspaceRef:
+    """A workspace named either way callers name one: by id (12 hex digits) or by directory."""
+    if WORKSPACE_ID.fullmatch(value):
+        return WorkspaceRef(value, None)
+    directory = value.rstrip("/") or "/"
+    return WorkspaceRef(workspace_id_for(directory), directory)
 
 
 @dataclass(eq=False)
@@ -80,6 +99,28 @@ class SessionLog:
     def item(self, item_id: str) -> SessionItem | None:
         point = self.resume_point(item_id)
         return self.items[point - 1] if point else None
+
+
+@dataclass
+class SessionUpdate:
+    """What a source learned about one session, applied in one step by `Store.write`."""
+
+    items: Sequence[SessionItem] = ()
+    # Partial text (`assistant_delta`): sent to live clients, never stored.
+    live: Sequence[SessionItem] = ()
+    errors: int = 0  # lines that could not be read
+    title: str | None = None
+    started_at: str | None = None  # kept only if the session has none yet
+    branch: str | None = None
+    touched_at: float | None = None  # when the session was last active (Unix time)
+    state: str | None = None
+
+
+def state_after(items: Sequence[SessionItem]) -> str | None:
+    """A transcript's state from what it just wrote: idle after a turn ends, else running."""
+    if not items:
+        return None
+    return "idle" if items[-1].type == "turn_complete" else "running"
 
 
 @dataclass(eq=False)
@@ -220,28 +261,24 @@ class Store:
         else:
             log.epoch = epoch
 
-    def publish_parsed(
-        self,
-        log: SessionLog,
-        items: list[SessionItem],
-        errors: int,
-        *,
-        title: str | None = None,
-        started_at: str | None = None,
-        branch: str | None = None,
-    ) -> None:
-        """Append what a file source parsed, with the session facts it learned on the way."""
-        if errors:
-            self.count_parse_error(errors)
-        for item in items:
+    def write(self, log: SessionLog, update: SessionUpdate) -> None:
+        """The one way a session's items and facts reach the store, whatever their source
+        (a followed file, an ingest request, a journal replayed at start)."""
+        if update.errors:
+            self.count_parse_error(update.errors)
+        for item in update.items:
             self.append(log, item)
-        log.title = title or log.title
-        log.started_at = log.started_at or started_at
-        if items:
-            self.set_state(log, "idle" if items[-1].type == "turn_complete" else "running")
+        for item in update.live:
+            self.publish_ephemeral(log, item)
+        log.title = update.title or log.title
+        log.started_at = log.started_at or update.started_at
         ws = self.workspaces.get(log.workspace_id)
-        if ws is not None and branch:
-            ws.branch = branch
+        if ws is not None and update.branch:
+            ws.branch = update.branch
+        if update.touched_at is not None:
+            self.touch(log, update.touched_at)
+        if update.state is not None:
+            self.set_state(log, update.state)
 
     def set_state(self, log: SessionLog, state: str) -> None:
         if log.state == state:
@@ -255,8 +292,9 @@ class Store:
         """The projected (redacted, truncated) one-line JSON of item `index` (0-based)."""
         return log.items.wire_json(index, self.projector.to_json)
 
-    def sse_frame(self, log: SessionLog, index: int) -> str:
-        return log.items.sse_frame(index, self.projector.to_json)
+    def item_and_wire(self, log: SessionLog, index: int) -> tuple[SessionItem, str]:
+        """Item `index` and its projected JSON, reading a spilled item from disk once."""
+        return log.items.item_and_wire(index, self.projector.to_json)
 
     def iter_wire(self, log: SessionLog, start: int, stop: int | None = None) -> Iterator[str]:
         stop = len(log.items) if stop is None else stop

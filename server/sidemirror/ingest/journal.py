@@ -1,8 +1,9 @@
-"""Append-only journals of ingested sessions under `<data dir>/ingest/`.
+"""The ingest journal: append-only files of pushed sessions under `<data dir>/ingest/`.
 
 One file per session: a header line (epoch, workspace, session, agent), then one canonical item
 per line, written before the item is published. Replaying the file after a restart rebuilds the
-same log, so ids (positions) stay valid and clients resume exactly (DESIGN §1).
+same log, so ids (positions) stay valid and clients resume exactly.
+(Not to be confused with a file session's merge order, `sources/files/merge_order.py`.)
 """
 
 from __future__ import annotations
@@ -12,19 +13,20 @@ import json
 import logging
 import os
 import secrets
+import time
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from sidemirror.core.models import SESSION_ITEM_ADAPTER
-from sidemirror.core.store import SessionLog, Store
+from sidemirror.core.models import SESSION_ITEM_ADAPTER, SessionItem
+from sidemirror.core.store import SessionLog, SessionUpdate, Store
 from sidemirror.sources.base import Emitted
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 FORMAT = 1
 
 
-class Journals:
+class IngestJournal:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._fds: dict[tuple[str, str], int] = {}
@@ -33,45 +35,54 @@ class Journals:
         digest = hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:16]
         return self.root / ws_id / f"{digest}.jsonl"
 
-    def _append_line(self, key: tuple[str, str], path: Path, line: str) -> None:
+    def _append_line(self, key: tuple[str, str], line: str) -> None:
         fd = self._fds.get(key)
         if fd is None:
+            path = self._path(*key)
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             self._fds[key] = fd
         os.write(fd, (line + "\n").encode("utf-8"))
 
-    def write(self, store: Store, directory: str, agent: str, emitted: Emitted) -> None:
+    def _session(self, store: Store, directory: str, agent: str, session_id: str) -> SessionLog:
+        """The session's log, opening its journal file (header first) the first time."""
         ws = store.ensure_workspace(directory, agent)
-        key = (ws.id, emitted.session_id)
-        path = self._path(*key)
-        session = ws.sessions.get(emitted.session_id)
+        session = ws.sessions.get(session_id)
         if session is None:
             epoch = secrets.token_hex(4)
             header = {
                 "sidemirror_journal": FORMAT,
                 "epoch": epoch,
                 "workspace": ws.directory,
-                "session": emitted.session_id,
+                "session": session_id,
                 "agent": agent,
             }
-            self._append_line(key, path, json.dumps(header))
-            session = store.ensure_session(ws, emitted.session_id, agent, epoch)
+            self._append_line((ws.id, session_id), json.dumps(header))
+            session = store.ensure_session(ws, session_id, agent, epoch)
+        return session
+
+    def write(self, store: Store, directory: str, agent: str, emitted: Emitted) -> None:
+        """Journal what a converter emitted, then hand it to the store."""
+        session = self._session(store, directory, agent, emitted.session_id)
+        key = (session.workspace_id, emitted.session_id)
         if emitted.title is not None:
-            self._append_line(key, path, json.dumps({"title": emitted.title}))
-            session.title = emitted.title
+            self._append_line(key, json.dumps({"title": emitted.title}))
+        items: list[SessionItem] = []
+        live: list[SessionItem] = []
         if emitted.item is not None and emitted.item.type == "assistant_delta":
-            # Partial text is live only: the complete item that follows is what is kept.
-            store.publish_ephemeral(session, emitted.item)
+            live.append(emitted.item)  # partial text is live only: the complete item is kept
         elif emitted.item is not None:
-            item = emitted.item
-            self._append_line(key, path, item.model_dump_json(exclude={"id", "seq"}))
-            if session.started_at is None:
-                session.started_at = item.ts
-            store.append(session, item)
-        store.touch(session)
-        if emitted.state is not None:
-            store.set_state(session, emitted.state)
+            self._append_line(key, emitted.item.model_dump_json(exclude={"id", "seq"}))
+            items.append(emitted.item)
+        update = SessionUpdate(
+            items=items,
+            live=live,
+            title=emitted.title,
+            started_at=items[0].ts if items else None,
+            touched_at=time.time(),
+            state=emitted.state,
+        )
+        store.write(session, update)
 
     def restore(self, store: Store) -> int:
         """Rebuild every journaled session; returns how many sessions were restored."""
@@ -83,7 +94,7 @@ class Journals:
                 if self._restore_file(store, path):
                     count += 1
             except OSError as exc:
-                log.warning("cannot read journal %s: %s", path, exc)
+                logger.warning("cannot read journal %s: %s", path, exc)
         return count
 
     def _restore_file(self, store: Store, path: Path) -> bool:
@@ -102,25 +113,31 @@ class Journals:
             epoch, directory = str(header["epoch"]), str(header["workspace"])
             session_id, agent = str(header["session"]), str(header["agent"])
         except (ValueError, KeyError, TypeError):
-            log.warning("journal %s has no valid header; left alone", path)
+            logger.warning("journal %s has no valid header; left alone", path)
             store.count_parse_error()
             return False
         ws = store.ensure_workspace(directory, agent)
-        session: SessionLog = store.ensure_session(ws, session_id, agent, epoch)
+        session = store.ensure_session(ws, session_id, agent, epoch)
+        items: list[SessionItem] = []
+        title: str | None = None
+        errors = 0
         for raw in lines[1:]:
             try:
                 record = json.loads(raw)
                 if "type" not in record:
-                    session.title = record.get("title", session.title)
+                    title = record.get("title", title)
                     continue
-                item = SESSION_ITEM_ADAPTER.validate_python(record)
+                items.append(SESSION_ITEM_ADAPTER.validate_python(record))
             except (ValueError, ValidationError, AttributeError):
-                store.count_parse_error()
-                continue
-            if session.started_at is None:
-                session.started_at = item.ts
-            store.append(session, item)
-        store.touch(session, path.stat().st_mtime)
+                errors += 1
+        update = SessionUpdate(
+            items=items,
+            errors=errors,
+            title=title,
+            started_at=items[0].ts if items else None,
+            touched_at=path.stat().st_mtime,
+        )
+        store.write(session, update)
         return True
 
     def close(self) -> None:

@@ -36,10 +36,9 @@ from sidemirror.mcp.jsonrpc import (
     parse_message,
 )
 from sidemirror.mcp.tools import TOOLS, ToolError
-from sidemirror.web.security import error_response, read_json
+from sidemirror.web.bodies import error_response, read_json
 
-log = logging.getLogger(__name__)
-routes = web.RouteTableDef()
+logger = logging.getLogger(__name__)
 
 # Newest first. 2025-03-26 is what a client that sends no MCP-Protocol-Version header speaks.
 SUPPORTED_VERSIONS = ("2025-06-18", "2025-03-26")
@@ -100,12 +99,6 @@ class SessionTable:
 MCP_SESSIONS = web.AppKey("mcp_sessions", SessionTable)
 
 
-def setup(app: web.Application) -> None:
-    app[MCP_SESSIONS] = SessionTable()
-    app.add_routes(routes)
-
-
-@routes.get("/mcp")
 async def get_mcp(request: web.Request) -> web.Response:
     # We never push server-initiated messages, so there is no stream to open.
     return error_response(
@@ -114,7 +107,6 @@ async def get_mcp(request: web.Request) -> web.Response:
     )
 
 
-@routes.delete("/mcp")
 async def delete_mcp(request: web.Request) -> web.Response:
     try:
         _check_version_header(request)
@@ -125,7 +117,6 @@ async def delete_mcp(request: web.Request) -> web.Response:
     return web.Response(status=204, headers=EXPOSE)
 
 
-@routes.post("/mcp")
 async def post_mcp(request: web.Request) -> web.Response:
     try:
         return await _handle(request)
@@ -211,7 +202,7 @@ def _initialize(request: web.Request, message: Message) -> web.Response:
         "serverInfo": {"name": "sidemirror", "title": "Sidemirror", "version": __version__},
         "instructions": INSTRUCTIONS,
     }
-    log.info("MCP session opened for %r at protocol %s", client or "unnamed client", version)
+    logger.info("MCP session opened for %r at protocol %s", client or "unnamed client", version)
     return web.json_response(
         {"jsonrpc": "2.0", "id": msg_id, "result": result},
         headers={**EXPOSE, SESSION_HEADER: session.id},
@@ -270,7 +261,7 @@ async def _call_tool(
     except ToolError as exc:
         return _error_result(str(exc))
     except Exception as exc:  # a tool bug must reach the model as a failed call, not a 500
-        log.exception("MCP tool %s failed", name)
+        logger.exception("MCP tool %s failed", name)
         return _error_result(f"{name} failed: {type(exc).__name__}: {exc}")
     text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
     result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": False}

@@ -8,7 +8,6 @@ A `ToolError` is a failure the caller can act on (unknown workspace...): it beco
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -16,8 +15,8 @@ from typing import Any, Generic, TypeVar
 from aiohttp import web
 from pydantic import BaseModel
 
-from sidemirror.activity import log as activity
-from sidemirror.core.store import Workspace, workspace_id_for
+from sidemirror.core.store import Workspace, resolve_workspace
+from sidemirror.core.views import snapshot_head, workspace_summary
 from sidemirror.mcp.schemas import (
     GetActivityInput,
     GetActivityOutput,
@@ -29,11 +28,9 @@ from sidemirror.mcp.schemas import (
     ReportBrowserActionOutput,
     clean_schema,
 )
-from sidemirror.web.sessions import workspace_summary
 from sidemirror.web.state import APP_STATE
 
 In = TypeVar("In", bound=BaseModel)
-WORKSPACE_ID = re.compile(r"[0-9a-f]{12}")
 
 
 class ToolError(Exception):
@@ -71,14 +68,9 @@ class Tool(Generic[In]):
         object.__setattr__(self, "definition", definition)
 
 
-def resolve_workspace_id(value: str) -> str:
-    """An id as given, or the id of a directory (DESIGN §2: sha256 of the path as recorded)."""
-    return value if WORKSPACE_ID.fullmatch(value) else workspace_id_for(value)
-
-
 def _find_workspace(app: web.Application, value: str) -> Workspace:
     store = app[APP_STATE].store
-    ws = store.workspace(value) or store.workspace(resolve_workspace_id(value))
+    ws = store.workspace(value) or store.workspace(resolve_workspace(value).id)
     if ws is None:
         raise ToolError(
             f"unknown workspace {value!r}; call sidemirror_list_workspaces for the known ones"
@@ -108,26 +100,14 @@ async def get_session(app: web.Application, args: GetSessionInput) -> dict[str, 
         picked = [item for item in log.items if item.type in wanted]
         matched = len(picked)
     return {
-        "workspace": ws.id,
-        "session": log.session_id,
+        **snapshot_head(log),
         "agent": log.agent,
         "title": log.title,
         "state": log.state,
-        "epoch": log.epoch,
-        "cursor": log.cursor,
-        "total": len(log.items),
-        "skipped_bytes": log.skipped_bytes,
         "matched": matched,
         # Same projection as the SSE stream and snapshots: truncated text, full_length kept.
         "items": [store.projector.to_dict(item) for item in picked[-args.limit :]],
     }
-
-
-def _activity_log(app: web.Application) -> activity.ActivityLog:
-    log = app.get(activity.ACTIVITY)
-    if log is None:
-        raise ToolError("the activity log is not running on this server")
-    return log
 
 
 async def report_browser_action(
@@ -137,15 +117,15 @@ async def report_browser_action(
     raw = args.model_dump(mode="json", exclude_unset=True)
     raw["source"] = "mcp"  # set by the server, so the feed can tell MCP reports apart
     try:
-        entry = _activity_log(app).report(raw)
+        entry = app[APP_STATE].activity.report(raw)
     except ValueError as exc:
         raise ToolError(f"activity entry refused: {exc}") from None
     return {"entry": entry.model_dump(mode="json")}
 
 
 async def get_activity(app: web.Application, args: GetActivityInput) -> dict[str, Any]:
-    ws_id = None if args.workspace is None else resolve_workspace_id(args.workspace)
-    entries = _activity_log(app).entries(ws_id, args.limit)
+    ws_id = None if args.workspace is None else resolve_workspace(args.workspace).id
+    entries = app[APP_STATE].activity.entries(ws_id, args.limit)
     return {"workspace": ws_id, "entries": [e.model_dump(mode="json") for e in entries]}
 
 

@@ -1,4 +1,4 @@
-"""HTTP side of browse activity (DESIGN §2, §5).
+"""HTTP side of browse activity (docs/api.md).
 
 - `POST /api/activity`: one entry or a JSON array → `{"accepted","rejected","ids"[,"errors"]}`
   (400 when nothing in the body was accepted).
@@ -11,24 +11,22 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 from aiohttp import WSMsgType, web
-from aiohttp_sse import EventSourceResponse, sse_response
+from aiohttp_sse import EventSourceResponse
 
-from sidemirror.activity.entries import workspace_of
-from sidemirror.activity.log import ACTIVITY, RING_SIZE, ActivityLog, Subscriber
+from sidemirror.activity.log import RING_SIZE, ActivityLog, Subscriber
 from sidemirror.core.models import ActivityEntry
 from sidemirror.core.redact import redact_url
-from sidemirror.web.security import read_json, ticket_ok
-from sidemirror.web.session_stream import parse_limit
+from sidemirror.core.store import resolve_workspace
+from sidemirror.core.views import dumps
+from sidemirror.web.bodies import WS_FRAME_LIMIT, parse_limit, read_json
+from sidemirror.web.security import ticket_ok
+from sidemirror.web.sse import event_stream, last_event_id
 from sidemirror.web.state import APP_STATE
 
-routes = web.RouteTableDef()
-WS_FRAME_LIMIT = 1 << 20
-RETRY_MS = 2000
 MAX_ERRORS_SHOWN = 5
 
 
@@ -63,21 +61,19 @@ class _Batch:
         return out
 
 
-@routes.post("/api/activity")
 async def post_activity(request: web.Request) -> web.Response:
     body = await read_json(request)
-    batch = _Batch(request.app[ACTIVITY])
+    batch = _Batch(request.app[APP_STATE].activity)
     batch.feed(body)
     if batch.rejected and not batch.accepted:
         raise web.HTTPBadRequest(text="; ".join(batch.errors))
     return web.json_response(batch.result())
 
 
-@routes.get("/api/activity/ws")
 async def activity_ws(request: web.Request) -> web.WebSocketResponse:
     ws = web.WebSocketResponse(max_msg_size=WS_FRAME_LIMIT, heartbeat=30)
     await ws.prepare(request)  # the middleware has checked Host, Origin and token before 101
-    batch = _Batch(request.app[ACTIVITY])
+    batch = _Batch(request.app[APP_STATE].activity)
     async for msg in ws:
         if msg.type == WSMsgType.TEXT:
             batch.ids, batch.errors = [], []
@@ -93,15 +89,8 @@ async def activity_ws(request: web.Request) -> web.WebSocketResponse:
 
 
 def _workspace_param(request: web.Request) -> str | None:
-    try:
-        ws_id, _ = workspace_of({"workspace": request.query.get("workspace")})
-    except ValueError as exc:
-        raise web.HTTPBadRequest(text=str(exc)) from None
-    return ws_id
-
-
-def _dumps(data: object) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    value = request.query.get("workspace")
+    return resolve_workspace(value).id if value else None
 
 
 async def _send_entries(resp: EventSourceResponse, entries: list[ActivityEntry]) -> None:
@@ -110,23 +99,16 @@ async def _send_entries(resp: EventSourceResponse, entries: list[ActivityEntry])
 
 
 async def _send_gap(resp: EventSourceResponse, missed: int, reset: bool = False) -> None:
-    await resp.send(_dumps({"type": "gap", "missed": missed, "reset": reset}), event="gap")
+    await resp.send(dumps({"type": "gap", "missed": missed, "reset": reset}), event="gap")
 
 
-@routes.get("/activity/stream")
 @ticket_ok
 async def activity_stream(request: web.Request) -> web.StreamResponse:
-    log = request.app[ACTIVITY]
-    streams = request.app[APP_STATE].streams
+    log = request.app[APP_STATE].activity
     ws_id = _workspace_param(request)
     limit = parse_limit(request, RING_SIZE)
-    last_id = request.headers.get("Last-Event-ID") or request.query.get("last_event_id")
-    async with sse_response(
-        request, sep="\n", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    ) as resp:
-        task = asyncio.current_task()
-        if task is not None:
-            streams.add(task)
+    last_id = last_event_id(request)
+    async with event_stream(request) as resp:
         sub = log.subscribe(ws_id)
         try:
             # Synchronous from subscribing to `sent`: every entry is in the first batch or
@@ -141,17 +123,12 @@ async def activity_stream(request: web.Request) -> web.StreamResponse:
                 if last_id:  # another epoch or not an id of ours
                     gap = (log.evicted_count(ws_id), True)
             sent = log.seq
-            await resp.write(f"retry: {RETRY_MS}\n\n".encode())
             if gap is not None:
                 await _send_gap(resp, *gap)
             await _send_entries(resp, first)
             await _pump(resp, log, sub, ws_id, sent)
-        except (ConnectionError, TimeoutError):
-            pass  # the client hung up or stalled past the send timeout: a normal end
         finally:
             log.unsubscribe(sub)
-            if task is not None:
-                streams.discard(task)
     return resp
 
 
@@ -170,12 +147,11 @@ async def _pump(
         await _send_entries(resp, fresh)
 
 
-@routes.get("/api/refs")
 async def refs(request: web.Request) -> web.Response:
     url = request.query.get("url")
     if not url:
         raise web.HTTPBadRequest(text="query parameter 'url' is required")
-    entry = request.app[ACTIVITY].refs_for(url)
+    entry = request.app[APP_STATE].activity.refs_for(url)
     return web.json_response(
         {
             "url": redact_url(url) if entry is None else entry.url,
@@ -187,9 +163,8 @@ async def refs(request: web.Request) -> web.Response:
     )
 
 
-@routes.get("/api/activity/latest-workspace")
 async def latest_workspace(request: web.Request) -> web.Response:
-    latest = request.app[ACTIVITY].latest_workspace()
+    latest = request.app[APP_STATE].activity.latest_workspace()
     if latest is None:
         return web.json_response({"workspace": None, "directory": None, "id": None, "ts": None})
     ws_id, directory, entry = latest

@@ -1,4 +1,4 @@
-"""Localhost is not a trust boundary (DESIGN §4): Host, Origin, token, tickets, bodies, errors.
+"""Localhost is not a trust boundary: the Host, Origin, token and ticket rules (docs/security.md).
 
 Every request passes `security_middleware` before any handler runs. Handlers declare how they
 authenticate with `@public`, `@pairing` or `@ticket_ok`; everything else needs the token.
@@ -11,18 +11,17 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
-from sidemirror.core.jsonline import decode_line
+from sidemirror.web.bodies import error_response
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 H = TypeVar("H", bound=Handler)
 Auth = Literal["public", "pairing", "token", "ticket_ok"]
 
-JSON_LIMIT = 1 << 20
-NDJSON_LIMIT = 16 << 20
 TICKET_TTL_S = 60
 _AUTH_ATTR = "_sidemirror_auth"
 
@@ -42,12 +41,6 @@ ticket_ok = _mark("ticket_ok")
 
 def new_token() -> str:
     return secrets.token_urlsafe(32)  # 256 bits
-
-
-def error_response(status: int, code: str, message: str, **headers: str) -> web.Response:
-    return web.json_response(
-        {"error": {"code": code, "message": message}}, status=status, headers=headers or None
-    )
 
 
 @dataclass
@@ -92,9 +85,6 @@ class Guard:
         return hmac.compare_digest(value.strip().encode(), self.token.encode())
 
 
-GUARD = web.AppKey("guard", Guard)
-
-
 def _local_port(request: web.Request) -> int:
     sockname = request.transport.get_extra_info("sockname") if request.transport else None
     if isinstance(sockname, tuple) and len(sockname) >= 2:
@@ -109,9 +99,18 @@ def _cors_headers(origin: str | None) -> dict[str, str]:
     return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
 
 
-@web.middleware
-async def security_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    guard = request.app[GUARD]
+def security_middleware(guard: Guard) -> Middleware:
+    """The checks every request passes before any handler runs, in this order: Host (421),
+    Origin (403), then the handler's own rule (token, ticket, pairing or public; 401/403)."""
+
+    @web.middleware
+    async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
+        return await _checked(guard, request, handler)
+
+    return check
+
+
+async def _checked(guard: Guard, request: web.Request, handler: Handler) -> web.StreamResponse:
     if not guard.host_allowed(request.headers.get("Host"), _local_port(request)):
         return error_response(421, "misdirected_request", "Host header is not this server")
     origin = request.headers.get("Origin")
@@ -151,37 +150,3 @@ async def security_middleware(request: web.Request, handler: Handler) -> web.Str
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Cache-Control", "no-store")
     return response
-
-
-async def read_json(request: web.Request) -> Any:
-    """The JSON body, or a clear 415/413/400."""
-    if request.content_type != "application/json":
-        raise web.HTTPUnsupportedMediaType(
-            text=f"expected application/json, got {request.content_type!r}"
-        )
-    if request.content_length is not None and request.content_length > JSON_LIMIT:
-        raise web.HTTPRequestEntityTooLarge(max_size=JSON_LIMIT, actual_size=request.content_length)
-    # read(n) returns what has arrived so far: loop until EOF (chunked or slow senders).
-    body = bytearray()
-    while len(body) <= JSON_LIMIT:
-        chunk = await request.content.read(JSON_LIMIT + 1 - len(body))
-        if not chunk:
-            break
-        body += chunk
-    if len(body) > JSON_LIMIT:
-        raise web.HTTPRequestEntityTooLarge(max_size=JSON_LIMIT, actual_size=len(body))
-    ok, value = decode_line(bytes(body))
-    if not ok or not body.strip():
-        raise web.HTTPBadRequest(text="body is not valid JSON (or is nested too deeply)")
-    return value
-
-
-def require_ndjson(request: web.Request) -> None:
-    if request.content_type not in ("application/x-ndjson", "application/jsonl"):
-        raise web.HTTPUnsupportedMediaType(
-            text=f"expected application/x-ndjson, got {request.content_type!r}"
-        )
-    if request.content_length is not None and request.content_length > NDJSON_LIMIT:
-        raise web.HTTPRequestEntityTooLarge(
-            max_size=NDJSON_LIMIT, actual_size=request.content_length
-        )

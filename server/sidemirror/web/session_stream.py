@@ -1,4 +1,4 @@
-"""`GET /workspace/{id}/session/stream`: the session SSE stream (DESIGN §3).
+"""`GET /workspace/{id}/session/stream`: the session SSE stream (docs/api.md).
 
 Snapshot and live are separate entry points: the handler subscribes and reads the log in one
 synchronous step (no await between them), so every item is either in what it sends first or in
@@ -7,11 +7,8 @@ its queue, never both and never neither; `sent` drops anything it already delive
 
 from __future__ import annotations
 
-import asyncio
-import json
-
 from aiohttp import web
-from aiohttp_sse import EventSourceResponse, sse_response
+from aiohttp_sse import EventSourceResponse
 
 from sidemirror import __version__
 from sidemirror.core.hub import (
@@ -27,15 +24,14 @@ from sidemirror.core.hub import (
 )
 from sidemirror.core.models import PROTOCOL_VERSION
 from sidemirror.core.store import SessionLog
+from sidemirror.core.views import dumps, snapshot_json
+from sidemirror.web.bodies import parse_limit
 from sidemirror.web.security import ticket_ok
+from sidemirror.web.sessions import session_of, workspace_of
+from sidemirror.web.sse import event_stream, item_frame, last_event_id
 from sidemirror.web.state import APP_STATE, AppState
 
-RETRY_MS = 2000
 SEND_BATCH = 256  # items per write when a client has several waiting
-
-
-def _dumps(data: object) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 class _Stream:
@@ -57,27 +53,13 @@ class _Stream:
             "session": self.log.session_id,
             "version": __version__,
         }
-        await self.resp.send(_dumps(hello), event="hello")
+        await self.resp.send(dumps(hello), event="hello")
 
     def take_snapshot(self) -> tuple[str, str | None]:
         """Synchronously: the snapshot message and its id; marks its items as sent."""
-        log, store = self.log, self.state.store
-        total = len(log.items)
-        start = max(0, total - self.limit)
-        items = ",".join(store.iter_wire(log, start, total))
-        cursor = log.cursor
-        head = _dumps(
-            {
-                "type": "snapshot",
-                "total": total,
-                "cursor": cursor,
-                "epoch": log.epoch,
-                "session": log.session_id,
-                "skipped_bytes": log.skipped_bytes,
-            }
-        )
-        self.sent = total
-        return head[:-1] + ',"items":[' + items + "]}", cursor
+        log = self.log
+        self.sent = len(log.items)
+        return snapshot_json(self.state.store, log, self.limit, type="snapshot"), log.cursor
 
     async def send_snapshot(self, data_and_id: tuple[str, str | None]) -> None:
         data, cursor = data_and_id
@@ -85,12 +67,12 @@ class _Stream:
 
     async def send_reset(self, reason: str) -> None:
         await self.resp.send(
-            _dumps({"type": "reset", "reason": reason, "epoch": self.log.epoch}), event="reset"
+            dumps({"type": "reset", "reason": reason, "epoch": self.log.epoch}), event="reset"
         )
 
     async def send_status(self, state: str) -> None:
         data = {"type": "session_status", "state": state, "session": self.log.session_id}
-        await self.resp.send(_dumps(data), event="session_status")
+        await self.resp.send(dumps(data), event="session_status")
 
     async def send_new_items(self, upto: int | None = None) -> None:
         """Send every item after `sent` (up to `upto` items; duplicates are skipped)."""
@@ -102,7 +84,7 @@ class _Stream:
             self.sent = end
             # Items already waiting go out as one write, the same bytes aiohttp-sse writes (wire
             # JSON is one line): a write per item saturated the loop at 50 clients x 2,000/s.
-            frames = "".join(store.sse_frame(log, i) for i in range(start, end))
+            frames = "".join(item_frame(*store.item_and_wire(log, i)) for i in range(start, end))
             await self.resp.write(frames.encode("utf-8"))
 
 
@@ -110,37 +92,26 @@ class _Stream:
 async def session_stream(request: web.Request) -> web.StreamResponse:
     state = request.app[APP_STATE]
     store, hub = state.store, state.hub
-    ws = store.workspace(request.match_info["ws"])
-    if ws is None:
-        raise web.HTTPNotFound(text=f"unknown workspace {request.match_info['ws']!r}")
-    session_id = request.query.get("session")
-    follow = session_id is None
-    log = ws.latest_session() if follow else ws.sessions.get(session_id or "")
-    if log is None:
-        raise web.HTTPNotFound(text=f"unknown session {session_id!r} in workspace {ws.id}")
+    ws = workspace_of(request)
+    follow = "session" not in request.query
+    log = session_of(ws, request.query.get("session"))
     limit = parse_limit(request, state.settings.snapshot_limit)
-    last_id = request.headers.get("Last-Event-ID") or request.query.get("last_event_id")
+    last_id = last_event_id(request)
     await store.load(log)
 
-    async with sse_response(
-        request, sep="\n", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    ) as resp:
-        task = asyncio.current_task()
-        if task is not None:
-            state.streams.add(task)
+    async with event_stream(request) as resp:
         sub = hub.subscribe(
             workspace_topic(ws.id) if follow else session_topic(ws.id, log.session_id)
         )
         try:
             stream = _Stream(state, resp, log, limit)
-            # Everything up to here is synchronous after subscribing: decide what to send first.
+            # Synchronous from subscribing to here: decide what to send first.
             resume = log.resume_point(last_id) if last_id else None
             snapshot: tuple[str, str | None] | None = None
             if resume is not None:
                 stream.sent = resume  # exact replay: send_new_items sends what follows it
             else:
                 snapshot = stream.take_snapshot()
-            await resp.write(f"retry: {RETRY_MS}\n\n".encode())
             await stream.hello()
             if snapshot is not None:
                 if last_id:
@@ -148,14 +119,8 @@ async def session_stream(request: web.Request) -> web.StreamResponse:
                 await stream.send_snapshot(snapshot)
             await stream.send_new_items()
             await _pump(stream, sub, follow, state)
-        except (ConnectionError, TimeoutError):
-            # The client hung up mid-write, or stalled past the send timeout and was dropped (it
-            # resumes by id): the normal end of a stream, not an error.
-            pass
         finally:
             hub.unsubscribe(sub)
-            if task is not None:
-                state.streams.discard(task)
     return resp
 
 
@@ -196,12 +161,3 @@ async def _pump(stream: _Stream, sub: Subscriber, follow: bool, state: AppState)
             snapshot = stream.take_snapshot()
             await stream.send_status(new_log.state)
             await stream.send_snapshot(snapshot)
-
-
-def parse_limit(request: web.Request, default: int) -> int:
-    raw = request.query.get("limit")
-    if raw is None:
-        return default
-    if not raw.isdigit() or not 1 <= int(raw) <= 10_000:
-        raise web.HTTPBadRequest(text=f"limit must be an integer from 1 to 10000, got {raw!r}")
-    return int(raw)

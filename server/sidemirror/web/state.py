@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
+from sidemirror.activity.log import ActivityLog
 from sidemirror.core.hub import Hub
 from sidemirror.core.store import Store
+from sidemirror.ingest.journal import IngestJournal
 from sidemirror.settings import Settings
 from sidemirror.web.security import Guard
 
@@ -21,6 +23,8 @@ class AppState:
     store: Store
     hub: Hub
     guard: Guard
+    activity: ActivityLog
+    journal: IngestJournal
     # Open SSE responses, closed on shutdown so the server never waits on idle streams.
     streams: set[asyncio.Task[object]] = field(default_factory=set)
     instance: str = field(default_factory=lambda: secrets.token_hex(8))

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 from sidemirror.activity.entries import prepare_entry
-from sidemirror.activity.log import ACTIVITY, ActivityLog
+from sidemirror.activity.log import ActivityLog
 from sidemirror.core.store import workspace_id_for
+from sidemirror.web.state import APP_STATE
 
 from tests.server.conftest import AUTH, EXT_ORIGIN, ClientFactory
 from tests.server.sse import SSEReader
@@ -28,7 +29,7 @@ async def post(client: TestClient[Any, Any], body: Any) -> dict[str, Any]:
 
 
 def epoch_of(client: TestClient[Any, Any]) -> str:
-    return client.server.app[ACTIVITY].epoch
+    return client.server.app[APP_STATE].activity.epoch
 
 
 # --- pairing ---
@@ -67,7 +68,7 @@ async def test_end_with_error_is_an_error_and_keeps_reported_duration(
     await post(client, {"type": "command_start", "request_id": "r", "command": "goto"})
     await post(client, {"type": "command_end", "request_id": "r", "command": "goto",
                         "duration_ms": 0, "error": "net::ERR_NAME_NOT_RESOLVED"})
-    (_, end) = client.server.app[ACTIVITY].entries(None, 10)
+    (_, end) = client.server.app[APP_STATE].activity.entries(None, 10)
     assert (end.status, end.duration_ms, end.error) == ("error", 0, "net::ERR_NAME_NOT_RESOLVED")
 
 
@@ -196,7 +197,7 @@ async def test_websocket_ingest_and_origin_check(make_client: ClientFactory) -> 
     assert first == {"accepted": 1, "rejected": 0, "ids": [f"{e}.1"]}
     assert second["rejected"] == 1 and second["errors"][0].startswith("frame is not valid JSON")
     assert third["ids"] == [f"{e}.2"] and third["accepted"] == 2
-    fill = client.server.app[ACTIVITY].entries(None, 1)[0]
+    fill = client.server.app[APP_STATE].activity.entries(None, 1)[0]
     assert fill.args == ["@e2", "[REDACTED:typed]"]
     resp = await client.get("/api/activity/ws", headers={**AUTH, "Origin": "https://evil.test",
                             "Connection": "Upgrade", "Upgrade": "websocket",
@@ -239,7 +240,7 @@ async def test_ring_keeps_1000_per_workspace_and_old_cursor_gets_gap(
     client = await make_client()
     await post(client, [{"command": f"c{i}", "workspace": WS_DIR} for i in range(1, 1006)])
     await post(client, {"command": "other", "workspace": "/elsewhere"})
-    log = client.server.app[ACTIVITY]
+    log = client.server.app[APP_STATE].activity
     assert len(log.entries(WS_ID, 5000)) == 1000 and len(log.entries(None, 5000)) == 1001
     e = log.epoch
     for params in ({"workspace": WS_ID}, {}):

@@ -62,8 +62,9 @@ async def test_hello_and_snapshot_exact_bytes(make_client: ClientFactory) -> Non
     )
     items = ",".join(item % (epoch, i, i, i) for i in (1, 2))
     expected = (
-        f'id: {epoch}.2\nevent: snapshot\ndata: {{"type":"snapshot","total":2,"cursor":"{epoch}.2",'
-        f'"epoch":"{epoch}","session":"s1","skipped_bytes":0,"items":[{items}]}}\n\n'
+        f'id: {epoch}.2\nevent: snapshot\ndata: {{"type":"snapshot","epoch":"{epoch}",'
+        f'"workspace":"{ws_id}","session":"s1","cursor":"{epoch}.2","total":2,"skipped_bytes":0,'
+        f'"items":[{items}]}}\n\n'
     )
     assert snap.raw == expected.encode()
     resp.close()

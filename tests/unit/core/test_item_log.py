@@ -33,8 +33,8 @@ def test_spilled_items_read_back_identically(tmp_path: Path) -> None:
     assert list(log) == items and log[-1] == items[-1]
     project = Projector(20).to_json
     assert [log.wire_json(i, project) for i in range(55)] == [project(i) for i in items]
-    frame = log.sse_frame(3, project)
-    assert frame == f"id: ep.4\nevent: tool_result\ndata: {project(items[3])}\n\n"
+    assert log.item_and_wire(3, project) == (items[3], project(items[3]))  # spilled
+    assert log.item_and_wire(54, project) == (items[54], project(items[54]))  # in memory
     assert log.newest(3) == items[-3:]
     with pytest.raises(IndexError):
         log[55]

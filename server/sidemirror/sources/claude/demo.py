@@ -22,7 +22,7 @@ from typing import Any
 from sidemirror.core.store import Store
 from sidemirror.sources.claude.source import ClaudeSource
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 DEMO_DIRECTORY = "/demo/sidemirror-demo"
 DEMO_NAME = "Demo (replayed sample)"
 SAMPLE = "sample-session.jsonl"
@@ -84,7 +84,7 @@ class DemoSource:
             n += 1
             session_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"sidemirror-demo/{n}"))
             path = self.projects / "-demo-sidemirror-demo" / f"{session_id}.jsonl"
-            log.info("demo: replaying the sample session (pass %d)", n)
+            logger.info("demo: replaying the sample session (pass %d)", n)
             started = asyncio.get_running_loop().time()
             with open(path, "a", encoding="utf-8") as fh:
                 for line in lines:

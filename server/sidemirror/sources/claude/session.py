@@ -14,12 +14,12 @@ import os
 from pathlib import Path
 
 from sidemirror.core.models import SessionItem
-from sidemirror.core.store import SessionLog, Store
+from sidemirror.core.store import SessionLog, SessionUpdate, Store, state_after
 from sidemirror.sources.claude.merge import merged
 from sidemirror.sources.claude.parser import MAIN, ClaudeParser
 from sidemirror.sources.claude.positions import SLOTS, Positions
 from sidemirror.sources.claude.start import first_read, skip_ahead
-from sidemirror.sources.files.merge_order import Entry, MergeJournal, new_epoch
+from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 
 # Raw bytes a load holds at once, over all the session's files (one chunk each while merging):
@@ -53,7 +53,7 @@ class ClaudeSession:
         }
         for key, path in self.agents.items():
             self.tailers[key] = JsonlTailer(path, offset=starts.get(key, 0))
-        self.journal = MergeJournal(None, "")
+        self.journal = MergeOrder(None, "")
 
     def _feed(self, key: str, end: int, record: object) -> list[SessionItem]:
         items = self.parser.feed(record, key)
@@ -82,7 +82,7 @@ class ClaudeSession:
 
     def _build(self) -> tuple[str, list[SessionItem], int]:
         """Replay the journal if it still matches the files, else rebuild under a new epoch."""
-        journal = MergeJournal.read(self.journal_path)
+        journal = MergeOrder.read(self.journal_path)
         if journal is not None:
             journal = skip_ahead(journal, self.main, self.agents)
             self._fresh(journal.starts, journal.keep_from)
@@ -99,7 +99,7 @@ class ClaudeSession:
         """Parse under a new epoch: from byte 0, or a huge transcript from near its end."""
         start = first_read(self.main, self.agents)
         self._fresh(start.starts, start.keep_from)
-        self.journal = MergeJournal(self.journal_path, new_epoch(self.main))
+        self.journal = MergeOrder(self.journal_path, new_epoch(self.main))
         self.journal.starts = dict(self.starts)
         self.journal.keep_from = self.keep_from
         items, errors, entries = self._catch_up()
@@ -107,7 +107,7 @@ class ClaudeSession:
         self.journal.rewrite()
         return self.journal.epoch, items, errors
 
-    def _replay(self, journal: MergeJournal) -> tuple[list[SessionItem], int] | None:
+    def _replay(self, journal: MergeOrder) -> tuple[list[SessionItem], int] | None:
         items: list[SessionItem] = []
         errors = 0
         feed = self._feed
@@ -211,11 +211,12 @@ class ClaudeSession:
         self.log.skipped_bytes = skipped
         # A parse from a sync point saw neither the first prompt nor the start time: the
         # indexed ones (read from the file's head) stay.
-        self.store.publish_parsed(
-            self.log,
-            items,
-            errors,
+        update = SessionUpdate(
+            items=items,
+            errors=errors,
             title=parser.title or (None if skipped else parser.first_prompt),
             started_at=None if skipped else parser.started_at,
             branch=parser.git_branch,
+            state=state_after(items),
         )
+        self.store.write(self.log, update)

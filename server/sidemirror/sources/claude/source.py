@@ -29,7 +29,7 @@ from sidemirror.sources.claude.session import ClaudeSession
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.procs import PidCache, pid_alive
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 AGENT = "claude"
 PROGRESS_EVERY_S = 2.0
 PID_CHECK_S = 15.0
@@ -140,7 +140,7 @@ class ClaudeSource:
                     by_session[(path.parent, path.stem)] = item
                 if time.monotonic() - last_report > PROGRESS_EVERY_S:
                     last_report = time.monotonic()
-                    log.info("indexing Claude Code sessions: %d/%d", n, len(mains))
+                    logger.info("indexing Claude Code sessions: %d/%d", n, len(mains))
             owners = list(pool.map(_session_of_agent, agents))
         for path, session_id in zip(agents, owners, strict=True):
             project = path.parent.parent.parent if path.parent.name == "subagents" else path.parent
@@ -149,7 +149,7 @@ class ClaudeSource:
                 owner.agents[_agent_id(path)] = path
                 owner.mtime = max(owner.mtime, _mtime(path))
         if time.monotonic() - started > PROGRESS_EVERY_S:
-            log.info(
+            logger.info(
                 "indexed %d Claude Code sessions in %.1fs", len(found), time.monotonic() - started
             )
         return found
@@ -214,7 +214,7 @@ class ClaudeSource:
         try:
             await self._changed(path)
         except Exception:  # one bad file never stops the others (DESIGN §1)
-            log.exception("failed to follow %s", path)
+            logger.exception("failed to follow %s", path)
 
     async def _changed(self, path: Path) -> None:
         if path.name.startswith("agent-"):
@@ -287,10 +287,10 @@ def _distinct_dirs(dirs: list[Path]) -> list[Path]:
     for d in dirs:
         real = d.expanduser().resolve()
         if real.exists() and not real.is_dir():
-            log.warning("Claude Code directory %s is not a directory; not watching it", d)
+            logger.warning("Claude Code directory %s is not a directory; not watching it", d)
             continue
         if not real.exists():
-            log.info("Claude Code directory %s does not exist yet; watching for it", d)
+            logger.info("Claude Code directory %s does not exist yet; watching for it", d)
         if real not in seen:
             seen.add(real)
             out.append(real)

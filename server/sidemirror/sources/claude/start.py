@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sidemirror.sources.claude.parser import MAIN
 from sidemirror.sources.claude.sync import SyncPoint, find_sync_point, first_record_at_or_after
-from sidemirror.sources.files.merge_order import Entry, MergeJournal
+from sidemirror.sources.files.merge_order import Entry, MergeOrder
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ def first_read(main: Path, agents: dict[str, Path]) -> Start:
     return Start({MAIN: point.warmup, **_by_time(agents, point, {})}, point.offset)
 
 
-def skip_ahead(journal: MergeJournal, main: Path, agents: dict[str, Path]) -> MergeJournal:
+def skip_ahead(journal: MergeOrder, main: Path, agents: dict[str, Path]) -> MergeOrder:
     """`journal`, or when its transcript has grown huge past where it starts, the journal moved
     to a sync point near the end (rewritten): same epoch and ids, without replaying what
     precedes it. Sub-agent files start where the journal had read them when the main file
@@ -52,7 +52,7 @@ def skip_ahead(journal: MergeJournal, main: Path, agents: dict[str, Path]) -> Me
     else:
         # The file grew past its journal: what follows is merged by time, as on a first read.
         at = _by_time(agents, point, at)
-    moved = MergeJournal(journal.path, journal.epoch, rest)
+    moved = MergeOrder(journal.path, journal.epoch, rest)
     moved.starts = {MAIN: point.warmup, **at}
     moved.keep_from = point.offset
     moved.rewrite()

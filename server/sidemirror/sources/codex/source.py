@@ -2,7 +2,7 @@
 
 A rollout is one append-only file per session, so a deterministic parse from byte 0 gives the
 same items at the same positions after a restart. The epoch is kept in a small journal under the
-data dir (the `MergeJournal` format with the one file as its only key): it survives restarts while
+data dir (the `MergeOrder` format with the one file as its only key): it survives restarts while
 the file keeps its inode and has not shrunk, and is replaced (with `store.reset`) otherwise.
 Startup reads only each file's first 64 KiB (session id, cwd, branch, first prompt), decoding
 just the lines that can hold them; a session is parsed when first read (`SessionLog.loader`) or
@@ -19,14 +19,14 @@ import os
 from pathlib import Path
 
 from sidemirror.core.models import SessionItem
-from sidemirror.core.store import SessionLog, Store
+from sidemirror.core.store import SessionLog, SessionUpdate, Store, state_after
 from sidemirror.sources.codex.parser import CodexParser
-from sidemirror.sources.files.merge_order import Entry, MergeJournal, new_epoch
+from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.files.window import window_lines
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 AGENT = "codex"
 KEY = ""  # the rollout's key in its journal
 HEAD_BYTES = 65536  # the first line (`session_meta`) alone can be tens of KiB of instructions
@@ -78,7 +78,7 @@ class CodexSession:
     def _fresh(self) -> None:
         self.parser = CodexParser()
         self.tailer = JsonlTailer(self.path)
-        self.journal = MergeJournal(None, "")
+        self.journal = MergeOrder(None, "")
 
     def _inode(self) -> int:
         return self.tailer.identity[1] if self.tailer.identity else 0
@@ -96,7 +96,7 @@ class CodexSession:
         """Parse the whole file; keep the journal's epoch if the file is still what it saw."""
         batch = self.tailer.poll()
         items = self._parse(batch)
-        journal = MergeJournal.read(self.journal_path)
+        journal = MergeOrder.read(self.journal_path)
         try:
             st = os.stat(self.path)
         except OSError:
@@ -110,7 +110,7 @@ class CodexSession:
             self.journal = journal
             journal.append([Entry(KEY, batch.offset, self._inode())])
         else:
-            self.journal = MergeJournal(self.journal_path, new_epoch(self.path))
+            self.journal = MergeOrder(self.journal_path, new_epoch(self.path))
             self.journal.entries = [Entry(KEY, batch.offset, self._inode())]
             self.journal.rewrite()
         return self.journal.epoch, items, batch.errors + self.parser.errors
@@ -131,7 +131,7 @@ class CodexSession:
                 # No longer append-only (truncated or replaced): start over under a new epoch.
                 self._fresh()
                 batch = await self.tailer.poll_async()
-                self.journal = MergeJournal(self.journal_path, new_epoch(self.path))
+                self.journal = MergeOrder(self.journal_path, new_epoch(self.path))
                 self.journal.entries = [Entry(KEY, batch.offset, self._inode())]
                 self.journal.rewrite()
                 self.store.reset(self.log, self.journal.epoch)
@@ -145,14 +145,15 @@ class CodexSession:
 
     def _publish(self, items: list[SessionItem], errors: int) -> None:
         # A rollout's title is its first prompt; it never changes once set.
-        self.store.publish_parsed(
-            self.log,
-            items,
-            errors,
+        update = SessionUpdate(
+            items=items,
+            errors=errors,
             title=self.log.title or self.parser.first_prompt,
             started_at=self.parser.started_at,
             branch=self.parser.git_branch,
+            state=state_after(items),
         )
+        self.store.write(self.log, update)
 
 
 class CodexSource:
@@ -224,7 +225,7 @@ class CodexSource:
                     try:
                         await self._changed(path)
                     except Exception:  # one bad file never stops the others (DESIGN §1)
-                        log.exception("failed to follow %s", path)
+                        logger.exception("failed to follow %s", path)
 
     async def _changed(self, path: Path) -> None:
         session = self.sessions.get(path)

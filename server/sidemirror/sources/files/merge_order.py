@@ -4,8 +4,8 @@ A Claude Code session is one transcript plus sub-agent files written concurrentl
 append-only, but which file's new lines were read first when both grew is an accident of timing,
 and item ids are positions in the merged log. So before publishing items we append one line here
 per run of lines taken from one file — `[file key, end byte offset, inode]` — and a restart replays
-exactly that order. A journal that no longer matches its files is discarded and the log rebuilt
-under a new epoch (DESIGN §1).
+exactly that order. A merge order that no longer matches its files is discarded and the log rebuilt
+under a new epoch.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 FORMAT = 1
 
 
@@ -30,7 +30,7 @@ class Entry:
 
 
 @dataclass
-class MergeJournal:
+class MergeOrder:
     path: Path | None
     epoch: str
     entries: list[Entry] = field(default_factory=list)
@@ -42,8 +42,8 @@ class MergeJournal:
     _broken: bool = False
 
     @classmethod
-    def read(cls, path: Path | None) -> MergeJournal | None:
-        """The journal at `path`, or None when missing or unreadable (a rebuild follows)."""
+    def read(cls, path: Path | None) -> MergeOrder | None:
+        """The merge order at `path`, or None when missing or unreadable (a rebuild follows)."""
         if path is None:
             return None
         try:
@@ -52,20 +52,20 @@ class MergeJournal:
             if not isinstance(header, dict) or header.get("v") != FORMAT:
                 return None
             starts = header.get("starts", {})
-            journal = cls(path, str(header["epoch"]))
-            journal.starts = {str(key): int(offset) for key, offset in starts.items()}
-            journal.keep_from = int(header.get("keep_from", 0))
+            order = cls(path, str(header["epoch"]))
+            order.starts = {str(key): int(offset) for key, offset in starts.items()}
+            order.keep_from = int(header.get("keep_from", 0))
             for raw in lines[1:]:
                 if not raw.strip():
                     continue
                 key, end, inode = json.loads(raw)
-                journal.entries.append(Entry(str(key), int(end), int(inode)))
-            return journal
+                order.entries.append(Entry(str(key), int(end), int(inode)))
+            return order
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None
 
     def rewrite(self) -> None:
-        """Write the whole journal (after a rebuild), atomically: a torn journal is no journal."""
+        """Write the whole merge order (after a rebuild), atomically: a torn one is none."""
         if self.path is None:
             return
         header = {"v": FORMAT, "epoch": self.epoch}
@@ -93,7 +93,7 @@ class MergeJournal:
     def _warn(self, exc: OSError) -> None:
         # Items still flow; only resuming this session across a restart is lost (new epoch then).
         if not self._broken:
-            log.warning("cannot write merge journal %s: %s", self.path, exc)
+            logger.warning("cannot write merge order %s: %s", self.path, exc)
         self._broken = True
 
 

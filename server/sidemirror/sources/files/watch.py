@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from asyncinotify import Event, Inotify, Watch
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 Backend = Literal["inotify", "watchfiles"]
 BACKEND_ENV = "SIDEMIRROR_WATCH"  # force a backend, e.g. to exercise the fallback on Linux
@@ -80,7 +80,7 @@ def pick_backend(backend: Backend | None = None) -> Backend:
     """The requested backend, else `$SIDEMIRROR_WATCH`, else inotify when Linux can load it."""
     wanted = backend or os.environ.get(BACKEND_ENV) or None
     if wanted not in (None, "inotify", "watchfiles"):
-        log.warning("%s=%s is not a watch backend; choosing one", BACKEND_ENV, wanted)
+        logger.warning("%s=%s is not a watch backend; choosing one", BACKEND_ENV, wanted)
         wanted = None
     if wanted == "watchfiles":
         return "watchfiles"
@@ -88,11 +88,11 @@ def pick_backend(backend: Backend | None = None) -> Backend:
         try:
             import asyncinotify  # noqa: F401
         except (ImportError, OSError, AttributeError) as exc:  # not installed, or no inotify
-            log.info("asyncinotify unavailable (%s); watching with watchfiles", exc)
+            logger.info("asyncinotify unavailable (%s); watching with watchfiles", exc)
         else:
             return "inotify"
     if wanted == "inotify":
-        log.warning("inotify watching is not available here; using watchfiles")
+        logger.warning("inotify watching is not available here; using watchfiles")
     return "watchfiles"
 
 
@@ -118,7 +118,7 @@ async def watch_paths(
         try:
             watcher = _InotifyWatcher(roots, accept, max_depth, stop_event)
         except OSError as exc:  # fs.inotify.max_user_instances reached
-            log.warning("cannot open an inotify instance (%s); watching with watchfiles", exc)
+            logger.warning("cannot open an inotify instance (%s); watching with watchfiles", exc)
     if watcher is not None:
         try:
             await watcher.start()
@@ -256,7 +256,7 @@ class _InotifyWatcher:
             )
         except OSError as exc:
             if exc.errno == errno.ENOSPC:
-                log.warning("out of inotify watches (fs.inotify.max_user_watches): %s", path)
+                logger.warning("out of inotify watches (fs.inotify.max_user_watches): %s", path)
             return None  # gone meanwhile or not a dir: its parent's events tell the rest
         if entry is None or watch.wd != old_wd:
             self._forget(old_wd)  # the path now leads to another dir (deleted and recreated)
@@ -301,7 +301,7 @@ class _InotifyWatcher:
             while not ancestor.is_dir() and ancestor != ancestor.parent:
                 ancestor = ancestor.parent
             if self._add(ancestor, None, root) is None:
-                log.warning("cannot watch %s for %s to appear", ancestor, root)
+                logger.warning("cannot watch %s for %s to appear", ancestor, root)
                 return
             if not (ancestor / root.relative_to(ancestor).parts[0]).is_dir():
                 return  # its IN_CREATE brings us back here
@@ -398,7 +398,7 @@ class _InotifyWatcher:
                 self._attach(root, self.pending)
 
     def _rescan(self) -> None:
-        log.warning("inotify queue overflowed; rescanning %s", ", ".join(map(str, self.roots)))
+        logger.warning("inotify queue overflowed; rescanning %s", ", ".join(map(str, self.roots)))
         for wd, entry in list(self.dirs.items()):
             if not entry.path.is_dir():
                 self._drop(wd)  # its IN_IGNORED may have been among the lost events

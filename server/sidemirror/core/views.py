@@ -1,0 +1,67 @@
+"""What clients are shown of workspaces and sessions: summaries and snapshot bodies.
+
+The REST routes, the SSE stream and the MCP tools all answer from these, so a field means the
+same thing (and is spelled the same way) wherever a client reads it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sidemirror.core.clock import iso_from_epoch
+from sidemirror.core.store import SessionLog, Store, Workspace
+
+
+def session_summary(log: SessionLog) -> dict[str, Any]:
+    return {
+        "id": log.session_id,
+        "agent": log.agent,
+        "title": log.title,
+        "started_at": log.started_at,
+        "last_activity": iso_from_epoch(log.last_activity),
+        "active": log.state in ("running", "waiting"),
+        # null until the session is first read: indexing never parses archived transcripts.
+        "items": len(log.items) if log.loader is None else None,
+    }
+
+
+def workspace_summary(ws: Workspace) -> dict[str, Any]:
+    return {
+        "id": ws.id,
+        "name": ws.name,
+        "branch": ws.branch,
+        "directory": ws.directory,
+        "pid": ws.pid,
+        "active": ws.active,
+        "agent": ws.agent,
+        "last_activity": iso_from_epoch(ws.last_activity),
+        "sessions": len(ws.sessions),
+    }
+
+
+def snapshot_head(log: SessionLog) -> dict[str, Any]:
+    """Where a snapshot stands in its log: a client resumes from `cursor` under `epoch`."""
+    return {
+        "epoch": log.epoch,
+        "workspace": log.workspace_id,
+        "session": log.session_id,
+        "cursor": log.cursor,
+        "total": len(log.items),
+        # Bytes of a huge transcript before the part read (0 when it was read whole).
+        "skipped_bytes": log.skipped_bytes,
+    }
+
+
+def dumps(data: object) -> str:
+    """Compact one-line JSON, as every body and SSE message carries it."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def snapshot_json(store: Store, log: SessionLog, limit: int, **extra: Any) -> str:
+    """The latest `limit` items with `snapshot_head`, as JSON text. Items are spliced in as the
+    wire JSON the log caches, not re-encoded: a snapshot of 10,000 items costs one join."""
+    total = len(log.items)
+    items = ",".join(store.iter_wire(log, max(0, total - limit), total))
+    head = dumps({**extra, **snapshot_head(log)})
+    return head[:-1] + ',"items":[' + items + "]}"

@@ -1,0 +1,41 @@
+"""Who this server is, and how a client gets in: `/health`, `/api/pair`, `/api/ticket`."""
+
+from __future__ import annotations
+
+import time
+
+from aiohttp import web
+
+from sidemirror import __version__
+from sidemirror.core.models import PROTOCOL_VERSION
+from sidemirror.web.security import pairing, public
+from sidemirror.web.state import APP_STATE
+
+
+@public
+async def health(request: web.Request) -> web.Response:
+    # Never a token here: anything on this machine may read /health.
+    state = request.app[APP_STATE]
+    return web.json_response(
+        {
+            "app": "sidemirror",
+            "version": __version__,
+            "protocol": PROTOCOL_VERSION,
+            "status": "ok",
+            "instance": state.instance,
+            "uptime_s": round(time.monotonic() - state.started, 3),
+            "workspaces": len(state.store.workspaces),
+            "parse_errors": state.store.parse_errors,
+        }
+    )
+
+
+@pairing
+async def pair(request: web.Request) -> web.Response:
+    # The middleware has checked the Origin is an allowed extension and the Host is loopback.
+    return web.json_response({"token": request.app[APP_STATE].guard.token})
+
+
+async def ticket(request: web.Request) -> web.Response:
+    tickets = request.app[APP_STATE].guard.tickets
+    return web.json_response({"ticket": tickets.issue(), "expires_in": int(tickets.ttl_s)})
