@@ -136,7 +136,7 @@ class SseWatcher:
         self.seen = Seen()
         self.ready = asyncio.Event()
         self.bytes = 0
-        self.resets = 0  # overflow → reset + snapshot (DESIGN §3)
+        self.resets = 0  # overflow → reset + snapshot
         self.error: str | None = None
 
     async def run(self, session: aiohttp.ClientSession, stop: asyncio.Event) -> None:

@@ -1,4 +1,4 @@
-"""`sidemirror` command line (DESIGN §6)."""
+"""`sidemirror` command line."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import socket
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,6 @@ from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
 from sidemirror.settings import PORT_RANGE
-from sidemirror.web.security import new_token
 
 RUNTIME_FILE = "server.json"
 
@@ -21,6 +21,10 @@ RUNTIME_FILE = "server.json"
 class PortUnavailable(Exception):
     pass
 
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)  # 256 bits
 
 def bind_socket(host: str, port: int | None) -> socket.socket:
     """An explicit port binds exactly; otherwise the first free port of 47470–47479."""

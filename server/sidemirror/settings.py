@@ -32,7 +32,8 @@ def default_runtime_dir() -> Path:
 
 
 def default_claude_dirs() -> list[Path]:
-    """DESIGN §6: $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects, ~/.config/claude/projects."""
+    """Where Claude Code keeps transcripts: $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects,
+    ~/.config/claude/projects."""
     dirs: list[Path] = []
     config = os.environ.get("CLAUDE_CONFIG_DIR")
     if config:

@@ -1,6 +1,6 @@
 """Turn a reported browse action (raw JSON) into a valid, redacted, capped `ActivityEntry`.
 
-This is the activity source adapter's boundary (DESIGN §1, §4): everything past it (the log on
+This is the activity source adapter's boundary: everything past it (the log on
 disk, the SSE stream, MCP) only ever sees redacted values. Redaction rules on top of
 `redact_text`:
 

@@ -2,7 +2,7 @@
 
 Each subscriber owns a bounded queue. Publishing never awaits: a client that does not keep up
 overflows, its queue is dropped and replaced by a single `Resync` marker, and its stream handler
-answers with `reset` + `snapshot` (DESIGN §3). So one stalled client costs at most `maxsize`
+answers with `reset` + `snapshot`. So one stalled client costs at most `maxsize`
 references and never slows the others.
 """
 

@@ -1,4 +1,4 @@
-"""The one definition of every public event (DESIGN §3).
+"""The one definition of every public event.
 
 Source adapters build these models (without `id`/`seq`, which the store assigns as positions in the
 session's append-only log); the projection truncates them for the wire; `gen_protocol.py` writes
@@ -30,7 +30,13 @@ class _Event(BaseModel):
         default="", description="`<epoch>.<seq>`; the same string as the SSE `id:` line."
     )
     ts: str = Field(default="", description="ISO 8601 time the source recorded for this item.")
-    seq: int = Field(default=0, description="1-based position of the item in its session log.")
+    seq: int = Field(
+        default=0,
+        description=(
+            "The item's position in its session log: increases along the log, not dense "
+            "(a transcript's seqs come from byte positions in its file)."
+        ),
+    )
     parent_tool_use_id: str | None = Field(
         default=None,
         description="Set on sub-agent (sidechain) items: the Task tool call they belong to.",
@@ -247,7 +253,7 @@ class ActivityRef(BaseModel):
 
 
 class ActivityEntry(BaseModel):
-    """A browse action or observation (DESIGN §5), as stored and streamed.
+    """A browse action or observation, as stored and streamed.
 
     Sent on `GET /activity/stream` as `id: <epoch>.<seq>`, `event: activity`, `data: <entry>`;
     `data.id` equals the `id:` line. Ids are one sequence across all workspaces, so the same id

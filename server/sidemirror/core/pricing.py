@@ -1,6 +1,6 @@
 """Token prices and cost estimates from the dated table shipped in ``data/pricing.json``.
 
-DESIGN §3: a model that is not in the table gives no cost (``None``), never a guess. The
+A model that is not in the table gives no cost (``None``), never a guess. The
 name matching below therefore only removes decorations that never change the price
 (provider prefixes, snapshot dates, Bedrock/Vertex version tags) and refuses anything that
 could name a different model: "claude-opus-4-6" is not "claude-opus-4", "gpt-5-nano" is

@@ -1,6 +1,6 @@
 """Canonical items → public wire events: truncation of the one long field per item type.
 
-Items reach the store already redacted by their source adapter (DESIGN §1); the store keeps them
+Items reach the store already redacted by their source adapter; the store keeps them
 whole so "show more" can fetch the full text. The projection only shortens for the stream.
 """
 
@@ -34,7 +34,7 @@ class Projector:
 
     def to_json(self, item: SessionItem) -> str:
         # ensure_ascii=False keeps text readable; json.dumps never emits raw newlines, so one
-        # item is always one SSE `data:` line however hostile its text (DESIGN §3).
+        # item is always one SSE `data:` line however hostile its text.
         return json.dumps(self.to_dict(item), ensure_ascii=False, separators=(",", ":"))
 
 

@@ -1,4 +1,4 @@
-"""Secret redaction, applied before anything leaves a source adapter (DESIGN §4).
+"""Secret redaction, applied before anything leaves a source adapter.
 
 A secret becomes ``[REDACTED:<rule>]``. Context rules (headers, ``name=value``, URLs) keep
 the name and punctuation and hide only the value, so the reader still sees what was there.

@@ -1,6 +1,6 @@
 """Cut long text for display without breaking a user-perceived character.
 
-Items in the session stream are capped (default 500 characters, DESIGN §3). A naive
+Items in the session stream are capped (default 500 characters, `--max-chars`). A naive
 ``text[:n]`` can split an emoji ZWJ family, a flag, a base letter from its combining
 accent or a UTF-16 surrogate pair, which renders as tofu in the side panel. We cut on
 an extended grapheme cluster boundary instead.

@@ -1,4 +1,4 @@
-"""Inputs and outputs of the MCP tools, defined once as pydantic models (DESIGN §7).
+"""Inputs and outputs of the MCP tools, defined once as pydantic models.
 
 The JSON Schemas that `tools/list` advertises are generated from these models, and the same
 models validate `tools/call` arguments, so what a client is told and what the server enforces
@@ -62,7 +62,7 @@ class BrowserRef(_Input):
 
 
 class ReportBrowserActionInput(_Input):
-    """The fields of an activity entry (DESIGN §5); the server assigns `id` and redacts."""
+    """The fields of an activity entry; the server assigns `id` and redacts."""
 
     command: str = Field(
         min_length=1, description="The browser command, e.g. `goto`, `click`, `fill`, `snapshot`."

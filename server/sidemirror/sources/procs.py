@@ -2,7 +2,7 @@
 
 Linux: read `/proc/<pid>/cmdline` and the `/proc/<pid>/cwd` link of the user's own processes (no
 extra dependency, a few milliseconds). Elsewhere (macOS, Windows): psutil when it is installed,
-otherwise nothing is found and `active` falls back to recent log growth (DESIGN §2).
+otherwise nothing is found and `active` falls back to recent log growth.
 """
 
 from __future__ import annotations

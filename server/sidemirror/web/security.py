@@ -39,10 +39,6 @@ pairing = _mark("pairing")
 ticket_ok = _mark("ticket_ok")
 
 
-def new_token() -> str:
-    return secrets.token_urlsafe(32)  # 256 bits
-
-
 @dataclass
 class Tickets:
     """Single-use, short-lived credentials for EventSource URLs (which cannot send headers)."""

@@ -1,5 +1,5 @@
 """`observe-cdp` against a real Chromium: navigations, console errors, failed requests and tabs
-arrive on `/activity/stream`, in order (DESIGN §5)."""
+arrive on `/activity/stream`, in order."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Browse activity (DESIGN §5): ingest, redaction, pairing, the ring, gaps, resume, refs."""
+"""Browse activity: ingest, redaction, pairing, the ring, gaps, resume, refs."""
 
 from __future__ import annotations
 

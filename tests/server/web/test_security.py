@@ -1,4 +1,4 @@
-"""DESIGN §4 as tests, one rule per test: Host, Origin, token, tickets, bodies, CORS."""
+"""The security rules (docs/security.md) as tests, one rule per test: Host, Origin, token, tickets, bodies, CORS."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The session SSE stream on the wire (DESIGN §3): exact bytes, replay, reset, fanout limits."""
+"""The session SSE stream on the wire: exact bytes, replay, reset, fanout limits."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""TODO"""
+"""Agent Client Protocol: `session/update` notifications seen by `sidemirror acp-tap`."""

@@ -1,7 +1,7 @@
 """The order in which the records of a session's files are fed to its parser: by time, streamed.
 
 A session is its transcript plus sub-agent files written concurrently; item ids are positions in
-the merged log, so this order is part of the id scheme (DESIGN §1) and must stay deterministic.
+the merged log, so this order is part of the id scheme and must stay deterministic.
 Records go in timestamp order; ties go to the session file, then to agents by id; a record
 without a timestamp (or with one older than its file's previous record) keeps its place after
 the record before it in its file. Each file's keys therefore never decrease, which is what lets

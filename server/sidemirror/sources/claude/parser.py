@@ -1,7 +1,7 @@
 """Claude Code transcript records → canonical session items (pure: no I/O, no clock).
 
 Feed the decoded JSON records of a session's files in merge order; the same records in the same
-order always give the same items, which is what makes item ids (positions) stable (DESIGN §1).
+order always give the same items, which is what makes item ids (positions) stable.
 
 Format notes, from real transcripts of Claude Code 1.0 to 2.1:
 - One line per content block; the blocks of one API message share `message.id`, and each line

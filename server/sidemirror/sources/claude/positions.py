@@ -1,4 +1,4 @@
-"""A Claude Code session's item seqs, from byte positions in its transcript (DESIGN §1).
+"""A Claude Code session's item seqs, from byte positions in its transcript.
 
 Ids are positions in append-only logs. Counting items from the start of the file would make the
 id of the newest item of a 1 GB transcript depend on parsing the whole gigabyte; a byte position

@@ -213,7 +213,7 @@ class ClaudeSource:
     async def _follow(self, path: Path) -> None:
         try:
             await self._changed(path)
-        except Exception:  # one bad file never stops the others (DESIGN §1)
+        except Exception:  # one bad file never stops the others
             logger.exception("failed to follow %s", path)
 
     async def _changed(self, path: Path) -> None:

@@ -1,1 +1,1 @@
-"""TODO"""
+"""Codex: rollout files under `~/.codex/sessions` and `codex exec --json` output."""

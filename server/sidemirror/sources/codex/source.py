@@ -224,7 +224,7 @@ class CodexSource:
                 for path in sorted({p for change, p in changes if change is not Change.deleted}):
                     try:
                         await self._changed(path)
-                    except Exception:  # one bad file never stops the others (DESIGN §1)
+                    except Exception:  # one bad file never stops the others
                         logger.exception("failed to follow %s", path)
 
     async def _changed(self, path: Path) -> None:

@@ -98,7 +98,7 @@ async def test_appended_chunks_arrive_once_in_order(tmp_path: Path) -> None:
         published = [m.item for m in messages if isinstance(m, ItemPublished)]
         assert len(published) == len(expected)
         assert [i.model_dump(exclude={"id", "seq"}) for i in published] == expected
-        # The ids the parse from scratch gives (positions in the file, DESIGN §1), in order.
+        # The ids the parse from scratch gives (positions in the file), in order.
         assert [i.seq for i in published] == [i.seq for i in list(ref_log.items)[initial:]]
         assert [i.seq for i in published] == sorted({i.seq for i in published})
         assert published[0].seq > log.items.seq_at(initial - 1)

@@ -1,4 +1,4 @@
-"""Item ids are positions in a deterministic parse (DESIGN §1): pin what a load of each fixture
+"""Item ids are positions in a deterministic parse: pin what a load of each fixture
 session gives, so a faster load (streamed, chunked, other decoder) cannot shift an id unnoticed.
 
 The digests cover every item (all fields but id/seq, in order: the seq is the position), the
