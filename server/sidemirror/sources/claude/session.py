@@ -20,6 +20,7 @@ from sidemirror.sources.claude.parser import MAIN, ClaudeParser
 from sidemirror.sources.claude.positions import SLOTS, Positions
 from sidemirror.sources.claude.start import first_read, skip_ahead
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
+from sidemirror.sources.files.session import FileSession
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 
 # Raw bytes a load holds at once, over all the session's files (one chunk each while merging):
@@ -29,15 +30,11 @@ LOAD_BUFFER_BYTES = 8 * 1024 * 1024
 LOAD_CHUNK_BYTES = 4 * 1024 * 1024  # per read of one file: fewer, larger reads on a big load
 
 
-class ClaudeSession:
+class ClaudeSession(FileSession):
     def __init__(self, store: Store, log: SessionLog, main: Path, journal: Path | None) -> None:
-        self.store = store
-        self.log = log
+        super().__init__(store, log, journal)
         self.main = main
-        self.journal_path = journal
         self.agents: dict[str, Path] = {}
-        self.lock = asyncio.Lock()
-        self.loaded = False
         self._fresh({}, 0)
 
     def _fresh(self, starts: dict[str, int], keep_from: int) -> None:
@@ -69,16 +66,7 @@ class ClaudeSession:
         self.tailers[agent_id] = JsonlTailer(path)
         return True
 
-    # --- loading (the store's lazy loader) ---
-
-    async def load(self, _log: SessionLog | None = None) -> None:
-        async with self.lock:
-            if self.loaded:
-                return
-            epoch, items, errors = await asyncio.to_thread(self._build)
-            self.loaded = True
-            self.store.start_epoch(self.log, epoch)
-            self._publish(items, errors)
+    # --- loading (the store's lazy loader, FileSession.load) ---
 
     def _build(self) -> tuple[str, list[SessionItem], int]:
         """Replay the journal if it still matches the files, else rebuild under a new epoch."""

@@ -14,7 +14,6 @@ inotify (`watch`): an idle machine costs no wake-ups, and a Claude dir created l
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import logging
 import time
@@ -26,6 +25,7 @@ from sidemirror.core.store import SessionLog, Store, Workspace
 from sidemirror.sources.claude.meta import agent_session_id, read_meta
 from sidemirror.sources.claude.parser import MAIN
 from sidemirror.sources.claude.session import ClaudeSession
+from sidemirror.sources.files.session import BackgroundTasks
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.procs import PidCache, pid_alive
 
@@ -91,7 +91,7 @@ class ClaudeSource:
         self._by_id: dict[tuple[Path, str], ClaudeSession] = {}  # (project folder, session id)
         self._orphans: dict[tuple[Path, str], dict[str, Path]] = {}  # agent files seen first
         self._stop = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks = BackgroundTasks()
         self.ready = asyncio.Event()  # set once the watcher is running
         self._pids = PidCache()
 
@@ -104,17 +104,12 @@ class ClaudeSource:
         )
         for item in found:
             self._register(item, pids)
-        self._tasks.append(asyncio.create_task(self._watch(), name="claude-watch"))
-        self._tasks.append(asyncio.create_task(self._check_pids(), name="claude-pids"))
+        self._tasks.spawn(self._watch(), name="claude-watch")
+        self._tasks.spawn(self._check_pids(), name="claude-pids")
 
     async def stop(self) -> None:
         self._stop.set()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks.clear()
+        await self._tasks.stop()
 
     # --- discovery ---
 
@@ -204,7 +199,7 @@ class ClaudeSource:
             if not path.name.startswith("agent-") and path not in self.sessions
         ]
         if missed:
-            self._tasks.append(asyncio.create_task(self._follow_all(missed)))
+            self._tasks.spawn(self._follow_all(missed))
 
     async def _follow_all(self, paths: list[Path]) -> None:
         for path in paths:

@@ -12,7 +12,6 @@ when it grows. Changes arrive from inotify (`watch`), a sessions dir created lat
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import logging
 import os
@@ -22,6 +21,7 @@ from sidemirror.core.models import SessionItem
 from sidemirror.core.store import SessionLog, SessionUpdate, Store, state_after
 from sidemirror.sources.codex.parser import CodexParser
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
+from sidemirror.sources.files.session import BackgroundTasks, FileSession
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.files.window import window_lines
@@ -65,14 +65,10 @@ def _index(path: Path) -> tuple[CodexParser, float] | None:
     return (head, mtime) if head.cwd is not None else None
 
 
-class CodexSession:
+class CodexSession(FileSession):
     def __init__(self, store: Store, log_: SessionLog, path: Path, journal: Path) -> None:
-        self.store = store
-        self.log = log_
+        super().__init__(store, log_, journal)
         self.path = path
-        self.journal_path = journal
-        self.lock = asyncio.Lock()
-        self.loaded = False
         self._fresh()
 
     def _fresh(self) -> None:
@@ -82,15 +78,6 @@ class CodexSession:
 
     def _inode(self) -> int:
         return self.tailer.identity[1] if self.tailer.identity else 0
-
-    async def load(self, _log: SessionLog | None = None) -> None:
-        async with self.lock:
-            if self.loaded:
-                return
-            epoch, items, errors = await asyncio.to_thread(self._build)
-            self.loaded = True
-            self.store.start_epoch(self.log, epoch)
-            self._publish(items, errors)
 
     def _build(self) -> tuple[str, list[SessionItem], int]:
         """Parse the whole file; keep the journal's epoch if the file is still what it saw."""
@@ -167,22 +154,17 @@ class CodexSource:
         self.watch_step_ms = watch_step_ms
         self.sessions: dict[Path, CodexSession] = {}
         self._stop = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks = BackgroundTasks()
         self.ready = asyncio.Event()
 
     async def start(self) -> None:
         for path, head, mtime in await asyncio.to_thread(self._scan):
             self._register(path, head, mtime)
-        self._tasks.append(asyncio.create_task(self._watch(), name="codex-watch"))
+        self._tasks.spawn(self._watch(), name="codex-watch")
 
     async def stop(self) -> None:
         self._stop.set()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks.clear()
+        await self._tasks.stop()
 
     def _scan(self) -> list[tuple[Path, CodexParser, float]]:
         if not self.sessions_dir.is_dir():

@@ -1,0 +1,62 @@
+"""What every file-backed session and file-following source share, whatever the format.
+
+A session is indexed from a file's stats and head, and parsed only when a client first reads
+it (`FileSession.load`, the store's lazy loader); a source runs background tasks (watching,
+polling) from `start` to `stop` (`BackgroundTasks`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+from sidemirror.core.models import SessionItem
+from sidemirror.core.store import SessionLog, Store
+
+
+class FileSession:
+    """A session read from files: `_build` parses (in a thread), `_publish` writes the store."""
+
+    def __init__(self, store: Store, log: SessionLog, journal_path: Path | None) -> None:
+        self.store = store
+        self.log = log
+        self.journal_path = journal_path  # the persisted merge order (files/merge_order.py)
+        self.lock = asyncio.Lock()
+        self.loaded = False
+
+    async def load(self, _log: SessionLog | None = None) -> None:
+        async with self.lock:
+            if self.loaded:
+                return
+            epoch, items, errors = await asyncio.to_thread(self._build)
+            self.loaded = True
+            self.store.start_epoch(self.log, epoch)
+            self._publish(items, errors)
+
+    def _build(self) -> tuple[str, list[SessionItem], int]:
+        """The session's epoch, items and unreadable-line count, read from its files."""
+        raise NotImplementedError
+
+    def _publish(self, items: list[SessionItem], errors: int) -> None:
+        raise NotImplementedError
+
+
+class BackgroundTasks:
+    """A source's long-running tasks, cancelled and awaited together when it stops."""
+
+    def __init__(self) -> None:
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str | None = None) -> None:
+        self._tasks.append(asyncio.create_task(coro, name=name))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
