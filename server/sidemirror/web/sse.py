@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from aiohttp import web
 from aiohttp_sse import EventSourceResponse, sse_response
@@ -18,11 +19,16 @@ from sidemirror.core.models import SessionItem
 from sidemirror.web.state import APP_STATE
 
 RETRY_MS = 2000
-HEADERS = {
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-    "X-Accel-Buffering": "no",  # proxies must not buffer a live stream
-}
+
+
+class _Response(EventSourceResponse):
+    """aiohttp-sse's response with our headers: it sets `Cache-Control: no-cache` itself, and a
+    stream of session data must not be stored anywhere either (`no-store`, like every response)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.headers["Cache-Control"] = "no-store"
+        self.headers["X-Content-Type-Options"] = "nosniff"
 
 
 def last_event_id(request: web.Request) -> str | None:
@@ -36,7 +42,7 @@ async def event_stream(request: web.Request) -> AsyncIterator[EventSourceRespons
     """An open SSE response that has sent `retry:`. A client hanging up (or stalling past the
     send timeout, after which it resumes by id) ends the stream normally, not as an error."""
     streams = request.app[APP_STATE].streams
-    async with sse_response(request, sep="\n", headers=HEADERS) as resp:
+    async with sse_response(request, sep="\n", response_cls=_Response) as resp:
         task = asyncio.current_task()
         if task is not None:
             streams.add(task)

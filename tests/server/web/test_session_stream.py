@@ -37,6 +37,19 @@ async def _setup(client: TestClient[Any, Any], n: int = 3) -> tuple[str, str]:
     return ws.id, ws.sessions["s1"].epoch
 
 
+async def test_both_streams_carry_the_headers_of_every_response(make_client: ClientFactory) -> None:
+    client = await make_client()
+    ws_id, _ = await _setup(client, 1)
+    for url in (f"/workspace/{ws_id}/session/stream", "/activity/stream"):
+        resp = await client.get(url, headers=AUTH)
+        assert resp.status == 200 and resp.headers["Content-Type"].startswith("text/event-stream")
+        # Session data is stored nowhere on the way, and never sniffed as another type.
+        assert resp.headers["Cache-Control"] == "no-store", url
+        assert resp.headers["X-Content-Type-Options"] == "nosniff", url
+        assert (await SSEReader(resp).frame()).raw == b"retry: 2000\n\n"
+        resp.close()
+
+
 async def test_hello_and_snapshot_exact_bytes(make_client: ClientFactory) -> None:
     client = await make_client()
     ws_id, epoch = await _setup(client, 2)
