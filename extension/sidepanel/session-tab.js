@@ -1,11 +1,11 @@
 // The Session tab: workspace and session pickers, connection states, and the live timeline.
 
-import { ApiError, api, path } from "../lib/client.js";
-import { KEYS, PORT_RANGE, SERVE_COMMAND } from "../lib/config.js";
-import { copyText, h } from "../lib/dom.js";
-import { relativeTime } from "../lib/format.js";
-import { PROTOCOL_VERSION } from "../lib/protocol.gen.js";
-import { SessionStream } from "../lib/session-stream.js";
+import { ApiError, api, path } from "../lib/page/client.js";
+import { KEYS, PORT_RANGE, SERVE_COMMAND } from "../lib/shared/config.js";
+import { copyText, h } from "../lib/page/dom.js";
+import { relativeTime } from "../lib/page/format.js";
+import { PROTOCOL_VERSION } from "../lib/shared/protocol.gen.js";
+import { SessionStream } from "../lib/page/session-stream.js";
 import { icon } from "./icons.js";
 import { Timeline } from "./timeline.js";
 

@@ -1,13 +1,14 @@
 // The session timeline: turns projected session items (DESIGN §3) into DOM nodes.
-// Every string from the server is set with textContent (lib/dom.js); nothing is parsed as HTML.
+// Every string from the server is set with textContent (lib/page/dom.js); nothing is parsed as
+// HTML.
 //
 // One element carries `data-item-id` per item, so what is rendered can be counted against the
 // server's log. Tool results attach to their tool card, sub-agent items nest under their Task
 // card (via parent_tool_use_id), and the DOM is capped at `maxItems` top-level entries.
 
-import { h } from "../lib/dom.js";
-import { byteSize, clockTime, compactNumber, cost, duration, fullTime } from "../lib/format.js";
-import { TRUNCATED_FIELDS } from "../lib/protocol.gen.js";
+import { h } from "../lib/page/dom.js";
+import { byteSize, clockTime, compactNumber, cost, duration, fullTime } from "../lib/page/format.js";
+import { TRUNCATED_FIELDS } from "../lib/shared/protocol.gen.js";
 import { KIND_LABELS, icon } from "./icons.js";
 
 const BOTTOM_SLACK_PX = 48;
