@@ -6,10 +6,10 @@
 // There is exactly one retry loop: the "health" alarm. Checks are single-flight, so a burst of
 // triggers (alarm, popup, side panel) shares one probe.
 
-import { HEALTH_ALARM, HEALTH_PERIOD_MIN, KEYS, MSG, parsePort, parseToken } from "./lib/config.js";
-import { PROTOCOL_VERSION } from "./lib/protocol.gen.js";
-import { PageOverlaySource } from "./lib/page-overlay.js";
-import { ServerError, discover, pair, probe, tokenWorks } from "./lib/server.js";
+import { HEALTH_ALARM, HEALTH_PERIOD_MIN, KEYS, MSG, parsePort, parseToken } from "./lib/shared/config.js";
+import { PROTOCOL_VERSION } from "./lib/shared/protocol.gen.js";
+import { PageOverlaySource } from "./lib/worker/page-overlay.js";
+import { ServerError, discover, pair, probe, tokenWorks } from "./lib/worker/server.js";
 
 // --- listeners (top level) ---
 

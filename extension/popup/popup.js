@@ -1,7 +1,7 @@
 // Toolbar popup: connection status, manual port, token fallback, and opening the side panel.
 
-import { onStatus, readStatus, send } from "../lib/client.js";
-import { KEYS, MSG, PORT_RANGE, parsePort, parseToken } from "../lib/config.js";
+import { onStatus, readStatus, send } from "../lib/page/client.js";
+import { KEYS, MSG, PORT_RANGE, parsePort, parseToken } from "../lib/shared/config.js";
 
 const $ = (id) => document.getElementById(id);
 

@@ -7,11 +7,11 @@
 // A `gap` from the server (cursor fell out of the 1000-entry ring) shows a "missed N" banner;
 // `reset` clears the list first. Every string from the server goes through textContent.
 
-import { ApiError, api, path } from "../lib/client.js";
-import { SERVE_COMMAND } from "../lib/config.js";
-import { h } from "../lib/dom.js";
-import { clockTimeSeconds, duration, fullTime } from "../lib/format.js";
-import { ActivityStream } from "../lib/activity-stream.js";
+import { ApiError, api, path } from "../lib/page/client.js";
+import { SERVE_COMMAND } from "../lib/shared/config.js";
+import { h } from "../lib/page/dom.js";
+import { clockTimeSeconds, duration, fullTime } from "../lib/page/format.js";
+import { ActivityStream } from "../lib/page/activity-stream.js";
 import { CATEGORY_LABELS, categoryOf, errorMessage, searchText } from "./activity-model.js";
 import { icon } from "./icons.js";
 

@@ -2,10 +2,10 @@
 // endpoint, whether it answers right now, and which tools it offers (fetched live with
 // `tools/list`). The token is shown masked; "Show" reveals it, "Copy" copies the real snippet.
 
-import { connection } from "../lib/client.js";
-import { baseUrl } from "../lib/config.js";
-import { copyText, h } from "../lib/dom.js";
-import { MCP_PROTOCOL_VERSION, McpClient } from "../lib/mcp-client.js";
+import { connection } from "../lib/page/client.js";
+import { baseUrl } from "../lib/shared/config.js";
+import { copyText, h } from "../lib/page/dom.js";
+import { MCP_PROTOCOL_VERSION, McpClient } from "../lib/shared/mcp-client.js";
 import { icon } from "./icons.js";
 
 const POLL_MS = 3000;

@@ -1,6 +1,6 @@
-// Constant icon shapes (16×16, stroked), one per tool kind, drawn with lib/dom.js `svgIcon`.
+// Constant icon shapes (16×16, stroked), one per tool kind, drawn with lib/page/dom.js `svgIcon`.
 
-import { svgIcon } from "../lib/dom.js";
+import { svgIcon } from "../lib/page/dom.js";
 
 const SHAPES = {
   // a page with a folded corner and two lines

@@ -1,11 +1,11 @@
 // The Session tab: workspace and session pickers, connection states, and the live timeline.
 
-import { ApiError, api, path } from "../lib/client.js";
-import { KEYS, PORT_RANGE, SERVE_COMMAND } from "../lib/config.js";
-import { copyText, h } from "../lib/dom.js";
-import { relativeTime } from "../lib/format.js";
-import { PROTOCOL_VERSION } from "../lib/protocol.gen.js";
-import { SessionStream } from "../lib/session-stream.js";
+import { ApiError, api, path } from "../lib/page/client.js";
+import { KEYS, PORT_RANGE, SERVE_COMMAND } from "../lib/shared/config.js";
+import { copyText, h } from "../lib/page/dom.js";
+import { relativeTime } from "../lib/page/format.js";
+import { CONTROL_TYPES, PROTOCOL_VERSION } from "../lib/shared/protocol.gen.js";
+import { SessionStream } from "../lib/page/session-stream.js";
 import { icon } from "./icons.js";
 import { Timeline } from "./timeline.js";
 
@@ -13,7 +13,9 @@ const AUTO = "";
 const TICK_MS = 2000; // while waiting for a first session
 const REFRESH_TICKS = 5; // while streaming: refresh pickers every 10 s
 const BROWSER_FOLLOW_MS = 15 * 60 * 1000; // a browser action this recent decides "Auto"
-const ITEM_TYPES_SKIPPED = new Set(["hello", "snapshot", "reset", "session_status", "gap"]);
+// Stream control messages are not session items. The set comes from the models, so a control
+// message added on the server is never drawn as an item; every other type goes to the timeline.
+const CONTROL = new Set(CONTROL_TYPES);
 
 export function createSessionTab(ctx) {
   return new SessionTab(ctx);
@@ -297,7 +299,7 @@ class SessionTab {
         this._protocolMismatch(data.server);
         break;
       default:
-        if (!ITEM_TYPES_SKIPPED.has(type)) this.timeline.add(data);
+        if (!CONTROL.has(type)) this.timeline.add(data);
     }
   }
 

@@ -4,9 +4,9 @@
 //
 // ctx: status() → last worker status | null; onStatus(fn) → unsubscribe; checkNow() → Promise.
 
-import { checkNow, onStatus, readStatus, send } from "../lib/client.js";
-import { MSG } from "../lib/config.js";
-import { h } from "../lib/dom.js";
+import { checkNow, onStatus, readStatus, send } from "../lib/page/client.js";
+import { MSG } from "../lib/shared/config.js";
+import { h } from "../lib/page/dom.js";
 import { createActivityTab } from "./activity-tab.js";
 import { createConnectTab } from "./connect-tab.js";
 import { createSessionTab } from "./session-tab.js";

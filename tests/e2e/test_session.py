@@ -175,7 +175,7 @@ def test_huge_transcript_opens_at_its_tail_and_says_what_was_not_loaded(
     feed = panel.locator(".feed")
     expect(feed.locator("[data-type=tool_use]").first).to_be_visible(timeout=15_000)
 
-    shown = 500  # the panel's snapshot size (lib/session-stream.js)
+    shown = 500  # the panel's snapshot size (lib/page/session-stream.js)
     snap = server.snapshot(sample_workspace(server), SAMPLE_SESSION, limit=shown)
     assert 0 < snap["skipped_bytes"] < path.stat().st_size and snap["total"] > shown
     not_shown = f"{snap['total'] - shown:,} earlier items not shown"

@@ -2,7 +2,7 @@
 
 Source adapters build these models (without `id`/`seq`, which the store assigns as positions in the
 session's append-only log); the projection truncates them for the wire; `gen_protocol.py` writes
-`extension/lib/protocol.gen.js` and `docs/protocol.md` from them.
+`extension/lib/shared/protocol.gen.js` and `docs/protocol.md` from them.
 """
 
 from __future__ import annotations

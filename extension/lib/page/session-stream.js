@@ -1,8 +1,8 @@
 // A resumable session stream (DESIGN §3): `hello`, then `snapshot` or an exact replay, then live.
-// Reconnection, tickets and backoff live in lib/resumable-stream.js.
+// Reconnection, tickets and backoff live in lib/page/resumable-stream.js.
 
 import { path } from "./client.js";
-import { EVENT_TYPES, PROTOCOL_VERSION } from "./protocol.gen.js";
+import { EVENT_TYPES, PROTOCOL_VERSION } from "../shared/protocol.gen.js";
 import { ResumableStream } from "./resumable-stream.js";
 
 export class SessionStream extends ResumableStream {

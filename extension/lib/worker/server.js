@@ -1,6 +1,6 @@
 // Talking to the companion server from the service worker: discovery, health, pairing.
 
-import { PORT_RANGE, baseUrl } from "./config.js";
+import { PORT_RANGE, baseUrl } from "../shared/config.js";
 
 const PROBE_TIMEOUT_MS = 1500;
 

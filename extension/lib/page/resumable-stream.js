@@ -6,12 +6,12 @@
 // came after it (or says it can't: `reset`/`snapshot` for sessions, `gap` for activity), so
 // nothing is duplicated or lost across drops and server restarts.
 //
-// Subclasses (lib/session-stream.js, lib/activity-stream.js) say which path, which query
-// parameters and which event names; they may override `_onControl` to track cursors that are not
-// carried on `id:` lines.
+// Subclasses (lib/page/session-stream.js, lib/page/activity-stream.js) say which path, which
+// query parameters and which event names; they may override `_onControl` to track cursors that are
+// not carried on `id:` lines.
 //
-// Pages that want the same stream share one connection (lib/stream-share.js): Chromium gives a
-// host only 6 HTTP/1.1 connections, and each open EventSource holds one.
+// Pages that want the same stream share one connection (lib/page/stream-share.js): Chromium gives
+// a host only 6 HTTP/1.1 connections, and each open EventSource holds one.
 
 import { ApiError, api, checkNow, connection, path as paths } from "./client.js";
 import { StreamShare, canShare } from "./stream-share.js";

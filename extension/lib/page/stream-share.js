@@ -6,11 +6,11 @@
 //
 // How: pages that want the same stream (same path and parameters: the share key) elect a leader
 // with the Web Locks API. Only the leader opens the EventSource — with tickets, backoff and resume
-// exactly as before (lib/resumable-stream.js) — and relays every message and state change over a
-// BroadcastChannel. Each page keeps the same replay log: the last `hello` and `snapshot` and every
-// message since (a stream may trim it further, see ResumableStream._trimReplay). A page that joins
-// later asks the leader for that log (after the last id it saw, if it has one) and so starts from
-// what a connection of its own would have given it. When the leader's page closes or switches
+// exactly as before (lib/page/resumable-stream.js) — and relays every message and state change over
+// a BroadcastChannel. Each page keeps the same replay log: the last `hello` and `snapshot` and
+// every message since (a stream may trim it further, see ResumableStream._trimReplay). A page that
+// joins later asks the leader for that log (after the last id it saw, if it has one) and so starts
+// from what a connection of its own would have given it. When the leader's page closes or switches
 // session, its lock is released and the next waiting page takes over: it resumes with the last id
 // it saw — the same as everyone's, since they all saw the same relayed messages — so the server
 // replays exactly what came after it, nothing lost and nothing doubled (`seq` drops any repeat).

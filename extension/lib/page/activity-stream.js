@@ -1,6 +1,6 @@
 // The browse-activity stream (DESIGN §5): ring replay (or an exact replay after the cursor), then
 // live `activity` events; `gap` {missed, reset} when the cursor fell out of the ring.
-// Reconnection, tickets and backoff live in lib/resumable-stream.js.
+// Reconnection, tickets and backoff live in lib/page/resumable-stream.js.
 
 import { path } from "./client.js";
 import { ResumableStream } from "./resumable-stream.js";

@@ -2,7 +2,7 @@
 // Pages read the port and token the worker keeps in chrome.storage, then talk to the server
 // directly, so they keep working while Chrome has the worker stopped.
 
-import { KEYS, MSG, baseUrl } from "./config.js";
+import { KEYS, MSG, baseUrl } from "../shared/config.js";
 
 /** Send a message to the service worker; resolves to `data` or throws the worker's error. */
 export async function send(type, payload = {}) {

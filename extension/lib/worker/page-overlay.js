@@ -6,8 +6,8 @@
 // request/response read of the activity log). The content script never sees the token, and the
 // URL asked about is always the sender's own (from `sender`, not from the message).
 
-import { baseUrl } from "./config.js";
-import { McpClient } from "./mcp-client.js";
+import { baseUrl } from "../shared/config.js";
+import { McpClient } from "../shared/mcp-client.js";
 
 const CACHE_MS = 800; // several tabs / frames on one URL share one lookup
 const ACTIVITY_LIMIT = 200;

@@ -1,0 +1,345 @@
+// Session item renderers: one per item type, each turning one item into its DOM node.
+// Split from timeline.js so the list mechanics (order, dedupe, nesting, capping, scrolling) and
+// what an item looks like can change apart. Every string from the server is set with textContent
+// (lib/page/dom.js); nothing is parsed as HTML.
+
+import { h } from "../lib/page/dom.js";
+import { clockTime, compactNumber, cost, duration, fullTime } from "../lib/page/format.js";
+import { TRUNCATED_FIELDS } from "../lib/shared/protocol.gen.js";
+import { KIND_LABELS, icon } from "./icons.js";
+
+let uid = 0;
+const nextId = (prefix) => `${prefix}-${++uid}`;
+
+/**
+ * What a renderer may ask of the timeline it renders for.
+ * @typedef {object} RenderContext
+ * @property {(itemId: string) => Promise<object>} fetchFull  fetch one full item ("Show more")
+ * @property {(toolUseId: string, card: ToolCard) => void} onToolCard  a tool card was built: its
+ *   result and sub-agent items attach to it later
+ */
+
+/**
+ * @typedef {object} ToolCard
+ * @property {HTMLElement} el  the card's article
+ * @property {HTMLElement} status  the running / ✓ / ✗ mark
+ * @property {string} kind  one of TOOL_KINDS
+ */
+
+/** Renderers keyed by item type. `assistant_delta` is not here: partial text is live-only
+ * list state (see timeline.js), drawn with `renderPartial`. */
+export const RENDERERS = Object.freeze({
+  user: (item, ctx) => message(item, ctx, "You", "user"),
+  assistant: (item, ctx) => message(item, ctx, "Assistant", "assistant"),
+  thinking,
+  tool_use: tool,
+  tool_result: orphanResult,
+  turn_complete: turn,
+  plan,
+  system,
+  error,
+});
+
+/** The node for one item; a type without a renderer (a newer server's) shows as raw JSON. */
+export function renderItem(item, ctx) {
+  // Own string keys only: a type such as "constructor" must not reach Object.prototype.
+  const known = typeof item.type === "string" && Object.hasOwn(RENDERERS, item.type);
+  const render = known ? RENDERERS[item.type] : unknown;
+  return render(item, ctx);
+}
+
+function unknown(item) {
+  return article(item, ["unknown"], head(item, item.type || "item"), h("p", { class: "muted", text: JSON.stringify(item).slice(0, 300) }));
+}
+
+function article(item, classes, ...children) {
+  return h("article", { class: ["item", ...classes], tabIndex: 0 }, children);
+}
+
+function head(item, who, extra = null) {
+  const id = nextId("h");
+  return h(
+    "header",
+    { class: "item-head" },
+    h("span", { class: "who", id, text: who }),
+    extra,
+    item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: clockTime(item.ts) }) : null,
+  );
+}
+
+function labelled(el) {
+  const who = el.querySelector(".who, .tool-name, .turn-label");
+  if (who?.id) el.setAttribute("aria-labelledby", who.id);
+  return el;
+}
+
+function message(item, ctx, who, cls) {
+  const body = h("div", { class: "text" });
+  renderRich(body, item.content);
+  const el = article(item, [cls], head(item, who), body, more(item, ctx, body, renderRich));
+  return labelled(el);
+}
+
+function thinking(item, ctx) {
+  const body = h("div", { class: "text" });
+  renderPlain(body, item.content);
+  const id = nextId("h");
+  const details = h(
+    "details",
+    { class: "thinking" },
+    h("summary", {}, h("span", { class: "who", id, text: "Thinking" }), h("span", { class: "preview", text: firstLine(item.content) })),
+    body,
+    more(item, ctx, body, renderPlain),
+  );
+  return labelled(article(item, ["thinking-item"], details));
+}
+
+function tool(item, ctx) {
+  const kind = KIND_LABELS[item.kind] ? item.kind : "other";
+  const nameId = nextId("t");
+  const input = h("code", { class: "tool-input", text: item.input || "" });
+  const status = h("span", { class: "tool-status pending", attrs: { role: "img", "aria-label": "Running" } }, h("span", { class: "spinner", attrs: { "aria-hidden": "true" } }));
+  const toolHead = h(
+    "div",
+    { class: "tool-head" },
+    h("span", { class: "tool-icon", title: KIND_LABELS[kind] }, icon(kind)),
+    h("span", { class: "tool-name", id: nameId, text: item.name || KIND_LABELS[kind] }),
+    status,
+    item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: clockTime(item.ts) }) : null,
+  );
+  const el = article(item, ["tool", `kind-${kind}`], toolHead, item.input ? input : null, more(item, ctx, input, renderPlain));
+  el.setAttribute("aria-labelledby", nameId);
+  if (item.tool_use_id) ctx.onToolCard(item.tool_use_id, { el, status, kind });
+  return el;
+}
+
+/** A tool's result, shown on its card: the status mark, then the output (before any sub-agent items). */
+export function attachResult(card, item, ctx) {
+  const { status } = card;
+  status.replaceChildren();
+  status.className = `tool-status ${item.is_error ? "error" : "ok"}`;
+  const dur = duration(item.duration_ms);
+  status.setAttribute("aria-label", `${item.is_error ? "Failed" : "Succeeded"}${dur ? ` in ${dur}` : ""}`);
+  status.append(h("span", { class: "mark", attrs: { "aria-hidden": "true" }, text: item.is_error ? "✗" : "✓" }));
+  if (dur) status.append(h("span", { class: "dur", attrs: { "aria-hidden": "true" }, text: dur }));
+  card.el.classList.toggle("failed", Boolean(item.is_error));
+  const result = resultBlock(item, ctx);
+  const sub = card.el.querySelector(":scope > details.subagent");
+  card.el.insertBefore(result, sub || null);
+}
+
+/** A card still running when its turn closed got no result: mark it so. */
+export function settlePending(card) {
+  if (!card.status.classList.contains("pending")) return;
+  card.status.className = "tool-status none";
+  card.status.setAttribute("aria-label", "No result");
+  card.status.replaceChildren(h("span", { class: "mark", attrs: { "aria-hidden": "true" }, text: "–" }));
+}
+
+function resultBlock(item, ctx) {
+  const out = h("pre", { class: "tool-output", tabIndex: 0, attrs: { "aria-label": `${item.name || "Tool"} output` } });
+  renderPlain(out, item.output || "(no output)");
+  if (!item.output) out.classList.add("muted");
+  return h("div", { class: ["tool-result", item.is_error && "error"], dataset: { itemId: item.id, type: "tool_result" } }, out, more(item, ctx, out, renderPlain));
+}
+
+/** A result whose tool card is not shown (capped away, or never sent) stands on its own. */
+function orphanResult(item, ctx) {
+  const nameId = nextId("t");
+  const mark = item.is_error ? "✗" : "✓";
+  const toolHead = h(
+    "div",
+    { class: "tool-head" },
+    h("span", { class: "tool-icon" }, icon("other")),
+    h("span", { class: "tool-name", id: nameId, text: `${item.name || "Tool"} result` }),
+    h("span", { class: `tool-status ${item.is_error ? "error" : "ok"}` }, h("span", { class: "mark", text: mark }), item.duration_ms != null ? h("span", { class: "dur", text: duration(item.duration_ms) }) : null),
+  );
+  const out = h("pre", { class: "tool-output", tabIndex: 0, attrs: { "aria-label": "Tool output" } });
+  renderPlain(out, item.output || "(no output)");
+  const el = article(item, ["tool", "orphan-result", item.is_error && "failed"], toolHead, out, more(item, ctx, out, renderPlain));
+  el.setAttribute("aria-labelledby", nameId);
+  return el;
+}
+
+function turn(item) {
+  const labelId = nextId("turn");
+  // null when the server read a huge transcript from near its end and could not count turns.
+  const turnName = item.turn == null ? "Turn" : `Turn ${item.turn}`;
+  const parts = [];
+  parts.push(`${compactNumber(item.input_tokens)} in`);
+  parts.push(`${compactNumber(item.output_tokens)} out`);
+  const c = cost(item.cost_usd, item.cost_source);
+  const costText = c || (item.cost_source === "unknown_model" ? "cost n/a" : null);
+  const costTitle =
+    item.cost_source === "estimated"
+      ? "Estimated from token counts and the shipped price table"
+      : item.cost_source === "reported"
+        ? "Cost reported by the agent"
+        : "No price known for this model";
+  const cache = [];
+  if (item.cache_read_tokens) cache.push(`${compactNumber(item.cache_read_tokens)} cache read`);
+  if (item.cache_write_tokens) cache.push(`${compactNumber(item.cache_write_tokens)} cache write`);
+  const statusText = item.status === "ok" ? null : item.status === "stopped" ? "stopped" : "failed";
+  const el = article(
+    item,
+    ["turn", `turn-${item.status || "ok"}`],
+    h(
+      "div",
+      { class: "turn-line" },
+      h("span", { class: "turn-label", id: labelId, text: turnName }),
+      statusText ? h("span", { class: "turn-status", text: statusText }) : null,
+      h("span", { class: "turn-tokens", title: cache.join(", ") || null, text: parts.join(" · ") }),
+      costText ? h("span", { class: ["turn-cost", item.cost_source], title: costTitle, text: costText }) : null,
+      item.duration_ms != null ? h("span", { class: "turn-dur", text: duration(item.duration_ms) }) : null,
+    ),
+    item.model ? h("span", { class: "turn-model", text: item.model }) : null,
+  );
+  el.setAttribute("aria-label", `${turnName} complete: ${parts.join(", ")}${costText ? `, ${costText}` : ""}`);
+  return el;
+}
+
+function plan(item) {
+  const list = h(
+    "ul",
+    { class: "plan-list" },
+    (item.entries || []).map((e) =>
+      h(
+        "li",
+        { class: ["plan-entry", `st-${safeToken(e.status)}`] },
+        h("span", { class: "plan-mark", attrs: { "aria-hidden": "true" }, text: e.status === "completed" ? "☑" : e.status === "in_progress" ? "◐" : "☐" }),
+        h("span", { class: "visually-hidden", text: `${e.status || "pending"}: ` }),
+        h("span", { class: "plan-text", text: e.content }),
+      ),
+    ),
+  );
+  return labelled(article(item, ["plan"], head(item, "Plan", h("span", { class: "tool-icon" }, icon("plan"))), list));
+}
+
+function system(item, ctx) {
+  const sub = item.subtype || "unknown";
+  if (sub === "compact" || sub === "compaction" || sub === "compact_boundary") {
+    const body = h("div", { class: "text" });
+    renderPlain(body, item.content || "");
+    const id = nextId("h");
+    return labelled(
+      article(
+        item,
+        ["notice", "compact"],
+        h(
+          "details",
+          {},
+          h("summary", {}, icon("compact"), h("span", { class: "who", id, text: "Context compacted" })),
+          body,
+          more(item, ctx, body, renderPlain),
+        ),
+      ),
+    );
+  }
+  const isError = /error/.test(sub);
+  const body = h("div", { class: "text" });
+  renderPlain(body, item.content || "");
+  return labelled(
+    article(
+      item,
+      ["notice", isError ? "api-error" : "system"],
+      head(item, isError ? "API error" : `System · ${sub}`),
+      body,
+      more(item, ctx, body, renderPlain),
+    ),
+  );
+}
+
+function error(item) {
+  const body = h("div", { class: "text" });
+  renderPlain(body, item.message || "");
+  return labelled(article(item, ["error"], head(item, "Error"), body));
+}
+
+/** The bubble live `assistant_delta` text is appended to (`text`) until its item arrives. */
+export function renderPartial(item) {
+  const text = h("div", { class: "text" });
+  const el = h(
+    "article",
+    { class: ["item", "assistant", "streaming"], tabIndex: 0, dataset: { segmentId: item.segment_id || "" }, attrs: { "aria-label": "Assistant (writing…)", "aria-busy": "true" } },
+    h("header", { class: "item-head" }, h("span", { class: "who", text: "Assistant" }), h("span", { class: "typing", text: "writing…" })),
+    text,
+  );
+  return { el, text };
+}
+
+/** "Show more" for a truncated item: fetches the full item once, then toggles. */
+function more(item, ctx, target, render) {
+  const fields = TRUNCATED_FIELDS[item.type];
+  if (!fields) return null;
+  const [field, flag] = fields;
+  if (!item[flag]) return null;
+  const short = item[field];
+  let full = null;
+  let expanded = false;
+  const btn = h("button", {
+    type: "button",
+    class: "more",
+    text: `Show more (${compactNumber(item.full_length)} chars)`,
+    attrs: { "aria-expanded": "false" },
+  });
+  btn.addEventListener("click", async () => {
+    if (!expanded && full === null) {
+      btn.disabled = true;
+      btn.textContent = "Loading…";
+      try {
+        const data = await ctx.fetchFull(item.id);
+        full = String(data?.[field] ?? "");
+      } catch (err) {
+        btn.disabled = false;
+        btn.textContent = `Couldn't load (${err.message}) — retry`;
+        return;
+      }
+      btn.disabled = false;
+    }
+    expanded = !expanded;
+    target.replaceChildren();
+    render(target, expanded ? full : short);
+    btn.textContent = expanded ? "Show less" : `Show more (${compactNumber(item.full_length)} chars)`;
+    btn.setAttribute("aria-expanded", String(expanded));
+  });
+  return btn;
+}
+
+// --- text rendering (never HTML) ---
+
+function firstLine(text) {
+  const line = String(text || "").trim().split("\n", 1)[0];
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+function safeToken(s) {
+  return String(s || "").replace(/[^a-z0-9_-]/gi, "") || "unknown";
+}
+
+/** Plain text, whitespace preserved by CSS. */
+export function renderPlain(target, text) {
+  target.append(document.createTextNode(String(text ?? "")));
+}
+
+/** Light Markdown: fenced code blocks and `inline code`; everything else stays literal text. */
+export function renderRich(target, text) {
+  const src = String(text ?? "");
+  const fence = /```([^\n`]*)\n([\s\S]*?)(?:\n?```|$)/g;
+  let last = 0;
+  let m;
+  while ((m = fence.exec(src)) !== null) {
+    inline(target, src.slice(last, m.index));
+    target.append(h("pre", { class: "code", tabIndex: 0 }, h("code", { text: m[2] })));
+    last = fence.lastIndex;
+  }
+  inline(target, src.slice(last));
+}
+
+function inline(target, text) {
+  if (!text) return;
+  const parts = text.split(/(`[^`\n]+`)/);
+  for (const part of parts) {
+    if (part.length > 2 && part.startsWith("`") && part.endsWith("`")) target.append(h("code", { text: part.slice(1, -1) }));
+    else if (part) target.append(document.createTextNode(part));
+  }
+}
