@@ -1,6 +1,6 @@
 // Sidemirror service worker: finds the companion server, pairs, watches its health and shows it
 // on the toolbar badge. Chrome may stop this worker at any moment, so every listener is
-// registered at the top level and all state lives in chrome.storage (DESIGN §7):
+// registered at the top level and all state lives in chrome.storage:
 //   local:   port (manual), lastPort
 //   session: token {value, source, instance}, status (read by the popup and the side panel)
 // There is exactly one retry loop: the "health" alarm. Checks are single-flight, so a burst of

@@ -1,4 +1,4 @@
-// What an activity entry (DESIGN §5) means for display: its category, verb and search text.
+// What an activity entry (docs/api.md) means for display: its category, verb and search text.
 // Pure functions, no DOM: shared by the Activity tab and its tests' expectations.
 
 const PREFIXES = [/^mcp__[\w-]+__browser_/, /^mcp__[\w-]+__/, /^browser[_.]/, /^page\./, /^locator\./, /^playwright[_.]/];

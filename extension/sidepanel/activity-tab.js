@@ -1,4 +1,4 @@
-// The Activity tab: what agents do in the browser (DESIGN §5), live.
+// The Activity tab: what agents do in the browser (docs/api.md), live.
 //
 // One row per command: a `command_start` shows as pending and its `command_end` (matched by the
 // server's `start_id`) replaces it in place with ✓/✗ and the duration. Rows expand (button with

@@ -1,4 +1,4 @@
-// The session timeline: the list of projected session items (DESIGN §3) in the side panel.
+// The session timeline: the list of projected session items (docs/api.md) in the side panel.
 // This file keeps the list (order and dedupe by seq, snapshots, live partial text, tool results
 // and sub-agent items placed on their cards, the cap, scrolling, keyboard); what each item looks
 // like is in item-renderers.js.

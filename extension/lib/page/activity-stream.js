@@ -1,4 +1,4 @@
-// The browse-activity stream (DESIGN §5): ring replay (or an exact replay after the cursor), then
+// The browse-activity stream (docs/api.md): ring replay (or an exact replay after the cursor), then
 // live `activity` events; `gap` {missed, reset} when the cursor fell out of the ring.
 // Reconnection, tickets and backoff live in lib/page/resumable-stream.js.
 

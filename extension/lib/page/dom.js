@@ -1,5 +1,5 @@
 // DOM building without HTML parsing: every string from the server goes through textContent
-// or createTextNode, so markup in session data is always inert text (DESIGN §4).
+// or createTextNode, so markup in session data is always inert text (docs/security.md).
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 

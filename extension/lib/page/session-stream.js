@@ -1,4 +1,4 @@
-// A resumable session stream (DESIGN §3): `hello`, then `snapshot` or an exact replay, then live.
+// A resumable session stream (docs/api.md): `hello`, then `snapshot` or an exact replay, then live.
 // Reconnection, tickets and backoff live in lib/page/resumable-stream.js.
 
 import { path } from "./client.js";
