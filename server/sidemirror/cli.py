@@ -37,6 +37,12 @@ from sidemirror.settings import (
     default_runtime_dir,
     unique_dirs,
 )
+from sidemirror.web.connections import (
+    FD_RESERVE,
+    MAX_CONNECTIONS,
+    ConnectionGuard,
+    GuardedSockSite,
+)
 
 logger = logging.getLogger("sidemirror")
 
@@ -107,6 +113,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+
+def raise_fd_limit() -> int | None:
+    """Raise the open-file soft limit to the hard limit, and return it: every SSE client and
+    followed file holds a descriptor, and the common soft default (1,024) is a few busy panels
+    away. None where the OS has no such limit."""
+    try:
+        import resource  # Unix only
+    except ImportError:
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError) as exc:
+            logger.warning("cannot raise the open-file limit: %s", exc)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def connection_cap(fd_limit: int | None) -> int:
+    """Connections admitted at once. Half the descriptors left after the server's own files
+    (followed files, journals, logs): asyncio accepts connections in bursts of the listen
+    backlog before any is admitted or evicted, so the other half absorbs the bursts and the
+    sockets of evicted connections not yet closed. Reaching the cap is never "too many open
+    files"."""
+    if fd_limit is None:
+        return MAX_CONNECTIONS
+    return max(16, min(MAX_CONNECTIONS, (fd_limit - FD_RESERVE) // 2))
+
+
 def settings_from_args(args: argparse.Namespace) -> Settings:
     claude_dirs = unique_dirs(args.claude_dir or default_claude_dirs())
     return Settings(
@@ -134,9 +170,19 @@ async def _serve(settings: Settings) -> int:
         return 2
     port = int(sock.getsockname()[1])
     app = create_app(settings, token)
-    runner = web.AppRunner(app, access_log_class=ScrubbedAccessLogger, handle_signals=False)
+    fd_limit = raise_fd_limit()
+    runner = web.AppRunner(
+        app,
+        access_log_class=ScrubbedAccessLogger,
+        handle_signals=False,
+        # A client that hangs up cancels its handler: an idle SSE stream waits on its queue and
+        # would otherwise hold its subscription (and memory) until the next item or ping.
+        handler_cancellation=True,
+        shutdown_timeout=2.0,
+        keepalive_timeout=75.0,  # an idle kept-alive connection is closed, like a browser's
+    )
     await runner.setup()
-    site = web.SockSite(runner, sock, shutdown_timeout=2.0)
+    site = GuardedSockSite(runner, sock, ConnectionGuard(connection_cap(fd_limit)))
     await site.start()
     runtime = write_runtime_file(
         settings.runtime_dir,

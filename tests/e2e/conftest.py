@@ -12,11 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Playwright, sync_playwright
+from playwright.sync_api import Playwright, expect, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from support import FIXTURES, Extension, Server, free_port, launch  # noqa: E402
+
+# Assertions wait for a state, never for a time; the default bound (5 s) is sized for an idle
+# machine, and the suite must pass on a loaded 2-core one.
+expect.set_options(timeout=20_000)
 
 
 @pytest.fixture

@@ -44,7 +44,12 @@ class Server:
     """One data dir, one Claude dir; started, killed (-9) and restarted any number of times."""
 
     def __init__(
-        self, tmp: Path, *args: str, same_port: bool = False, unprivileged: bool = False
+        self,
+        tmp: Path,
+        *args: str,
+        same_port: bool = False,
+        unprivileged: bool = False,
+        fd_limit: int | None = None,
     ) -> None:
         self.tmp = tmp
         self.claude = tmp / "claude"
@@ -55,6 +60,7 @@ class Server:
         # Root ignores file modes: `unprivileged` runs the server without the capabilities that
         # let it (permission faults), still as root, so it reaches the checkout wherever it is.
         self.unprivileged = unprivileged
+        self.fd_limit = fd_limit  # run under this open-file limit (soft = hard), if given
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
@@ -75,6 +81,8 @@ class Server:
             "--claude-dir", str(self.claude), "--codex-dir", str(self.tmp / "codex"),
             "--log-level", "warning", *self.args,
         ]  # fmt: skip
+        if self.fd_limit is not None:
+            cmd = ["prlimit", f"--nofile={self.fd_limit}:{self.fd_limit}", "--", *cmd]
         if self.unprivileged and os.geteuid() == 0:
             cmd = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--", *cmd]
         with out.open("wb") as o, err.open("wb") as e:
@@ -118,6 +126,14 @@ class Server:
 
     def get_json(self, path: str, *, auth: bool = True, timeout: float = 10) -> Any:
         req = urllib.request.Request(self.url(path), headers=AUTH if auth else {})
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return json.load(resp)
+
+    def post_json(self, path: str, body: Any, timeout: float = 10) -> Any:
+        req = urllib.request.Request(
+            self.url(path), data=json.dumps(body).encode(), method="POST",
+            headers={**AUTH, "Content-Type": "application/json"},
+        )  # fmt: skip
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return json.load(resp)
 

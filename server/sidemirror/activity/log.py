@@ -34,6 +34,7 @@ from typing import Any
 
 from sidemirror.activity.entries import prepare_entry
 from sidemirror.core.models import ActivityEntry
+from sidemirror.core.numbers import parse_count
 from sidemirror.core.redact import redact_url
 
 logger = logging.getLogger(__name__)
@@ -155,9 +156,10 @@ class ActivityLog:
     def parse_cursor(self, last_id: str) -> int | None:
         """The seq a Last-Event-ID names in the current epoch, else None (old epoch, garbage)."""
         epoch, dot, seq = last_id.strip().rpartition(".")
-        if not dot or epoch != self.epoch or not seq.isdigit() or int(seq) > self.seq:
+        n = parse_count(seq)
+        if not dot or epoch != self.epoch or n is None or n > self.seq:
             return None
-        return int(seq)
+        return n
 
     def evicted_count(self, workspace_id: str | None) -> int:
         """Entries of this epoch no longer held (what a client from another epoch missed)."""

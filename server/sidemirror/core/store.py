@@ -30,6 +30,7 @@ from sidemirror.core.hub import (
 )
 from sidemirror.core.item_log import ItemLog
 from sidemirror.core.models import SessionItem
+from sidemirror.core.numbers import parse_count
 from sidemirror.core.projection import Projector
 
 ACTIVE_WINDOW_S = 120.0
@@ -88,9 +89,9 @@ class SessionLog:
         no item held (another epoch, a malformed id, or one before the first item held).
         `<epoch>.0` means "none yet" for a log held from its start."""
         epoch, dot, seq = item_id.rpartition(".")
-        if not dot or epoch != self.epoch or not seq.isdigit():
+        n = parse_count(seq)
+        if not dot or epoch != self.epoch or n is None:
             return None
-        n = int(seq)
         if n == 0:
             return 0 if self.skipped_bytes == 0 else None
         index = self.items.index_of(n)

@@ -26,6 +26,7 @@ async def health(request: web.Request) -> web.Response:
             "uptime_s": round(time.monotonic() - state.started, 3),
             "workspaces": len(state.store.workspaces),
             "parse_errors": state.store.parse_errors,
+            "streams": len(state.streams),  # open SSE streams (session and activity)
         }
     )
 

@@ -54,6 +54,7 @@ async def test_health_has_no_token_and_reports_the_contract(make_client: ClientF
         "uptime_s",
         "workspaces",
         "parse_errors",
+        "streams",
     }
     assert body["app"] == "sidemirror" and body["protocol"] == 1 and body["status"] == "ok"
     assert TOKEN not in await resp.text()

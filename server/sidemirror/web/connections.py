@@ -1,0 +1,147 @@
+"""Bounded connections: a client that never finishes its request headers cannot hold the server.
+
+aiohttp has no timeout for reading a request's headers, so 1,500 connections sending a byte a
+second (slowloris) stay open for ever and, at the fd limit, starve `/health` and the extension.
+Every connection passes a guard here before aiohttp sees it:
+- the first request's headers must be complete within `header_timeout`, or the connection is
+  closed (later requests on a kept-alive connection are bounded by aiohttp's keep-alive timeout);
+- at most `max_connections` are open; a new one over the cap first evicts the oldest connection
+  still waiting for its headers, so a real request (whose headers arrive at once) always finds
+  room, and is refused only when every open connection is a real one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+
+logger = logging.getLogger(__name__)
+
+HEADER_TIMEOUT_S = 10.0
+MAX_CONNECTIONS = 1024
+FD_RESERVE = 128  # descriptors kept for followed files, journals and logs
+_HEADERS_END = b"\r\n\r\n"
+_MAX_HEADER_BYTES = 64 * 1024  # aiohttp refuses larger headers itself (400)
+
+
+class ConnectionGuard:
+    def __init__(
+        self,
+        max_connections: int = MAX_CONNECTIONS,
+        header_timeout: float = HEADER_TIMEOUT_S,
+    ) -> None:
+        self.max_connections = max_connections
+        self.header_timeout = header_timeout
+        self.open = 0
+        self.evicted = 0  # counted for the reliability suite and logs
+        self.timed_out = 0
+        # Connections whose first headers have not arrived, oldest first (eviction order).
+        self._waiting: OrderedDict[_GuardedProtocol, None] = OrderedDict()
+
+    def wrap(self, factory: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
+        return lambda: _GuardedProtocol(factory(), self)
+
+    def _admit(self, conn: _GuardedProtocol) -> bool:
+        if self.open >= self.max_connections:
+            if not self._waiting:
+                return False
+            # Out of the waiting list at once, so the next arrival evicts another; it still
+            # counts as open until its socket is really closed (connection_lost).
+            oldest, _ = self._waiting.popitem(last=False)
+            self.evicted += 1
+            oldest.close()
+        self.open += 1
+        self._waiting[conn] = None
+        return True
+
+    def _headers_done(self, conn: _GuardedProtocol) -> None:
+        self._waiting.pop(conn, None)
+
+    def _gone(self, conn: _GuardedProtocol) -> None:
+        self._waiting.pop(conn, None)
+        self.open -= 1
+
+
+class _GuardedProtocol(asyncio.Protocol):
+    """aiohttp's protocol for one connection, behind the guard's admission and header timer."""
+
+    def __init__(self, inner: asyncio.Protocol, guard: ConnectionGuard) -> None:
+        self.inner = inner
+        self.guard = guard
+        self.transport: asyncio.Transport | None = None
+        self.admitted = False
+        self.head = b""  # the first request's bytes until its headers end
+        self.timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        if not self.guard._admit(self):
+            transport.abort()  # every open connection is a real one: refuse, do not queue
+            return
+        self.admitted = True
+        loop = asyncio.get_running_loop()
+        self.timer = loop.call_later(self.guard.header_timeout, self._too_slow)
+        self.inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self.timer is not None:
+            self.head = (self.head + data)[-_MAX_HEADER_BYTES:]
+            if _HEADERS_END in self.head:
+                self._stop_timer()
+                self.guard._headers_done(self)
+                self.head = b""
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_timer()
+        if self.admitted:
+            self.admitted = False
+            self.guard._gone(self)
+            self.inner.connection_lost(exc)
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.abort()
+
+    def _too_slow(self) -> None:
+        self.timer = None
+        self.guard.timed_out += 1
+        self.close()
+
+    def _stop_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+
+class GuardedSockSite(web.SockSite):
+    """`web.SockSite` whose connections pass a `ConnectionGuard` first."""
+
+    def __init__(self, runner: web.BaseRunner, sock: Any, guard: ConnectionGuard) -> None:
+        super().__init__(runner, sock)
+        self.guard = guard
+
+    async def start(self) -> None:
+        # SockSite.start with the protocol factory wrapped; the registration is BaseSite's.
+        await web.BaseSite.start(self)
+        server = self._runner.server
+        assert server is not None
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(
+            self.guard.wrap(server), sock=self._sock, backlog=self._backlog
+        )
