@@ -21,6 +21,7 @@ from sidemirror.core.models import SessionItem
 from sidemirror.core.store import SessionLog, SessionUpdate, Store, state_after
 from sidemirror.sources.codex.parser import CodexParser
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
+from sidemirror.sources.files.regular import SpecialFiles, open_regular, special_reason
 from sidemirror.sources.files.session import BackgroundTasks, FileSession
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
 from sidemirror.sources.files.watch import Change, watch_paths
@@ -46,7 +47,7 @@ def _index(path: Path) -> tuple[CodexParser, float] | None:
     bare meta line), the meta and turn-context lines, and user messages until the first prompt.
     """
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             mtime = os.fstat(fh.fileno()).st_mtime
             data = fh.read(HEAD_BYTES)
     except OSError:
@@ -153,12 +154,16 @@ class CodexSource:
         self.journal_dir = data_dir / "codex-epochs"
         self.watch_step_ms = watch_step_ms
         self.sessions: dict[Path, CodexSession] = {}
+        self._special = SpecialFiles(store)
         self._stop = asyncio.Event()
         self._tasks = BackgroundTasks()
         self.ready = asyncio.Event()
 
     async def start(self) -> None:
-        for path, head, mtime in await asyncio.to_thread(self._scan):
+        found, special = await asyncio.to_thread(self._scan)
+        for path in special:
+            self._special.skip(path)
+        for path, head, mtime in found:
             self._register(path, head, mtime)
         self._tasks.spawn(self._watch(), name="codex-watch")
 
@@ -166,15 +171,20 @@ class CodexSource:
         self._stop.set()
         await self._tasks.stop()
 
-    def _scan(self) -> list[tuple[Path, CodexParser, float]]:
+    def _scan(self) -> tuple[list[tuple[Path, CodexParser, float]], list[Path]]:
+        """The rollouts indexed, and the paths named like one that are not regular files."""
         if not self.sessions_dir.is_dir():
-            return []
+            return [], []
         found = []
+        special = []
         for path in sorted(self.sessions_dir.rglob("rollout-*.jsonl")):
+            if special_reason(path) is not None:
+                special.append(path)
+                continue
             indexed = _index(path)
             if indexed is not None:
                 found.append((path, *indexed))
-        return found
+        return found, special
 
     def _register(self, path: Path, head: CodexParser, mtime: float) -> CodexSession:
         assert head.cwd is not None
@@ -203,6 +213,9 @@ class CodexSource:
         ) as batches:
             self.ready.set()
             async for changes in batches:
+                for change, path in changes:
+                    if change is Change.deleted:
+                        self._special.forget(path)
                 for path in sorted({p for change, p in changes if change is not Change.deleted}):
                     try:
                         await self._changed(path)
@@ -210,6 +223,8 @@ class CodexSource:
                         logger.exception("failed to follow %s", path)
 
     async def _changed(self, path: Path) -> None:
+        if self._special.skip(path):
+            return
         session = self.sessions.get(path)
         if session is None:
             indexed = await asyncio.to_thread(_index, path)

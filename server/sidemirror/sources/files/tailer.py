@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror.core.jsonline import decode_line as decode_line  # re-exported for the sources
+from sidemirror.sources.files.regular import open_regular
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 CHUNK_BYTES = 1024 * 1024
@@ -96,7 +97,8 @@ class JsonlTailer:
         lines appended meanwhile are left for the next read."""
         fh = None
         try:
-            fh = open(self.path, "rb")  # noqa: SIM115 -- closed early, once its last chunk is in
+            # Never blocks (a FIFO put in the file's place): not a regular file reads as missing.
+            fh = open_regular(self.path)  # closed early, once its last chunk is in
             st = os.fstat(fh.fileno())
             ident = file_identity(st)
             if self.identity is None:
@@ -181,7 +183,7 @@ def read_edge_records(path: Path, *, from_end: bool, max_bytes: int = 65536) -> 
     is dropped rather than guessed at.
     """
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             size = os.fstat(fh.fileno()).st_size
             start = max(0, size - max_bytes) if from_end else 0
             fh.seek(start)
