@@ -18,8 +18,9 @@ import os
 from pathlib import Path
 
 from sidemirror.core.models import SessionItem
-from sidemirror.core.store import SessionLog, SessionUpdate, Store, state_after
+from sidemirror.core.store import ParseProblem, SessionLog, SessionUpdate, Store, state_after
 from sidemirror.sources.codex.parser import CodexParser
+from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
 from sidemirror.sources.files.regular import SpecialFiles, open_regular, special_reason
 from sidemirror.sources.files.session import BackgroundTasks, FileSession
@@ -74,13 +75,13 @@ class CodexSession(FileSession):
 
     def _fresh(self) -> None:
         self.parser = CodexParser()
-        self.tailer = JsonlTailer(self.path)
+        self.tailer = JsonlTailer(self.path, objects_only=True)
         self.journal = MergeOrder(None, "")
 
     def _inode(self) -> int:
         return self.tailer.identity[1] if self.tailer.identity else 0
 
-    def _build(self) -> tuple[str, list[SessionItem], int]:
+    def _build(self) -> tuple[str, list[SessionItem], list[ParseProblem]]:
         """Parse the whole file; keep the journal's epoch if the file is still what it saw."""
         batch = self.tailer.poll()
         items = self._parse(batch)
@@ -101,12 +102,12 @@ class CodexSession(FileSession):
             self.journal = MergeOrder(self.journal_path, new_epoch(self.path))
             self.journal.entries = [Entry(KEY, batch.offset, self._inode())]
             self.journal.rewrite()
-        return self.journal.epoch, items, batch.errors + self.parser.errors
+        return self.journal.epoch, items, batch.problems
 
     def _parse(self, batch: TailBatch) -> list[SessionItem]:
         items: list[SessionItem] = []
         for _end, record in batch.records:
-            items += self.parser.feed(record)
+            items += mark_cut(self.parser.feed(record))  # a capped line's items say so
         return items
 
     async def on_change(self) -> None:
@@ -123,19 +124,18 @@ class CodexSession(FileSession):
                 self.journal.entries = [Entry(KEY, batch.offset, self._inode())]
                 self.journal.rewrite()
                 self.store.reset(self.log, self.journal.epoch)
-                self._publish(self._parse(batch), batch.errors)
+                self._publish(self._parse(batch), batch.problems)
                 return
-            before = self.parser.errors
             items = self._parse(batch)
-            if batch.records or batch.errors:
+            if batch.records or batch.problems:
                 self.journal.append([Entry(KEY, batch.offset, self._inode())])
-            self._publish(items, batch.errors + self.parser.errors - before)
+            self._publish(items, batch.problems)
 
-    def _publish(self, items: list[SessionItem], errors: int) -> None:
+    def _publish(self, items: list[SessionItem], problems: list[ParseProblem]) -> None:
         # A rollout's title is its first prompt; it never changes once set.
         update = SessionUpdate(
             items=items,
-            errors=errors,
+            problems=problems,
             title=self.log.title or self.parser.first_prompt,
             started_at=self.parser.started_at,
             branch=self.parser.git_branch,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror.core.models import SessionItem
-from sidemirror.core.store import SessionLog, Store
+from sidemirror.core.store import ParseProblem, SessionLog, Store
 
 
 class FileSession:
@@ -31,16 +31,17 @@ class FileSession:
         async with self.lock:
             if self.loaded:
                 return
-            epoch, items, errors = await asyncio.to_thread(self._build)
+            epoch, items, problems = await asyncio.to_thread(self._build)
             self.loaded = True
             self.store.start_epoch(self.log, epoch)
-            self._publish(items, errors)
+            self._publish(items, problems)
 
-    def _build(self) -> tuple[str, list[SessionItem], int]:
-        """The session's epoch, items and unreadable-line count, read from its files."""
+    def _build(self) -> tuple[str, list[SessionItem], list[ParseProblem]]:
+        """The session's epoch, items and the lines that could not be read (or were cut), read
+        from its files. Tailers hand over JSON objects only, so parsers count no errors."""
         raise NotImplementedError
 
-    def _publish(self, items: list[SessionItem], errors: int) -> None:
+    def _publish(self, items: list[SessionItem], problems: list[ParseProblem]) -> None:
         raise NotImplementedError
 
 
