@@ -12,9 +12,14 @@ both vanished: the tool card had no result, the turn never closed, only a counte
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
+import subprocess
 import time
 from pathlib import Path
+
+import psutil
 
 from .harness import CLAUDE_FIX, Mirror, Server, until, wait_for
 from .report import record
@@ -135,3 +140,46 @@ async def test_huge_lines_are_cut_and_the_turn_closes_with_its_cost(tmp_path: Pa
 
 async def _true(value: bool) -> bool:
     return value
+
+
+async def test_sigterm_while_a_huge_line_is_read_exits_within_two_seconds(tmp_path: Path) -> None:
+    """No thread holds shutdown: SIGTERM while a worker thread reads a 400 MB line (about 4 s of
+    work) stops the server within 2 s; the line is read again, whole, by the next start."""
+    server = Server(tmp_path)
+    project = server.claude / "-path-to-Demo"
+    project.mkdir(parents=True)
+    path = project / SESSION.name
+    path.write_bytes(b"".join(LINES[:RESULT]))
+    ws, sid = ws_id("/path/to/Demo"), SESSION.stem
+    server.start()
+    try:
+        wait_for(lambda: server.snapshot(ws, sid)["total"] > 0, 20, "session loaded")
+        assert server.proc is not None
+        proc = psutil.Process(server.proc.pid)
+        head = b'{"type":"user","message":{"role":"user","content":"'
+        with path.open("ab") as fh:
+            fh.write(head)
+            for _ in range(400):
+                fh.write(b"x " * (WRITE_BYTES // 2))
+            fh.write(b'"},"timestamp":"2026-01-01T00:00:00.000Z"}\n')
+        read_before = proc.io_counters().read_chars
+        # The server is inside the line (it has read 40 MB of it since its newline arrived).
+        wait_for(lambda: proc.io_counters().read_chars > read_before + 40_000_000, 30, "reading")
+        t0 = time.monotonic()
+        seconds = float("inf")  # if it does not stop at all
+        server.proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            server.proc.wait(20)
+            seconds = time.monotonic() - t0
+        assert server.proc.returncode == 0
+        server.start()  # nothing was lost: the line is read by the next start
+
+        def cut_prompt() -> bool:
+            items = server.snapshot(ws, sid)["items"]
+            return any(i["type"] == "user" and i.get("line_bytes") for i in items)
+
+        wait_for(cut_prompt, 90, "the 400 MB prompt, cut")
+    finally:
+        server.stop()
+    record("SIGTERM while a 400 MB line is read", {"sigterm_exit_s": round(seconds, 2)}, trials=1)
+    assert seconds <= 2.0, f"SIGTERM took {seconds:.2f}s"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from pathlib import Path
 
 from sidemirror.core.models import SessionItem
@@ -32,8 +33,15 @@ LOAD_CHUNK_BYTES = 4 * 1024 * 1024  # per read of one file: fewer, larger reads 
 
 
 class ClaudeSession(FileSession):
-    def __init__(self, store: Store, log: SessionLog, main: Path, journal: Path | None) -> None:
-        super().__init__(store, log, journal)
+    def __init__(
+        self,
+        store: Store,
+        log: SessionLog,
+        main: Path,
+        journal: Path | None,
+        stopping: threading.Event | None = None,
+    ) -> None:
+        super().__init__(store, log, journal, stopping)
         self.main = main
         self.agents: dict[str, Path] = {}
         self._fresh({}, 0)
@@ -47,10 +55,10 @@ class ClaudeSession(FileSession):
         self.parser = ClaudeParser(from_start=not starts.get(MAIN))
         self.positions = Positions()
         self.tailers: dict[str, JsonlTailer] = {
-            MAIN: JsonlTailer(self.main, offset=starts.get(MAIN, 0), objects_only=True)
+            MAIN: self.new_tailer(self.main, starts.get(MAIN, 0))
         }
         for key, path in self.agents.items():
-            self.tailers[key] = JsonlTailer(path, offset=starts.get(key, 0), objects_only=True)
+            self.tailers[key] = self.new_tailer(path, starts.get(key, 0))
         self.journal = MergeOrder(None, "")
 
     def _feed(self, key: str, end: int, record: object) -> list[SessionItem]:
@@ -64,7 +72,7 @@ class ClaudeSession(FileSession):
         if agent_id in self.agents or not agent_id:
             return False
         self.agents[agent_id] = path
-        self.tailers[agent_id] = JsonlTailer(path, objects_only=True)
+        self.tailers[agent_id] = self.new_tailer(path)
         return True
 
     # --- loading (the store's lazy loader, FileSession.load) ---

@@ -173,7 +173,8 @@ class ClaudeSource:
         log_.title = item.title
         log_.started_at = item.started_at
         digest = hashlib.sha256(str(item.main).encode("utf-8")).hexdigest()[:16]
-        session = ClaudeSession(self.store, log_, item.main, self.journal_dir / f"{digest}.jsonl")
+        journal = self.journal_dir / f"{digest}.jsonl"
+        session = ClaudeSession(self.store, log_, item.main, journal, self._tasks.stopping)
         for agent_id, path in sorted(item.agents.items()):
             session.add_agent(agent_id, path)
         for agent_id, path in self._orphans.pop((item.main.parent, item.main.stem), {}).items():

@@ -15,6 +15,7 @@ import asyncio
 import hashlib
 import logging
 import os
+import threading
 from pathlib import Path
 
 from sidemirror.core.models import SessionItem
@@ -24,7 +25,7 @@ from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
 from sidemirror.sources.files.regular import SpecialFiles, open_regular, special_reason
 from sidemirror.sources.files.session import BackgroundTasks, FileSession
-from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
+from sidemirror.sources.files.tailer import TailBatch, decode_line
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.files.window import window_lines
 
@@ -68,14 +69,21 @@ def _index(path: Path) -> tuple[CodexParser, float] | None:
 
 
 class CodexSession(FileSession):
-    def __init__(self, store: Store, log_: SessionLog, path: Path, journal: Path) -> None:
-        super().__init__(store, log_, journal)
+    def __init__(
+        self,
+        store: Store,
+        log_: SessionLog,
+        path: Path,
+        journal: Path,
+        stopping: threading.Event | None = None,
+    ) -> None:
+        super().__init__(store, log_, journal, stopping)
         self.path = path
         self._fresh()
 
     def _fresh(self) -> None:
         self.parser = CodexParser()
-        self.tailer = JsonlTailer(self.path, objects_only=True)
+        self.tailer = self.new_tailer(self.path)
         self.journal = MergeOrder(None, "")
 
     def _inode(self) -> int:
@@ -196,7 +204,8 @@ class CodexSource:
         log_.title = head.first_prompt
         log_.started_at = head.started_at
         digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
-        session = CodexSession(self.store, log_, path, self.journal_dir / f"{digest}.jsonl")
+        journal = self.journal_dir / f"{digest}.jsonl"
+        session = CodexSession(self.store, log_, path, journal, self._tasks.stopping)
         log_.loader = session.load
         self.sessions[path] = session
         self.store.touch(log_, mtime)

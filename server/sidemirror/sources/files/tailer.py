@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +72,7 @@ class JsonlTailer:
         max_line_bytes: int = MAX_LINE_BYTES,
         on_reset: Callable[[Path], None] | None = None,
         objects_only: bool = False,
+        cancel: threading.Event | None = None,
     ) -> None:
         self.path = path
         self.offset = offset
@@ -79,6 +81,9 @@ class JsonlTailer:
         self.on_reset = on_reset
         # Agent logs are JSON objects per line: anything else is a problem with a place.
         self.objects_only = objects_only
+        # Set when the owner stops: a read in a worker thread ends at its next chunk (what was
+        # not consumed is read again by the next start), so no thread holds the process's exit.
+        self.cancel = cancel
         # How far the line at `offset` is known to have no newline (a partial line's end).
         self._searched = offset
 
@@ -122,7 +127,7 @@ class JsonlTailer:
                 if self.on_reset is not None:
                     self.on_reset(self.path)
             end = st.st_size if limit is None else min(st.st_size, limit)
-            while self.offset < end:
+            while self.offset < end and not self._cancelled():
                 start = self.offset
                 if self._searched > start:  # a line known to be long, or still partial
                     line_end = self._newline(fd, self._searched, end, chunk_bytes)
@@ -181,7 +186,7 @@ class JsonlTailer:
         """The offset of the next newline in [start, end), reading and dropping chunks; None
         (and the search remembered) when the line goes on past `end`."""
         pos = start
-        while pos < end:
+        while pos < end and not self._cancelled():
             chunk = os.pread(fd, min(chunk_bytes, end - pos), pos)
             if not chunk:
                 break
@@ -201,11 +206,16 @@ class JsonlTailer:
         else:
             capped = LongLine(start)
             for pos in range(start, newline, LONG_LINE_PIECE_BYTES):
+                if self._cancelled():
+                    return  # not consumed: read whole by the next start
                 capped.feed(os.pread(fd, min(LONG_LINE_PIECE_BYTES, newline - pos), pos))
             value = self._capped(capped, batch)
         self._consumed(newline + 1)
         if value is not None:
             yield self.offset, value
+
+    def _cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
 
     def _consumed(self, line_end: int) -> None:
         self.offset = line_end
