@@ -226,7 +226,21 @@ def _status(args: argparse.Namespace) -> int:
             f"{health['workspaces']} workspace(s), {health['parse_errors']} parse error(s), "
             f"up {health['uptime_s']:.0f}s"
         )
+        for line in _parse_error_lines(health):
+            print(line)
     return 0 if health is not None else 1
+
+
+def _parse_error_lines(health: dict[str, Any]) -> list[str]:
+    """`parse_errors_detail` (newest first) as one line each: which file, where, why."""
+    detail = health.get("parse_errors_detail") or []  # absent from older servers
+    lines = ["latest parse errors (newest first):"] if detail else []
+    for d in detail:
+        where = d.get("file") or "(ingested data)"
+        if d.get("offset") is not None:
+            where += f" at byte {d['offset']}"
+        lines.append(f"  {where}: {d.get('reason')}")
+    return lines
 
 
 def _token(args: argparse.Namespace) -> int:

@@ -80,6 +80,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "content",
     "truncated",
     "full_length",
@@ -90,6 +91,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "tool_use_id",
     "name",
     "kind",
@@ -102,6 +104,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "tool_use_id",
     "name",
     "output",
@@ -115,6 +118,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "turn",
     "input_tokens",
     "output_tokens",
@@ -131,6 +135,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "content",
     "truncated",
     "full_length"
@@ -140,6 +145,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "content",
     "truncated",
     "full_length"
@@ -149,6 +155,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "segment_id",
     "text"
   ],
@@ -157,6 +164,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "entries"
   ],
   "system": [
@@ -164,6 +172,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "subtype",
     "content",
     "truncated",
@@ -174,6 +183,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "message"
   ]
 });

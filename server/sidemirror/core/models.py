@@ -41,6 +41,16 @@ class _Event(BaseModel):
         default=None,
         description="Set on sub-agent (sidechain) items: the Task tool call they belong to.",
     )
+    # Absent (not null) unless set, so items from ordinary lines keep their exact wire form.
+    line_bytes: int | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description=(
+            "Present only on an item read from a source line over the 8 MiB cap: that line's "
+            "size in bytes. The item keeps the head of its text (`truncated` true, `full_length` "
+            "the whole text's length), and so does `GET .../items/{id}`."
+        ),
+    )
 
 
 class AssistantEvent(_Event):

@@ -28,8 +28,9 @@ class Projector:
             text_field, flag = fields
             shown, truncated, full_length = truncate(data[text_field], self.max_chars)
             data[text_field] = shown
-            data[flag] = truncated
-            data["full_length"] = full_length
+            # An item read from an over-long line is already cut: it keeps saying so.
+            data[flag] = truncated or data[flag]
+            data["full_length"] = max(full_length, data["full_length"])
         return data
 
     def to_json(self, item: SessionItem) -> str:
@@ -43,5 +44,5 @@ def full_dict(item: SessionItem) -> dict[str, Any]:
     data = item.model_dump(mode="json")
     fields = TRUNCATED_FIELDS.get(item.type)
     if fields is not None:
-        data["full_length"] = len(data[fields[0]])
+        data["full_length"] = max(len(data[fields[0]]), data["full_length"])
     return data

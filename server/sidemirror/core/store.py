@@ -14,10 +14,13 @@ import asyncio
 import hashlib
 import re
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from sidemirror.core.clock import now_iso
 from sidemirror.core.hub import (
     EphemeralPublished,
     Hub,
@@ -32,8 +35,10 @@ from sidemirror.core.item_log import ItemLog
 from sidemirror.core.models import SessionItem
 from sidemirror.core.numbers import parse_count
 from sidemirror.core.projection import Projector
+from sidemirror.core.redact import redact_text
 
 ACTIVE_WINDOW_S = 120.0
+PARSE_ERRORS_KEPT = 20  # `/health` `parse_errors_detail`: the latest this many
 
 
 WORKSPACE_ID = re.compile(r"[0-9a-f]{12}")
@@ -102,6 +107,16 @@ class SessionLog:
         return self.items[point - 1] if point else None
 
 
+@dataclass(frozen=True)
+class ParseProblem:
+    """Where a source could not read a line (or a whole file), and why: `offset` is the byte
+    offset of the line's start, None when the problem is the file itself."""
+
+    file: str | None
+    offset: int | None
+    reason: str
+
+
 @dataclass
 class SessionUpdate:
     """What a source learned about one session, applied in one step by `Store.write`."""
@@ -109,7 +124,8 @@ class SessionUpdate:
     items: Sequence[SessionItem] = ()
     # Partial text (`assistant_delta`): sent to live clients, never stored.
     live: Sequence[SessionItem] = ()
-    errors: int = 0  # lines that could not be read
+    errors: int = 0  # lines that could not be read, beyond those `problems` describe
+    problems: Sequence[ParseProblem] = ()  # each one also counts as a parse error
     title: str | None = None
     started_at: str | None = None  # kept only if the session has none yet
     branch: str | None = None
@@ -163,6 +179,8 @@ class Store:
         self.spill_dir = spill_dir
         self.workspaces: dict[str, Workspace] = {}
         self.parse_errors = 0
+        # The latest problems, as `/health` shows them (redacted when counted).
+        self.parse_error_details: deque[dict[str, Any]] = deque(maxlen=PARSE_ERRORS_KEPT)
         self.taps: list[Tap] = []
 
     # --- workspaces and sessions ---
@@ -267,6 +285,8 @@ class Store:
         (a followed file, an ingest request, a journal replayed at start)."""
         if update.errors:
             self.count_parse_error(update.errors)
+        for problem in update.problems:
+            self.count_parse_error(problem=problem)
         for item in update.items:
             self.append(log, item)
         for item in update.live:
@@ -302,8 +322,20 @@ class Store:
         for index in range(start, stop):
             yield self.wire_json(log, index)
 
-    def count_parse_error(self, n: int = 1) -> None:
+    def count_parse_error(self, n: int = 1, problem: ParseProblem | None = None) -> None:
+        """Count `n` unreadable lines, or one described by `problem`. The file is a local path
+        of the user's own; it goes through the same redaction as transcript text before it is
+        kept, since `/health` shows it to anything on the machine."""
         self.parse_errors += n
+        if problem is not None:
+            self.parse_error_details.append(
+                {
+                    "file": None if problem.file is None else redact_text(problem.file),
+                    "offset": problem.offset,
+                    "reason": redact_text(problem.reason),
+                    "at": now_iso(),
+                }
+            )
 
     def close(self) -> None:
         for ws in self.workspaces.values():

@@ -25,6 +25,8 @@ async def health(request: web.Request) -> web.Response:
             "instance": state.instance,
             "uptime_s": round(time.monotonic() - state.started, 3),
             "workspaces": len(state.store.workspaces),
+            # The latest problems, newest first: which file, where, why (paths redacted).
+            "parse_errors_detail": list(reversed(state.store.parse_error_details)),
             "parse_errors": state.store.parse_errors,
             "streams": len(state.streams),  # open SSE streams (session and activity)
         }

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror.sources.claude.parser import ClaudeParser
+from sidemirror.sources.files.regular import open_regular
 from sidemirror.sources.files.window import records_matching, records_with, window_lines
 
 HEAD_BYTES = 16384
@@ -81,7 +82,7 @@ class _Window:
 def read_meta(path: Path) -> Meta | None:
     """cwd, title, branch and start of a transcript; None if it cannot say which workspace yet."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             st = os.fstat(fh.fileno())
             if st.st_size <= HEAD_MAX_BYTES:
                 whole = window_lines(fh.read(HEAD_MAX_BYTES), cut_start=False)
@@ -113,7 +114,7 @@ def _meta(head: _Window, tail: _Window | None, mtime: float) -> Meta | None:
 def agent_session_id(path: Path) -> str | None:
     """The `sessionId` a sub-agent file records (its first line that has one)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             data = fh.read(AGENT_HEAD_BYTES)
     except OSError:
         return None

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from pathlib import Path
 
 from sidemirror.core.models import SessionItem
-from sidemirror.core.store import SessionLog, SessionUpdate, Store, state_after
+from sidemirror.core.store import ParseProblem, SessionLog, SessionUpdate, Store, state_after
 from sidemirror.sources.claude.merge import merged
 from sidemirror.sources.claude.parser import MAIN, ClaudeParser
 from sidemirror.sources.claude.positions import SLOTS, Positions
 from sidemirror.sources.claude.start import first_read, skip_ahead
+from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
 from sidemirror.sources.files.session import FileSession
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
@@ -31,8 +33,15 @@ LOAD_CHUNK_BYTES = 4 * 1024 * 1024  # per read of one file: fewer, larger reads 
 
 
 class ClaudeSession(FileSession):
-    def __init__(self, store: Store, log: SessionLog, main: Path, journal: Path | None) -> None:
-        super().__init__(store, log, journal)
+    def __init__(
+        self,
+        store: Store,
+        log: SessionLog,
+        main: Path,
+        journal: Path | None,
+        stopping: threading.Event | None = None,
+    ) -> None:
+        super().__init__(store, log, journal, stopping)
         self.main = main
         self.agents: dict[str, Path] = {}
         self._fresh({}, 0)
@@ -46,14 +55,14 @@ class ClaudeSession(FileSession):
         self.parser = ClaudeParser(from_start=not starts.get(MAIN))
         self.positions = Positions()
         self.tailers: dict[str, JsonlTailer] = {
-            MAIN: JsonlTailer(self.main, offset=starts.get(MAIN, 0))
+            MAIN: self.new_tailer(self.main, starts.get(MAIN, 0))
         }
         for key, path in self.agents.items():
-            self.tailers[key] = JsonlTailer(path, offset=starts.get(key, 0))
+            self.tailers[key] = self.new_tailer(path, starts.get(key, 0))
         self.journal = MergeOrder(None, "")
 
     def _feed(self, key: str, end: int, record: object) -> list[SessionItem]:
-        items = self.parser.feed(record, key)
+        items = mark_cut(self.parser.feed(record, key))  # a capped line's items say so
         self.positions.number(key, end, items)
         if items and items[0].seq <= self.keep_after:
             return [item for item in items if item.seq > self.keep_after]
@@ -63,12 +72,12 @@ class ClaudeSession(FileSession):
         if agent_id in self.agents or not agent_id:
             return False
         self.agents[agent_id] = path
-        self.tailers[agent_id] = JsonlTailer(path)
+        self.tailers[agent_id] = self.new_tailer(path)
         return True
 
     # --- loading (the store's lazy loader, FileSession.load) ---
 
-    def _build(self) -> tuple[str, list[SessionItem], int]:
+    def _build(self) -> tuple[str, list[SessionItem], list[ParseProblem]]:
         """Replay the journal if it still matches the files, else rebuild under a new epoch."""
         journal = MergeOrder.read(self.journal_path)
         if journal is not None:
@@ -76,28 +85,28 @@ class ClaudeSession(FileSession):
             self._fresh(journal.starts, journal.keep_from)
             replayed = self._replay(journal)
             if replayed is not None:
-                items, errors = replayed
-                more, more_errors, entries = self._catch_up()
+                items, problems = replayed
+                more, more_problems, entries = self._catch_up()
                 journal.append(entries)
                 self.journal = journal
-                return journal.epoch, items + more, errors + more_errors
+                return journal.epoch, items + more, problems + more_problems
         return self._build_fresh()
 
-    def _build_fresh(self) -> tuple[str, list[SessionItem], int]:
+    def _build_fresh(self) -> tuple[str, list[SessionItem], list[ParseProblem]]:
         """Parse under a new epoch: from byte 0, or a huge transcript from near its end."""
         start = first_read(self.main, self.agents)
         self._fresh(start.starts, start.keep_from)
         self.journal = MergeOrder(self.journal_path, new_epoch(self.main))
         self.journal.starts = dict(self.starts)
         self.journal.keep_from = self.keep_from
-        items, errors, entries = self._catch_up()
+        items, problems, entries = self._catch_up()
         self.journal.entries = entries
         self.journal.rewrite()
-        return self.journal.epoch, items, errors
+        return self.journal.epoch, items, problems
 
-    def _replay(self, journal: MergeOrder) -> tuple[list[SessionItem], int] | None:
+    def _replay(self, journal: MergeOrder) -> tuple[list[SessionItem], list[ParseProblem]] | None:
         items: list[SessionItem] = []
-        errors = 0
+        problems: list[ParseProblem] = []
         feed = self._feed
         for entry in journal.entries:
             tailer = self.tailers.get(entry.key)
@@ -114,10 +123,10 @@ class ClaudeSession(FileSession):
                 items += feed(entry.key, end, record)
             if batch.reset or batch.offset != entry.end:
                 return None  # what was parsed is dropped with this parser (a rebuild follows)
-            errors += batch.errors
-        return items, errors + self.parser.errors
+            problems += batch.problems
+        return items, problems
 
-    def _catch_up(self) -> tuple[list[SessionItem], int, list[Entry]]:
+    def _catch_up(self) -> tuple[list[SessionItem], list[ParseProblem], list[Entry]]:
         """Everything the files hold beyond what was read, merged by time: deterministic.
 
         Streamed: each file is decoded a chunk at a time as the merge takes its records, and one
@@ -129,7 +138,6 @@ class ClaudeSession(FileSession):
         streams = {key: t.stream(batches[key], None, chunk) for key, t in self.tailers.items()}
         items: list[SessionItem] = []
         entries: list[Entry] = []
-        before = self.parser.errors
         feed = self._feed
         last: dict[str, int] = {}
         run_key: str | None = None
@@ -145,12 +153,12 @@ class ClaudeSession(FileSession):
         if run_key is not None:
             entries.append(Entry(run_key, run_end, self._inode(run_key)))
             last[run_key] = run_end
-        errors = sum(b.errors for b in batches.values())
+        problems = [p for b in batches.values() for p in b.problems]
         for key, batch in batches.items():
             # Close each file's run at its read offset: trailing blank or bad lines count as read.
             if batch.offset > max(last.get(key, 0), starts[key]):
                 entries.append(Entry(key, batch.offset, self._inode(key)))
-        return items, errors + self.parser.errors - before, entries
+        return items, problems, entries
 
     def _chunk_bytes(self) -> int:
         return max(64 * 1024, min(LOAD_CHUNK_BYTES, LOAD_BUFFER_BYTES // len(self.tailers)))
@@ -177,23 +185,22 @@ class ClaudeSession(FileSession):
             return self._apply(key, batch)
 
     def _apply(self, key: str, batch: TailBatch) -> bool:
-        before = self.parser.errors
         items: list[SessionItem] = []
         for end, record in batch.records:
             items += self._feed(key, end, record)
         if batch.records or batch.errors:
             # Journal first, publish second: a crash in between replays what clients saw.
             self.journal.append([Entry(key, batch.offset, self._inode(key))])
-        self._publish(items, batch.errors + self.parser.errors - before)
+        self._publish(items, batch.problems)
         return bool(items)
 
     async def _rebuild(self) -> None:
         """A file stopped being append-only: start over under a new epoch."""
-        epoch, items, errors = await asyncio.to_thread(self._build_fresh)
+        epoch, items, problems = await asyncio.to_thread(self._build_fresh)
         self.store.reset(self.log, epoch)
-        self._publish(items, errors)
+        self._publish(items, problems)
 
-    def _publish(self, items: list[SessionItem], errors: int) -> None:
+    def _publish(self, items: list[SessionItem], problems: list[ParseProblem]) -> None:
         parser = self.parser
         skipped = self.keep_from
         self.log.skipped_bytes = skipped
@@ -201,7 +208,7 @@ class ClaudeSession(FileSession):
         # indexed ones (read from the file's head) stay.
         update = SessionUpdate(
             items=items,
-            errors=errors,
+            problems=problems,
             title=parser.title or (None if skipped else parser.first_prompt),
             started_at=None if skipped else parser.started_at,
             branch=parser.git_branch,

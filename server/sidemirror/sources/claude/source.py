@@ -25,6 +25,7 @@ from sidemirror.core.store import SessionLog, Store, Workspace
 from sidemirror.sources.claude.meta import agent_session_id, read_meta
 from sidemirror.sources.claude.parser import MAIN
 from sidemirror.sources.claude.session import ClaudeSession
+from sidemirror.sources.files.regular import SpecialFiles, special_reason
 from sidemirror.sources.files.session import BackgroundTasks
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.procs import PidCache, pid_alive
@@ -90,6 +91,7 @@ class ClaudeSource:
         self.sessions: dict[Path, ClaudeSession] = {}  # by main transcript path
         self._by_id: dict[tuple[Path, str], ClaudeSession] = {}  # (project folder, session id)
         self._orphans: dict[tuple[Path, str], dict[str, Path]] = {}  # agent files seen first
+        self._special = SpecialFiles(store)  # FIFOs and such named like transcripts
         self._stop = asyncio.Event()
         self._tasks = BackgroundTasks()
         self.ready = asyncio.Event()  # set once the watcher is running
@@ -99,9 +101,11 @@ class ClaudeSource:
 
     async def start(self) -> None:
         self.dirs = _distinct_dirs(self.claude_dirs)
-        found, pids = await asyncio.gather(
+        (found, special), pids = await asyncio.gather(
             asyncio.to_thread(self._scan), asyncio.to_thread(self._pids.get, fresh=True)
         )
+        for path in special:
+            self._special.skip(path)
         for item in found:
             self._register(item, pids)
         self._tasks.spawn(self._watch(), name="claude-watch")
@@ -113,16 +117,24 @@ class ClaudeSource:
 
     # --- discovery ---
 
-    def _scan(self) -> list[_Found]:
+    def _scan(self) -> tuple[list[_Found], list[Path]]:
+        """The sessions indexed, and the paths named like transcripts that are not regular
+        files (left out: reading one could block, or mean nothing)."""
         mains: list[Path] = []
         agents: list[Path] = []
+        special: list[Path] = []
         for root in self.dirs:
             if not root.is_dir():
                 continue  # watched for until it appears
             for project in sorted(p for p in root.iterdir() if p.is_dir()):
-                for path in sorted(project.glob("*.jsonl")):
-                    (agents if path.name.startswith("agent-") else mains).append(path)
-                agents += sorted(project.glob("*/subagents/agent-*.jsonl"))
+                nested = project.glob("*/subagents/agent-*.jsonl")
+                for path in [*sorted(project.glob("*.jsonl")), *sorted(nested)]:
+                    if special_reason(path) is not None:
+                        special.append(path)
+                    elif path.name.startswith("agent-"):
+                        agents.append(path)
+                    else:
+                        mains.append(path)
         found: list[_Found] = []
         started = last_report = time.monotonic()
         by_session: dict[tuple[Path, str], _Found] = {}
@@ -147,7 +159,7 @@ class ClaudeSource:
             logger.info(
                 "indexed %d Claude Code sessions in %.1fs", len(found), time.monotonic() - started
             )
-        return found
+        return found, special
 
     def _register(self, item: _Found, pids: dict[str, int] | None = None) -> ClaudeSession:
         ws = self.store.ensure_workspace(item.cwd, AGENT)
@@ -161,7 +173,8 @@ class ClaudeSource:
         log_.title = item.title
         log_.started_at = item.started_at
         digest = hashlib.sha256(str(item.main).encode("utf-8")).hexdigest()[:16]
-        session = ClaudeSession(self.store, log_, item.main, self.journal_dir / f"{digest}.jsonl")
+        journal = self.journal_dir / f"{digest}.jsonl"
+        session = ClaudeSession(self.store, log_, item.main, journal, self._tasks.stopping)
         for agent_id, path in sorted(item.agents.items()):
             session.add_agent(agent_id, path)
         for agent_id, path in self._orphans.pop((item.main.parent, item.main.stem), {}).items():
@@ -184,6 +197,9 @@ class ClaudeSource:
         ) as batches:
             self._watching()  # the watches are in place: every later change is seen
             async for changes in batches:
+                for change, path in changes:
+                    if change is Change.deleted:
+                        self._special.forget(path)
                 paths = sorted({p for change, p in changes if change is not Change.deleted})
                 for path in paths:
                     await self._follow(path)
@@ -212,6 +228,8 @@ class ClaudeSource:
             logger.exception("failed to follow %s", path)
 
     async def _changed(self, path: Path) -> None:
+        if self._special.skip(path):
+            return
         if path.name.startswith("agent-"):
             await self._agent_changed(path)
             return

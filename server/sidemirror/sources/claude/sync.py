@@ -27,6 +27,7 @@ from typing import Any
 from sidemirror.core.jsonline import decode_line
 from sidemirror.sources.claude.tools import user_kind
 from sidemirror.sources.common import as_text
+from sidemirror.sources.files.regular import open_regular
 
 # A transcript with at least this much left to parse is read from a sync point near its end: a
 # whole parse runs at ~100 MB/s here, so this keeps a first read of any session near 300 ms.
@@ -60,7 +61,7 @@ def find_sync_point(path: Path, end: int, start: int = 0) -> SyncPoint | None:
         return None
     window = TAIL_WINDOW_BYTES
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             while True:
                 low = max(start, end - window)
                 data = os.pread(fh.fileno(), end - low, low)
@@ -109,7 +110,7 @@ def first_record_at_or_after(path: Path, timestamp: str) -> int:
     offset = 0
     latest = ""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             for line in fh:
                 if not line.endswith(b"\n"):
                     break  # partial: its record is not read yet

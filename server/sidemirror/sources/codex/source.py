@@ -15,14 +15,17 @@ import asyncio
 import hashlib
 import logging
 import os
+import threading
 from pathlib import Path
 
 from sidemirror.core.models import SessionItem
-from sidemirror.core.store import SessionLog, SessionUpdate, Store, state_after
+from sidemirror.core.store import ParseProblem, SessionLog, SessionUpdate, Store, state_after
 from sidemirror.sources.codex.parser import CodexParser
+from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
+from sidemirror.sources.files.regular import SpecialFiles, open_regular, special_reason
 from sidemirror.sources.files.session import BackgroundTasks, FileSession
-from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
+from sidemirror.sources.files.tailer import TailBatch, decode_line
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.files.window import window_lines
 
@@ -46,7 +49,7 @@ def _index(path: Path) -> tuple[CodexParser, float] | None:
     bare meta line), the meta and turn-context lines, and user messages until the first prompt.
     """
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             mtime = os.fstat(fh.fileno()).st_mtime
             data = fh.read(HEAD_BYTES)
     except OSError:
@@ -66,20 +69,27 @@ def _index(path: Path) -> tuple[CodexParser, float] | None:
 
 
 class CodexSession(FileSession):
-    def __init__(self, store: Store, log_: SessionLog, path: Path, journal: Path) -> None:
-        super().__init__(store, log_, journal)
+    def __init__(
+        self,
+        store: Store,
+        log_: SessionLog,
+        path: Path,
+        journal: Path,
+        stopping: threading.Event | None = None,
+    ) -> None:
+        super().__init__(store, log_, journal, stopping)
         self.path = path
         self._fresh()
 
     def _fresh(self) -> None:
         self.parser = CodexParser()
-        self.tailer = JsonlTailer(self.path)
+        self.tailer = self.new_tailer(self.path)
         self.journal = MergeOrder(None, "")
 
     def _inode(self) -> int:
         return self.tailer.identity[1] if self.tailer.identity else 0
 
-    def _build(self) -> tuple[str, list[SessionItem], int]:
+    def _build(self) -> tuple[str, list[SessionItem], list[ParseProblem]]:
         """Parse the whole file; keep the journal's epoch if the file is still what it saw."""
         batch = self.tailer.poll()
         items = self._parse(batch)
@@ -100,12 +110,12 @@ class CodexSession(FileSession):
             self.journal = MergeOrder(self.journal_path, new_epoch(self.path))
             self.journal.entries = [Entry(KEY, batch.offset, self._inode())]
             self.journal.rewrite()
-        return self.journal.epoch, items, batch.errors + self.parser.errors
+        return self.journal.epoch, items, batch.problems
 
     def _parse(self, batch: TailBatch) -> list[SessionItem]:
         items: list[SessionItem] = []
         for _end, record in batch.records:
-            items += self.parser.feed(record)
+            items += mark_cut(self.parser.feed(record))  # a capped line's items say so
         return items
 
     async def on_change(self) -> None:
@@ -122,19 +132,18 @@ class CodexSession(FileSession):
                 self.journal.entries = [Entry(KEY, batch.offset, self._inode())]
                 self.journal.rewrite()
                 self.store.reset(self.log, self.journal.epoch)
-                self._publish(self._parse(batch), batch.errors)
+                self._publish(self._parse(batch), batch.problems)
                 return
-            before = self.parser.errors
             items = self._parse(batch)
-            if batch.records or batch.errors:
+            if batch.records or batch.problems:
                 self.journal.append([Entry(KEY, batch.offset, self._inode())])
-            self._publish(items, batch.errors + self.parser.errors - before)
+            self._publish(items, batch.problems)
 
-    def _publish(self, items: list[SessionItem], errors: int) -> None:
+    def _publish(self, items: list[SessionItem], problems: list[ParseProblem]) -> None:
         # A rollout's title is its first prompt; it never changes once set.
         update = SessionUpdate(
             items=items,
-            errors=errors,
+            problems=problems,
             title=self.log.title or self.parser.first_prompt,
             started_at=self.parser.started_at,
             branch=self.parser.git_branch,
@@ -153,12 +162,16 @@ class CodexSource:
         self.journal_dir = data_dir / "codex-epochs"
         self.watch_step_ms = watch_step_ms
         self.sessions: dict[Path, CodexSession] = {}
+        self._special = SpecialFiles(store)
         self._stop = asyncio.Event()
         self._tasks = BackgroundTasks()
         self.ready = asyncio.Event()
 
     async def start(self) -> None:
-        for path, head, mtime in await asyncio.to_thread(self._scan):
+        found, special = await asyncio.to_thread(self._scan)
+        for path in special:
+            self._special.skip(path)
+        for path, head, mtime in found:
             self._register(path, head, mtime)
         self._tasks.spawn(self._watch(), name="codex-watch")
 
@@ -166,15 +179,20 @@ class CodexSource:
         self._stop.set()
         await self._tasks.stop()
 
-    def _scan(self) -> list[tuple[Path, CodexParser, float]]:
+    def _scan(self) -> tuple[list[tuple[Path, CodexParser, float]], list[Path]]:
+        """The rollouts indexed, and the paths named like one that are not regular files."""
         if not self.sessions_dir.is_dir():
-            return []
+            return [], []
         found = []
+        special = []
         for path in sorted(self.sessions_dir.rglob("rollout-*.jsonl")):
+            if special_reason(path) is not None:
+                special.append(path)
+                continue
             indexed = _index(path)
             if indexed is not None:
                 found.append((path, *indexed))
-        return found
+        return found, special
 
     def _register(self, path: Path, head: CodexParser, mtime: float) -> CodexSession:
         assert head.cwd is not None
@@ -186,7 +204,8 @@ class CodexSource:
         log_.title = head.first_prompt
         log_.started_at = head.started_at
         digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
-        session = CodexSession(self.store, log_, path, self.journal_dir / f"{digest}.jsonl")
+        journal = self.journal_dir / f"{digest}.jsonl"
+        session = CodexSession(self.store, log_, path, journal, self._tasks.stopping)
         log_.loader = session.load
         self.sessions[path] = session
         self.store.touch(log_, mtime)
@@ -203,6 +222,9 @@ class CodexSource:
         ) as batches:
             self.ready.set()
             async for changes in batches:
+                for change, path in changes:
+                    if change is Change.deleted:
+                        self._special.forget(path)
                 for path in sorted({p for change, p in changes if change is not Change.deleted}):
                     try:
                         await self._changed(path)
@@ -210,6 +232,8 @@ class CodexSource:
                         logger.exception("failed to follow %s", path)
 
     async def _changed(self, path: Path) -> None:
+        if self._special.skip(path):
+            return
         session = self.sessions.get(path)
         if session is None:
             indexed = await asyncio.to_thread(_index, path)

@@ -9,38 +9,53 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
 from sidemirror.core.models import SessionItem
-from sidemirror.core.store import SessionLog, Store
+from sidemirror.core.store import ParseProblem, SessionLog, Store
+from sidemirror.sources.files.tailer import JsonlTailer
 
 
 class FileSession:
     """A session read from files: `_build` parses (in a thread), `_publish` writes the store."""
 
-    def __init__(self, store: Store, log: SessionLog, journal_path: Path | None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        log: SessionLog,
+        journal_path: Path | None,
+        stopping: threading.Event | None = None,
+    ) -> None:
         self.store = store
         self.log = log
         self.journal_path = journal_path  # the persisted merge order (files/merge_order.py)
+        self.stopping = stopping  # its source's `BackgroundTasks.stopping`
         self.lock = asyncio.Lock()
         self.loaded = False
+
+    def new_tailer(self, path: Path, offset: int = 0) -> JsonlTailer:
+        """A tailer of one of this session's files: JSON objects only, and its reads end when
+        the source stops."""
+        return JsonlTailer(path, offset=offset, objects_only=True, cancel=self.stopping)
 
     async def load(self, _log: SessionLog | None = None) -> None:
         async with self.lock:
             if self.loaded:
                 return
-            epoch, items, errors = await asyncio.to_thread(self._build)
+            epoch, items, problems = await asyncio.to_thread(self._build)
             self.loaded = True
             self.store.start_epoch(self.log, epoch)
-            self._publish(items, errors)
+            self._publish(items, problems)
 
-    def _build(self) -> tuple[str, list[SessionItem], int]:
-        """The session's epoch, items and unreadable-line count, read from its files."""
+    def _build(self) -> tuple[str, list[SessionItem], list[ParseProblem]]:
+        """The session's epoch, items and the lines that could not be read (or were cut), read
+        from its files. Tailers hand over JSON objects only, so parsers count no errors."""
         raise NotImplementedError
 
-    def _publish(self, items: list[SessionItem], errors: int) -> None:
+    def _publish(self, items: list[SessionItem], problems: list[ParseProblem]) -> None:
         raise NotImplementedError
 
 
@@ -49,11 +64,15 @@ class BackgroundTasks:
 
     def __init__(self) -> None:
         self._tasks: list[asyncio.Task[None]] = []
+        # Set first when the source stops: a read running in a worker thread (a huge line, a
+        # first load) ends at its next chunk instead of holding the process's exit.
+        self.stopping = threading.Event()
 
     def spawn(self, coro: Coroutine[Any, Any, None], name: str | None = None) -> None:
         self._tasks.append(asyncio.create_task(coro, name=name))
 
     async def stop(self) -> None:
+        self.stopping.set()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:

@@ -3,29 +3,37 @@
 A tailer remembers how far it has read one file and, on each `poll()`, returns the JSON values of
 the complete lines appended since. Rules learned from real agent logs:
 
-- A writer may be caught mid-line: the partial last line stays buffered until its newline arrives,
-  so a value is never parsed twice or half.
+- A writer may be caught mid-line: a line is taken only once its newline is there, so a value is
+  never parsed twice or half. A partial line is not held between polls: it is read again (a small
+  one) or, when long, only searched for its newline from where the last search stopped.
 - Logs are append-only until they are not: a file whose inode changed (replaced) or whose size fell
   below what was read (truncated) makes the tailer start over from byte 0 and report `reset`, so
   the owner can rebuild its log under a new epoch.
-- One hostile line must not cost unbounded memory: a line longer than `max_line_bytes` is skipped
-  while it streams past (never held whole) and counted as an error, as are undecodable lines.
-- Nothing here raises on bad input or a vanished file; callers get counts, not exceptions.
+- One huge line must not cost unbounded memory, nor be lost: a line longer than `max_line_bytes`
+  is found first, then read in pieces through `LongLine`, which keeps its shape and the head of
+  its long strings (long_line.py). Its record comes out cut, and the line is reported.
+- A line that cannot be read is reported with its byte offset and why (`TailBatch.problems`), and
+  the lines after it are read. Nothing here raises on bad input or a vanished file.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sidemirror.core.jsonline import decode_line as decode_line  # re-exported for the sources
+from sidemirror.core.store import ParseProblem
+from sidemirror.sources.files.long_line import LongLine
+from sidemirror.sources.files.regular import open_regular
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 CHUNK_BYTES = 1024 * 1024
+LONG_LINE_PIECE_BYTES = 256 * 1024  # how much of a capped line is held at once
 
 FileIdentity = tuple[int, int]
 
@@ -38,10 +46,14 @@ class TailBatch:
     """What one poll found: decoded values with the byte offset just past each one's line."""
 
     records: list[tuple[int, Any]] = field(default_factory=list)
-    errors: int = 0
+    problems: list[ParseProblem] = field(default_factory=list)  # lines not read (or cut), why
     reset: bool = False
     missing: bool = False
     offset: int = 0
+
+    @property
+    def errors(self) -> int:
+        return len(self.problems)
 
 
 def file_identity(st: os.stat_result) -> FileIdentity:
@@ -59,21 +71,27 @@ class JsonlTailer:
         identity: FileIdentity | None = None,
         max_line_bytes: int = MAX_LINE_BYTES,
         on_reset: Callable[[Path], None] | None = None,
+        objects_only: bool = False,
+        cancel: threading.Event | None = None,
     ) -> None:
         self.path = path
         self.offset = offset
         self.identity = identity
         self.max_line_bytes = max_line_bytes
         self.on_reset = on_reset
-        self._read_pos = offset  # bytes read so far, including a buffered partial line
-        self._partial = bytearray()
-        self._skipping = False  # inside an oversized line, dropping bytes until its newline
+        # Agent logs are JSON objects per line: anything else is a problem with a place.
+        self.objects_only = objects_only
+        # Set when the owner stops: a read in a worker thread ends at its next chunk (what was
+        # not consumed is read again by the next start), so no thread holds the process's exit.
+        self.cancel = cancel
+        # How far the line at `offset` is known to have no newline (a partial line's end).
+        self._searched = offset
 
     async def poll_async(self) -> TailBatch:
         """`poll()` from the event loop: a small append (the live case) is read inline, since a
         thread hop costs more than the read; a large backlog is read in a worker thread."""
         try:
-            backlog = os.stat(self.path).st_size - self._read_pos
+            backlog = os.stat(self.path).st_size - self.offset
         except OSError:
             backlog = 0  # gone: poll() itself reports what happened
         if 0 <= backlog <= INLINE_READ_BYTES:
@@ -91,30 +109,46 @@ class JsonlTailer:
     ) -> Iterator[tuple[int, Any]]:
         """`poll()` as a generator, for reads of any size: values are decoded as they are taken
         and only one chunk of raw bytes is held, so a first load of a huge transcript never holds
-        all its records. `batch` gets the counts and flags (`offset` once the stream is done);
+        all its records. `batch` gets the problems and flags (`offset` once the stream is done);
         its `records` stay empty. The end is fixed when the file is opened, as `poll()` does:
         lines appended meanwhile are left for the next read."""
         fh = None
         try:
-            fh = open(self.path, "rb")  # noqa: SIM115 -- closed early, once its last chunk is in
-            st = os.fstat(fh.fileno())
+            # Never blocks (a FIFO put in the file's place): not a regular file reads as missing.
+            fh = open_regular(self.path)
+            fd = fh.fileno()
+            st = os.fstat(fd)
             ident = file_identity(st)
             if self.identity is None:
                 self.identity = ident
-            elif ident != self.identity or st.st_size < self._read_pos:
+            elif ident != self.identity or st.st_size < self._searched:
                 self._restart(ident)
                 batch.reset = True
                 if self.on_reset is not None:
                     self.on_reset(self.path)
             end = st.st_size if limit is None else min(st.st_size, limit)
-            fh.seek(self._read_pos)
-            while self._read_pos < end:
-                chunk = fh.read(min(chunk_bytes, end - self._read_pos))
+            while self.offset < end and not self._cancelled():
+                start = self.offset
+                if self._searched > start:  # a line known to be long, or still partial
+                    line_end = self._newline(fd, self._searched, end, chunk_bytes)
+                    if line_end is None:
+                        break
+                    yield from self._long_line(fd, start, line_end, batch)
+                    continue
+                chunk = os.pread(fd, min(chunk_bytes, end - start), start)
                 if not chunk:
                     break
-                if self._read_pos + len(chunk) >= end:
+                last = start + len(chunk) >= end
+                if last and chunk.endswith(b"\n"):
                     fh.close()  # a merge of many files keeps open only those not yet read
-                yield from self._consume(chunk, batch)
+                    fh = None
+                complete = chunk.rfind(b"\n") + 1
+                # A chunk with no newline is one line longer than a chunk (or a partial line):
+                # the next round searches on from the chunk's end, without holding it.
+                self._searched = start + len(chunk) if complete == 0 else start
+                yield from self._lines(chunk, complete, start, batch)
+                if fh is None:
+                    break
         except OSError:
             batch.missing = True
         finally:
@@ -125,53 +159,87 @@ class JsonlTailer:
     def _restart(self, ident: FileIdentity) -> None:
         self.identity = ident
         self.offset = 0
-        self._read_pos = 0
-        self._partial.clear()
-        self._skipping = False
+        self._searched = 0
 
-    def _consume(self, chunk: bytes, batch: TailBatch) -> Iterator[tuple[int, Any]]:
-        start = 0
-        base = self._read_pos  # file offset of chunk[0]
-        self._read_pos += len(chunk)
-        while True:
-            nl = chunk.find(b"\n", start)
-            if nl < 0:
-                self._buffer(chunk[start:], batch)
-                return
-            line_end = base + nl + 1
-            value = None
-            if self._skipping:
-                self._skipping = False
-                batch.errors += 1
-            elif len(self._partial) + (nl - start) > self.max_line_bytes:
-                self._partial.clear()
-                batch.errors += 1
+    def _lines(
+        self, data: bytes, complete: int, base: int, batch: TailBatch
+    ) -> Iterator[tuple[int, Any]]:
+        """The lines in `data[:complete]` (read from file offset `base`; ends with a newline)."""
+        pos = 0
+        while pos < complete:
+            nl = data.index(b"\n", pos)
+            line = data[pos:nl]
+            if len(line) > self.max_line_bytes:  # in memory already (chunks can be large)
+                capped = LongLine(base + pos)
+                capped.feed(line)
+                value = self._capped(capped, batch)
             else:
-                if self._partial:
-                    self._partial += chunk[start:nl]
-                    line = bytes(self._partial)
-                    self._partial.clear()
-                else:
-                    line = chunk[start:nl]
-                ok, value = decode_line(line)
-                if not ok:
-                    batch.errors += 1
+                value = self._decode(line, base + pos, batch)
             # The offset moves before the value is handed over, as it did when a poll returned
             # a list: a consumer that stops early has still consumed this line.
-            self.offset = line_end
-            start = nl + 1
+            self._consumed(base + nl + 1)
+            pos = nl + 1
             if value is not None:
-                yield line_end, value
+                yield self.offset, value
 
-    def _buffer(self, tail: bytes, batch: TailBatch) -> None:
-        if self._skipping or not tail:
-            return
-        if len(self._partial) + len(tail) > self.max_line_bytes:
-            # Too long to ever be accepted: stop holding it and drop bytes until its newline.
-            self._partial.clear()
-            self._skipping = True
-            return
-        self._partial += tail
+    def _newline(self, fd: int, start: int, end: int, chunk_bytes: int) -> int | None:
+        """The offset of the next newline in [start, end), reading and dropping chunks; None
+        (and the search remembered) when the line goes on past `end`."""
+        pos = start
+        while pos < end and not self._cancelled():
+            chunk = os.pread(fd, min(chunk_bytes, end - pos), pos)
+            if not chunk:
+                break
+            nl = chunk.find(b"\n")
+            if nl >= 0:
+                return pos + nl
+            pos += len(chunk)
+        self._searched = pos
+        return None
+
+    def _long_line(
+        self, fd: int, start: int, newline: int, batch: TailBatch
+    ) -> Iterator[tuple[int, Any]]:
+        """The line [start, newline): whole if it is within the cap, else in pieces, cut."""
+        if newline - start <= self.max_line_bytes:
+            value = self._decode(os.pread(fd, newline - start, start), start, batch)
+        else:
+            capped = LongLine(start)
+            for pos in range(start, newline, LONG_LINE_PIECE_BYTES):
+                if self._cancelled():
+                    return  # not consumed: read whole by the next start
+                capped.feed(os.pread(fd, min(LONG_LINE_PIECE_BYTES, newline - pos), pos))
+            value = self._capped(capped, batch)
+        self._consumed(newline + 1)
+        if value is not None:
+            yield self.offset, value
+
+    def _cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    def _consumed(self, line_end: int) -> None:
+        self.offset = line_end
+        self._searched = max(self._searched, line_end)
+
+    def _decode(self, line: bytes, offset: int, batch: TailBatch) -> Any:
+        ok, value = decode_line(line)
+        if not ok:
+            self._problem(batch, offset, "line is not JSON")
+            return None
+        if value is not None and self.objects_only and not isinstance(value, dict):
+            self._problem(batch, offset, "line is not a JSON object")
+            return None
+        return value
+
+    def _capped(self, line: LongLine, batch: TailBatch) -> Any:
+        value, reason = line.finish()
+        self._problem(batch, line.offset, reason)  # cut or lost, the user is told where
+        if self.objects_only and not isinstance(value, dict):
+            return None
+        return value
+
+    def _problem(self, batch: TailBatch, offset: int, reason: str) -> None:
+        batch.problems.append(ParseProblem(str(self.path), offset, reason))
 
 
 def read_edge_records(path: Path, *, from_end: bool, max_bytes: int = 65536) -> list[Any]:
@@ -181,7 +249,7 @@ def read_edge_records(path: Path, *, from_end: bool, max_bytes: int = 65536) -> 
     is dropped rather than guessed at.
     """
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             size = os.fstat(fh.fileno()).st_size
             start = max(0, size - max_bytes) if from_end else 0
             fh.seek(start)

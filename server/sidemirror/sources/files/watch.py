@@ -108,9 +108,10 @@ async def watch_paths(
 ) -> AsyncIterator[AsyncIterator[Batch]]:
     """Watch files under `roots`; once entered, every later change is in some batch.
 
-    `accept` picks the files worth reporting (directories are never reported); `max_depth` limits
-    how deep directories are watched (a root is depth 0). Iteration ends when `stop_event` is set.
-    `step_ms` only tunes the watchfiles fallback.
+    `accept` picks the paths worth reporting (a directory only when it appears: one named like a
+    file is reported so its owner can say why it is not read, as watchfiles does); `max_depth`
+    limits how deep directories are watched (a root is depth 0). Iteration ends when
+    `stop_event` is set. `step_ms` only tunes the watchfiles fallback.
     """
     roots = [Path(os.path.abspath(r)) for r in roots]
     watcher = None
@@ -342,6 +343,8 @@ class _InotifyWatcher:
                 if is_dir:
                     if self.max_depth is None or level < self.max_depth:
                         stack.append((child, level + 1))
+                    if out is not None and since is None and self.accept(child):
+                        out.add(Change.added, child)
                 elif out is not None and self.accept(child):
                     if since is None:
                         out.add(Change.added, child)
@@ -381,6 +384,8 @@ class _InotifyWatcher:
     def _dir_event(self, entry: _Dir, path: Path, mask: int) -> None:
         M = self.M
         if mask & (M.CREATE | M.MOVED_TO):
+            if entry.depth is not None and self.accept(path):
+                self.pending.add(Change.added, path)
             for root in sorted(entry.waiting):
                 if path == root or path in root.parents:
                     self._attach(root, self.pending)

@@ -17,7 +17,7 @@ import pytest
 from sidemirror.core.hub import Hub
 from sidemirror.core.models import SessionItem
 from sidemirror.core.projection import Projector
-from sidemirror.core.store import Store
+from sidemirror.core.store import ParseProblem, Store
 from sidemirror.sources.claude.session import ClaudeSession
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 
@@ -64,7 +64,8 @@ def session(main: Path, journal: Path) -> ClaudeSession:
     return s
 
 
-def digest(s: ClaudeSession, items: list[SessionItem], errors: int) -> str:
+def digest(s: ClaudeSession, items: list[SessionItem], problems: list[ParseProblem]) -> str:
+    errors = len(problems)
     h = hashlib.sha256()
     for item in items:
         fields = item.model_dump(mode="json", exclude={"id", "seq"})

@@ -57,7 +57,9 @@ def test_truncation_and_replacement_restart_from_zero(tmp_path: Path) -> None:
     assert values(batch.records) == [{"y": 1}, {"y": 2}, {"y": 3}]
 
 
-def test_oversized_line_is_skipped_across_polls_and_counted(tmp_path: Path) -> None:
+def test_oversized_line_is_read_across_polls_and_reported(tmp_path: Path) -> None:
+    """Over the cap, a line is read in bounded memory (tests/unit/sources/files/test_long_line.py)
+    and reported, not dropped; its short values come through as they are."""
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"ok": 1}\n{"big": "' + b"x" * 150)
     tailer = JsonlTailer(path, max_line_bytes=100)
@@ -65,13 +67,15 @@ def test_oversized_line_is_skipped_across_polls_and_counted(tmp_path: Path) -> N
     assert values(batch.records) == [{"ok": 1}] and batch.errors == 0
     with open(path, "ab") as fh:
         fh.write(b"y" * 500)
-    assert tailer.poll().records == []
-    assert len(tailer._partial) == 0  # never held whole
+    assert tailer.poll().records == [] and tailer.offset == 10  # waits for its newline
     with open(path, "ab") as fh:
         fh.write(b'"}\n{"ok": 2}\n' + b'{"also_big": "' + b"z" * 200 + b'"}\n')
     batch = tailer.poll()
-    assert values(batch.records) == [{"ok": 2}]
-    assert batch.errors == 2
+    assert values(batch.records) == [{"big": "x" * 150 + "y" * 500}, {"ok": 2}, {"also_big": "z" * 200}]
+    assert [(p.offset, p.reason) for p in batch.problems] == [
+        (10, "line of 0.0 MB capped"),
+        (682, "line of 0.0 MB capped"),
+    ]
     assert batch.offset == path.stat().st_size
 
 
