@@ -26,6 +26,7 @@ from sidemirror.core.models import (
     ToolKind,
     TurnStatus,
 )
+from sidemirror.sources.acp.updates import UPDATE_KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 JS_PATH = ROOT / "extension" / "lib" / "shared" / "protocol.gen.js"
@@ -109,6 +110,17 @@ def render_markdown() -> str:
         "the first item held (0 unless it is over 32 MB and was read from a sync point near its "
         "end). `total` counts the items held. In such a session `turn_complete.turn` is `null` "
         "(the turns before were not counted).",
+        "",
+        "## ACP `session/update` kinds",
+        "",
+        "What each kind of the ACP schema (v1, its unstable additions, the v2 draft) becomes "
+        "(the table is `UPDATE_KINDS` in `server/sidemirror/sources/acp/updates.py`). "
+        "A kind not listed is one the schema reserves for the future (or an `_` extension) "
+        "and shows as `system` with subtype `unknown`.",
+        "",
+        "| kind | shown as |",
+        "|---|---|",
+        *(f"| `{kind}` | {what} |" for kind, what in UPDATE_KINDS.items()),
         "",
         "## Session items",
         "",
