@@ -19,6 +19,7 @@ from aiohttp import web
 
 from sidemirror import __version__
 from sidemirror.app import create_app
+from sidemirror.clients.ingest import EXIT_HELP as INGEST_EXIT_HELP
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
 from sidemirror.runtime import (
     PortUnavailable,
@@ -93,7 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "status":
             p.add_argument("--json", action="store_true")
 
-    ingest = sub.add_parser("ingest", help="send stdin NDJSON to the running server")
+    ingest = sub.add_parser(
+        "ingest", help="send stdin NDJSON to the running server", epilog=INGEST_EXIT_HELP
+    )
     ingest.add_argument("--workspace", default=os.getcwd())
     ingest.add_argument("--format", default="auto")
     ingest.add_argument("--session")
