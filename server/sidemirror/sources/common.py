@@ -52,8 +52,8 @@ def flatten_content(content: Any) -> str:
             kind = block.get("type")
             if kind == "text":
                 parts.append(as_text(block.get("text")))
-            elif kind in MEDIA_BLOCKS:
-                continue
+            elif kind in ("image", "audio"):
+                continue  # media, not text: see `attachments`
             elif kind == "tool_reference":
                 parts.append(as_text(block.get("tool_name")))
             else:
@@ -68,12 +68,13 @@ def attachments(content: Any) -> list[Attachment]:
     blocks = content if isinstance(content, list) else [content]
     out: list[Attachment] = []
     for block in blocks:
-        if not isinstance(block, dict) or block.get("type") not in MEDIA_BLOCKS:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(kind, str) or kind not in MEDIA_BLOCKS:
             continue
         source = as_dict(block.get("source"))
         media_type = as_text(block.get("mimeType")) or as_text(source.get("media_type"))
         data = as_text(block.get("data")) or as_text(source.get("data"))
-        fallback = f"{block['type']}/*"
+        fallback = f"{kind}/*"
         out.append(Attachment(media_type=media_type or fallback, size=decoded_size(data)))
     return out
 

@@ -234,3 +234,27 @@ def test_a_response_to_another_request_is_not_a_prompts() -> None:
     ]
     conv, out = run(records)
     assert items_of(out) == [] and conv.run_status is None
+
+
+ODD_VALUES: list[Any] = [None, 7, True, "x", [], {}, [{"type": {}}], {"type": ["image"]}]
+
+
+@pytest.mark.parametrize("kind", ALL_SCHEMA_KINDS + CLIENT_KINDS)
+def test_drifting_field_types_never_raise(kind: str) -> None:
+    fields = [
+        "content", "toolCallId", "terminalId", "data", "title", "severity", "compactionId",
+        "status", "message", "entries", "plan", "configOptions", "currentModeId", "used", "size",
+        "cost", "summary", "response", "output", "messageId", "_meta", "stopReason", "usage",
+    ]  # fmt: skip
+    records = [
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {
+                "sessionId": "s",
+                "update": {"sessionUpdate": kind, **dict.fromkeys(fields, v)},
+            },
+        }
+        for v in ODD_VALUES
+    ]
+    run(records)  # no exception: one bad line never stops a session

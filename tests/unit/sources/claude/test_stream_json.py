@@ -241,3 +241,24 @@ def test_an_image_in_a_prompt_is_an_attachment_not_text() -> None:
     user = next(e.item for e in out if isinstance(e.item, UserEvent))
     assert user.content == "What is this?"
     assert [(a.media_type, a.size) for a in user.attachments] == [("image/png", 70)]
+
+
+@pytest.mark.parametrize("odd", [None, 7, True, "x", [], {}, [{"type": {}}], {"status": []}])
+def test_drifting_field_types_never_raise(odd: Any) -> None:
+    fields = [
+        "task_id", "tool_use_id", "description", "status", "patch", "usage", "summary",
+        "permissionMode", "compact_result", "elapsed_time_seconds", "permission_denials",
+        "modelUsage", "stop_reason", "terminal_reason", "event", "message", "state",
+    ]  # fmt: skip
+    records: list[dict[str, Any]] = [
+        {"type": "system", "subtype": subtype, "session_id": "s", **dict.fromkeys(fields, odd)}
+        for subtype in (
+            "status", "task_started", "task_updated", "task_progress", "task_notification",
+            "session_state_changed",
+        )
+    ]  # fmt: skip
+    records += [
+        {"type": kind, "session_id": "s", **dict.fromkeys(fields, odd)}
+        for kind in ("tool_progress", "stream_event", "assistant", "user", "result")
+    ]
+    convert(records)  # no exception: one bad line never stops a session
