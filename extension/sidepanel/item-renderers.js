@@ -4,7 +4,7 @@
 // (lib/page/dom.js); nothing is parsed as HTML.
 
 import { h } from "../lib/page/dom.js";
-import { clockTime, compactNumber, cost, duration, fullTime } from "../lib/page/format.js";
+import { byteSize, clockTime, compactNumber, cost, duration, fullTime } from "../lib/page/format.js";
 import { TRUNCATED_FIELDS } from "../lib/shared/protocol.gen.js";
 import { KIND_LABELS, icon } from "./icons.js";
 
@@ -26,8 +26,9 @@ const nextId = (prefix) => `${prefix}-${++uid}`;
  * @property {string} kind  one of TOOL_KINDS
  */
 
-/** Renderers keyed by item type. `assistant_delta` is not here: partial text is live-only
- * list state (see timeline.js), drawn with `renderPartial`. */
+/** Renderers keyed by item type. Live-only types are not here: partial text (`assistant_delta`,
+ * `thinking_delta`) is list state drawn with `renderPartial`, and `tool_progress` updates a card
+ * (`showProgress`); see timeline.js. */
 export const RENDERERS = Object.freeze({
   user: (item, ctx) => message(item, ctx, "You", "user"),
   assistant: (item, ctx) => message(item, ctx, "Assistant", "assistant"),
@@ -76,8 +77,20 @@ function labelled(el) {
 function message(item, ctx, who, cls) {
   const body = h("div", { class: "text" });
   renderRich(body, item.content);
-  const el = article(item, [cls], head(item, who), body, more(item, ctx, body, renderRich));
+  const el = article(item, [cls], head(item, who), attachments(item), body, more(item, ctx, body, renderRich));
   return labelled(el);
+}
+
+/** Images (or audio) an item carried, as chips: the media type and size, never the data. */
+function attachments(item) {
+  const list = Array.isArray(item.attachments) ? item.attachments : [];
+  if (!list.length) return null;
+  const chips = list.map((a) => {
+    const size = typeof a.size === "number" ? ` · ${byteSize(a.size)}` : "";
+    const kind = String(a.media_type || "").startsWith("audio/") ? "Audio" : "Image";
+    return h("span", { class: ["chip", "attachment"], title: `${kind} ${a.media_type || ""}`, text: `${kind} ${a.media_type || ""}${size}` });
+  });
+  return h("div", { class: "attachments" }, chips);
 }
 
 function thinking(item, ctx) {
@@ -128,6 +141,21 @@ export function attachResult(card, item, ctx) {
   card.el.insertBefore(result, sub || null);
 }
 
+/** A running tool's progress (live `tool_progress`): how long it has been running. */
+export function showProgress(card, item) {
+  const { status } = card;
+  if (!status.classList.contains("pending")) return;
+  const dur = duration(item.elapsed_ms);
+  if (!dur) return;
+  let span = status.querySelector(".dur");
+  if (!span) {
+    span = h("span", { class: "dur", attrs: { "aria-hidden": "true" } });
+    status.append(span);
+  }
+  span.textContent = dur;
+  status.setAttribute("aria-label", `Running for ${dur}`);
+}
+
 /** A card still running when its turn closed got no result: mark it so. */
 export function settlePending(card) {
   if (!card.status.classList.contains("pending")) return;
@@ -140,7 +168,7 @@ function resultBlock(item, ctx) {
   const out = h("pre", { class: "tool-output", tabIndex: 0, attrs: { "aria-label": `${item.name || "Tool"} output` } });
   renderPlain(out, item.output || "(no output)");
   if (!item.output) out.classList.add("muted");
-  return h("div", { class: ["tool-result", item.is_error && "error"], dataset: { itemId: item.id, type: "tool_result" } }, out, more(item, ctx, out, renderPlain));
+  return h("div", { class: ["tool-result", item.is_error && "error"], dataset: { itemId: item.id, type: "tool_result" } }, attachments(item), out, more(item, ctx, out, renderPlain));
 }
 
 /** A result whose tool card is not shown (capped away, or never sent) stands on its own. */
@@ -179,7 +207,14 @@ function turn(item) {
   const cache = [];
   if (item.cache_read_tokens) cache.push(`${compactNumber(item.cache_read_tokens)} cache read`);
   if (item.cache_write_tokens) cache.push(`${compactNumber(item.cache_write_tokens)} cache write`);
-  const statusText = item.status === "ok" ? null : item.status === "stopped" ? "stopped" : "failed";
+  if (item.context_tokens != null) {
+    const of = item.context_window ? ` of ${compactNumber(item.context_window)}` : "";
+    cache.push(`context ${compactNumber(item.context_tokens)}${of}`);
+  }
+  const outcome = item.status === "ok" ? null : item.status === "stopped" ? "stopped" : "failed";
+  // The agent's own reason, when it says more than the status (cancelled, max_tokens, auth…).
+  const reason = item.stop_reason && !["end_turn", "error", "interrupted"].includes(item.stop_reason) ? item.stop_reason : null;
+  const statusText = outcome && reason ? `${outcome} · ${reason}` : outcome;
   const el = article(
     item,
     ["turn", `turn-${item.status || "ok"}`],
@@ -241,13 +276,22 @@ function system(item, ctx) {
   return labelled(
     article(
       item,
-      ["notice", isError ? "api-error" : "system"],
-      head(item, isError ? "API error" : `System · ${sub}`),
+      ["notice", isError ? "api-error" : "system", `sys-${safeToken(sub)}`],
+      head(item, isError ? "API error" : SYSTEM_LABELS[sub] || `System · ${sub}`),
       body,
       more(item, ctx, body, renderPlain),
     ),
   );
 }
+
+const SYSTEM_LABELS = Object.freeze({
+  mode: "Mode",
+  notice: "Notice",
+  task: "Task",
+  status: "Status",
+  interrupted: "Interrupted",
+  permission_denied: "Permission denied",
+});
 
 function error(item) {
   const body = h("div", { class: "text" });
@@ -255,13 +299,16 @@ function error(item) {
   return labelled(article(item, ["error"], head(item, "Error"), body));
 }
 
-/** The bubble live `assistant_delta` text is appended to (`text`) until its item arrives. */
+/** The bubble live partial text is appended to (`text`) until its item arrives: the assistant's
+ * (`assistant_delta`) or its reasoning (`thinking_delta`). */
 export function renderPartial(item) {
+  const thinking = item.type === "thinking_delta";
+  const who = thinking ? "Thinking" : "Assistant";
   const text = h("div", { class: "text" });
   const el = h(
     "article",
-    { class: ["item", "assistant", "streaming"], tabIndex: 0, dataset: { segmentId: item.segment_id || "" }, attrs: { "aria-label": "Assistant (writing…)", "aria-busy": "true" } },
-    h("header", { class: "item-head" }, h("span", { class: "who", text: "Assistant" }), h("span", { class: "typing", text: "writing…" })),
+    { class: ["item", thinking ? "thinking-item" : "assistant", "streaming"], tabIndex: 0, dataset: { segmentId: item.segment_id || "" }, attrs: { "aria-label": `${who} (writing…)`, "aria-busy": "true" } },
+    h("header", { class: "item-head" }, h("span", { class: "who", text: who }), h("span", { class: "typing", text: "writing…" })),
     text,
   );
   return { el, text };

@@ -9,7 +9,7 @@
 
 import { h } from "../lib/page/dom.js";
 import { byteSize } from "../lib/page/format.js";
-import { attachResult, renderItem, renderPartial, settlePending } from "./item-renderers.js";
+import { attachResult, renderItem, renderPartial, settlePending, showProgress } from "./item-renderers.js";
 
 const BOTTOM_SLACK_PX = 48;
 
@@ -110,9 +110,14 @@ export class Timeline {
   // --- adding ---
 
   _add(item, frag) {
-    // Partial text is live only: no id, and the seq of the stored item it follows.
-    if (item.type === "assistant_delta") {
+    // Partial text and progress are live only: no id, and the seq of the stored item they follow.
+    if (item.type === "assistant_delta" || item.type === "thinking_delta") {
       this._delta(item, frag);
+      return true;
+    }
+    if (item.type === "tool_progress") {
+      const card = this.tools.get(item.tool_use_id);
+      if (card) showProgress(card, item);
       return true;
     }
     if (typeof item.seq === "number" && item.seq > 0) {
@@ -124,7 +129,8 @@ export class Timeline {
       this.lastSeq = item.seq;
     }
     // The complete item takes its partial bubble's place (same segment_id).
-    const partial = item.type === "assistant" && item.segment_id ? this.deltas.get(item.segment_id) : null;
+    const streamed = item.type === "assistant" || item.type === "thinking";
+    const partial = streamed && item.segment_id ? this.deltas.get(item.segment_id) : null;
     if (item.type === "assistant" && !partial) this._dropDeltas();
     if (item.type === "turn_complete" && !item.parent_tool_use_id) {
       // A closed turn leaves no tool running: calls still pending got no result.

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from sidemirror import __version__
 from sidemirror.activity.log import ActivityLog
 from sidemirror.core.debug_trace import DebugTrace
 from sidemirror.core.hub import Hub
@@ -98,11 +99,14 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app.add_routes(routes())
     trace = None
     if settings.debug_events_jsonl is not None:
-        trace = DebugTrace(settings.debug_events_jsonl, store)
-        store.taps.append(trace)
+        trace = DebugTrace(settings.debug_events_jsonl, store, __version__)
 
     async def lifecycle(app: web.Application) -> AsyncIterator[None]:
+        if trace is not None:
+            trace.start(replay=settings.debug_replay)
         restored = state.journal.restore(store)
+        if trace is not None:
+            trace.attach()  # after the restore: what the journal rebuilt was traced before
         if restored:
             logger.info("restored %d ingested session(s)", restored)
         sources = build_sources(settings, store)

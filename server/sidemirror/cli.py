@@ -19,6 +19,8 @@ from aiohttp import web
 
 from sidemirror import __version__
 from sidemirror.app import create_app
+from sidemirror.clients.ingest import EXIT_HELP as INGEST_EXIT_HELP
+from sidemirror.core.debug_trace import path_problem
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
 from sidemirror.runtime import (
     PortUnavailable,
@@ -83,7 +85,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", type=Path, default=None)
     serve.add_argument("--runtime-dir", type=Path, default=None)
     serve.add_argument("--demo", action="store_true", help="add a labelled demo session")
-    serve.add_argument("--debug-events-jsonl", type=Path)
+    serve.add_argument(
+        "--debug-events-jsonl",
+        type=Path,
+        metavar="PATH",
+        help="append every event sent (items, partials, status, resets) to PATH, one per line",
+    )
+    serve.add_argument(
+        "--debug-replay",
+        action="store_true",
+        help="also write the sessions restored at start (not written again by default)",
+    )
     serve.add_argument("--extension-id", action="append", default=[])
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
@@ -93,7 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "status":
             p.add_argument("--json", action="store_true")
 
-    ingest = sub.add_parser("ingest", help="send stdin NDJSON to the running server")
+    ingest = sub.add_parser(
+        "ingest", help="send stdin NDJSON to the running server", epilog=INGEST_EXIT_HELP
+    )
     ingest.add_argument("--workspace", default=os.getcwd())
     ingest.add_argument("--format", default="auto")
     ingest.add_argument("--session")
@@ -156,6 +170,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         runtime_dir=args.runtime_dir or default_runtime_dir(),
         demo=args.demo,
         debug_events_jsonl=args.debug_events_jsonl,
+        debug_replay=args.debug_replay,
         extension_ids=tuple(args.extension_id),
         log_level=args.log_level,
     )
@@ -266,6 +281,11 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"sidemirror: --max-chars must be at least 1, got {args.max_chars}", file=sys.stderr
             )
+            return 2
+        trace = args.debug_events_jsonl
+        problem = path_problem(trace) if trace is not None else None
+        if problem is not None:
+            print(f"sidemirror: --debug-events-jsonl {trace}: {problem}", file=sys.stderr)
             return 2
         configure_logging(args.log_level)
         return asyncio.run(_serve(settings_from_args(args)))

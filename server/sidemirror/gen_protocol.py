@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from sidemirror.core.models import (
     CONTROL_MESSAGES,
     ITEM_MODELS,
+    LIVE_ONLY_TYPES,
     PROTOCOL_VERSION,
     TRUNCATED_FIELDS,
     ActivityEntry,
@@ -25,6 +26,7 @@ from sidemirror.core.models import (
     ToolKind,
     TurnStatus,
 )
+from sidemirror.sources.acp.updates import UPDATE_KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 JS_PATH = ROOT / "extension" / "lib" / "shared" / "protocol.gen.js"
@@ -83,7 +85,19 @@ def render_markdown() -> str:
         "- `POST /api/ingest` and `GET /api/ingest/ws` take `session=` (the default session id "
         "for `format=events`; agent formats use the source's own id). The WebSocket answers each "
         "frame with running `{accepted, rejected}` totals; `POST` answers `status` "
-        "(`ok`/`failed`) for formats that report a run outcome.",
+        "(`ok`/`failed`/`stopped`) for formats that report a run outcome: `stopped` when the "
+        "run was cancelled or interrupted (ACP `stopReason: cancelled`, an interrupted "
+        "stream-json run).",
+        "- Live-only partials besides `assistant_delta`: `thinking_delta` (reasoning as it "
+        "streams; `thinking` items carry its `segment_id`) and `tool_progress` (a running "
+        "tool's elapsed time). Like deltas they have no `id:` line and are never stored.",
+        "- `user` and `tool_result` items carry `attachments`: the images (or audio) they held, "
+        "as media type and size. Their text never contains a placeholder for them.",
+        "- `turn_complete` carries `stop_reason` (why the turn ended, as the agent said), and "
+        "`context_tokens`/`context_window` (the `context` feature of protocol v1.1).",
+        "- `system` subtypes a source may send besides `compact`, `api_error` and `unknown`: "
+        "`mode` (the agent's mode changed), `notice`, `interrupted`, `status`, `task` "
+        "(background work and sub-agents), `permission_denied`.",
         "- Activity: `GET /api/activity/ws` (one entry or array per text frame) and "
         "`GET /api/activity/latest-workspace` (the workspace whose agent acted last in the "
         "browser). `gap` carries `reset: true` when the cursor is from another epoch.",
@@ -96,6 +110,17 @@ def render_markdown() -> str:
         "the first item held (0 unless it is over 32 MB and was read from a sync point near its "
         "end). `total` counts the items held. In such a session `turn_complete.turn` is `null` "
         "(the turns before were not counted).",
+        "",
+        "## ACP `session/update` kinds",
+        "",
+        "What each kind of the ACP schema (v1, its unstable additions, the v2 draft) becomes "
+        "(the table is `UPDATE_KINDS` in `server/sidemirror/sources/acp/updates.py`). "
+        "A kind not listed is one the schema reserves for the future (or an `_` extension) "
+        "and shows as `system` with subtype `unknown`.",
+        "",
+        "| kind | shown as |",
+        "|---|---|",
+        *(f"| `{kind}` | {what} |" for kind, what in UPDATE_KINDS.items()),
         "",
         "## Session items",
         "",
@@ -139,6 +164,7 @@ def render_js() -> str:
     consts: dict[str, Any] = {
         "PROTOCOL_VERSION": PROTOCOL_VERSION,
         "ITEM_TYPES": [_type_name(m) for m in ITEM_MODELS],
+        "LIVE_ONLY_TYPES": sorted(LIVE_ONLY_TYPES),
         "CONTROL_TYPES": [_type_name(m) for m in CONTROL_MESSAGES],
         "EVENT_TYPES": [_type_name(m) for m in (*ITEM_MODELS, *CONTROL_MESSAGES)],
         "TOOL_KINDS": list(get_args(ToolKind)),

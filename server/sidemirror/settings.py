@@ -71,6 +71,7 @@ class Settings:
     runtime_dir: Path = field(default_factory=default_runtime_dir)
     demo: bool = False
     debug_events_jsonl: Path | None = None
+    debug_replay: bool = False  # also trace the sessions restored at start
     extension_ids: tuple[str, ...] = ()
     log_level: str = "info"
     token: str | None = None  # None: SIDEMIRROR_TOKEN or a fresh random one

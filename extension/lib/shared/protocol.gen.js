@@ -10,9 +10,17 @@ export const ITEM_TYPES = Object.freeze([
   "user",
   "thinking",
   "assistant_delta",
+  "thinking_delta",
+  "tool_progress",
   "plan",
   "system",
   "error"
+]);
+
+export const LIVE_ONLY_TYPES = Object.freeze([
+  "assistant_delta",
+  "thinking_delta",
+  "tool_progress"
 ]);
 
 export const CONTROL_TYPES = Object.freeze([
@@ -31,6 +39,8 @@ export const EVENT_TYPES = Object.freeze([
   "user",
   "thinking",
   "assistant_delta",
+  "thinking_delta",
+  "tool_progress",
   "plan",
   "system",
   "error",
@@ -111,7 +121,8 @@ export const ITEM_FIELDS = Object.freeze({
     "truncated_output",
     "full_length",
     "is_error",
-    "duration_ms"
+    "duration_ms",
+    "attachments"
   ],
   "turn_complete": [
     "id",
@@ -128,7 +139,10 @@ export const ITEM_FIELDS = Object.freeze({
     "cost_source",
     "model",
     "duration_ms",
-    "status"
+    "status",
+    "stop_reason",
+    "context_tokens",
+    "context_window"
   ],
   "user": [
     "id",
@@ -138,7 +152,8 @@ export const ITEM_FIELDS = Object.freeze({
     "line_bytes",
     "content",
     "truncated",
-    "full_length"
+    "full_length",
+    "attachments"
   ],
   "thinking": [
     "id",
@@ -148,7 +163,8 @@ export const ITEM_FIELDS = Object.freeze({
     "line_bytes",
     "content",
     "truncated",
-    "full_length"
+    "full_length",
+    "segment_id"
   ],
   "assistant_delta": [
     "id",
@@ -158,6 +174,23 @@ export const ITEM_FIELDS = Object.freeze({
     "line_bytes",
     "segment_id",
     "text"
+  ],
+  "thinking_delta": [
+    "id",
+    "ts",
+    "seq",
+    "parent_tool_use_id",
+    "segment_id",
+    "text"
+  ],
+  "tool_progress": [
+    "id",
+    "ts",
+    "seq",
+    "parent_tool_use_id",
+    "tool_use_id",
+    "name",
+    "elapsed_ms"
   ],
   "plan": [
     "id",

@@ -1,7 +1,7 @@
 """`sidemirror ingest`: stream stdin NDJSON to the running server, line by line as it arrives.
 
-The exit status mirrors the run: 0 when it succeeded, 1 when the server reports the agent's run
-failed (stream-json `result` error subtypes), 2 when the server cannot be reached.
+The exit status mirrors the run, so a script can tell a finished run from a failed or cancelled
+one (`EXIT_CODES`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,16 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
+
+# The run's outcome, as the server's answer gives it (`status`), → the exit status. A format that
+# reports no outcome (`events`) exits 0; 2 is kept for "no server reached, or it refused".
+EXIT_CODES = {"ok": 0, "failed": 1, "stopped": 3}
+EXIT_UNREACHABLE = 2
+EXIT_HELP = (
+    "exit status: 0 the run finished (or its format reports no outcome), 1 it failed, "
+    "2 no server was reached or it refused the request, 3 it was stopped (cancelled or "
+    "interrupted)"
+)
 
 
 async def _stdin_lines() -> AsyncIterator[bytes]:
@@ -44,7 +54,7 @@ def run_ingest(args: argparse.Namespace, info: dict[str, Any] | None) -> int:
             "sidemirror ingest: no running server (start it with: sidemirror serve)",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_UNREACHABLE
     params = {"workspace": str(args.workspace), "format": args.format}
     if args.session:
         params["session"] = args.session
@@ -53,6 +63,6 @@ def run_ingest(args: argparse.Namespace, info: dict[str, Any] | None) -> int:
         result = asyncio.run(_post(url, str(info["token"]), params))
     except (aiohttp.ClientError, RuntimeError, OSError) as exc:
         print(f"sidemirror ingest: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_UNREACHABLE
     print(json.dumps(result), file=sys.stderr)
-    return 1 if result.get("status") == "failed" else 0
+    return EXIT_CODES.get(str(result.get("status")), 0)

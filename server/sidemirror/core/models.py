@@ -53,6 +53,17 @@ class _Event(BaseModel):
     )
 
 
+class Attachment(BaseModel):
+    """An image (or audio clip) a message carried, shown as a chip: the data is never kept."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    media_type: str = Field(description="MIME type as the source gave it, e.g. `image/png`.")
+    size: int | None = Field(
+        default=None, description="Decoded size in bytes; null when only a URI was given."
+    )
+
+
 class AssistantEvent(_Event):
     """Assistant text."""
 
@@ -90,6 +101,9 @@ class ToolResultEvent(_Event):
     full_length: int = 0
     is_error: bool = False
     duration_ms: int | None = None
+    attachments: list[Attachment] = Field(
+        default_factory=list, description="Images the tool returned, apart from its text."
+    )
 
 
 class TurnCompleteEvent(_Event):
@@ -108,6 +122,20 @@ class TurnCompleteEvent(_Event):
     model: str | None = None
     duration_ms: int | None = None
     status: TurnStatus = "ok"
+    stop_reason: str | None = Field(
+        default=None,
+        description="Why the turn ended, in the agent's words when it gives one (`end_turn`, "
+        "`cancelled`, `max_tokens`, `refusal`, `interrupted`, an error kind…).",
+    )
+    context_tokens: int | None = Field(
+        default=None,
+        description="Tokens in the model's context at the turn's last request (input, cache read "
+        "and cache write; an ACP agent's `usage_update.used`); null when unknown.",
+    )
+    context_window: int | None = Field(
+        default=None,
+        description="The model's context window in tokens, when the source reports it.",
+    )
 
 
 class UserEvent(_Event):
@@ -117,6 +145,10 @@ class UserEvent(_Event):
     content: str
     truncated: bool = False
     full_length: int = 0
+    attachments: list[Attachment] = Field(
+        default_factory=list,
+        description="Images (or audio) sent with the prompt, apart from its text.",
+    )
 
 
 class ThinkingEvent(_Event):
@@ -126,6 +158,11 @@ class ThinkingEvent(_Event):
     content: str
     truncated: bool = False
     full_length: int = 0
+    segment_id: str | None = Field(
+        default=None,
+        description="Set when this reasoning was first streamed as `thinking_delta` events with "
+        "the same `segment_id`: the panel replaces them with this item.",
+    )
 
 
 class AssistantDeltaEvent(_Event):
@@ -140,6 +177,27 @@ class AssistantDeltaEvent(_Event):
     type: Literal["assistant_delta"] = "assistant_delta"
     segment_id: str
     text: str
+
+
+class ThinkingDeltaEvent(_Event):
+    """Append-mode partial reasoning, live only like `assistant_delta`; the complete `thinking`
+    item with the same `segment_id` follows and replaces it."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    segment_id: str
+    text: str
+
+
+class ToolProgressEvent(_Event):
+    """A running tool call is still running: live only like `assistant_delta` (no `id:` line,
+    never stored). The panel shows the time on the tool's card until its result arrives."""
+
+    type: Literal["tool_progress"] = "tool_progress"
+    tool_use_id: str
+    name: str = ""
+    elapsed_ms: int | None = Field(
+        default=None, description="How long the tool has been running, when the agent says."
+    )
 
 
 class PlanEntry(BaseModel):
@@ -158,7 +216,8 @@ class PlanEvent(_Event):
 
 
 class SystemEvent(_Event):
-    """Compaction, API errors and record types the adapter does not know."""
+    """Compaction, API errors, mode changes, notices, background tasks, and record types the
+    adapter does not know (`subtype: unknown`)."""
 
     type: Literal["system"] = "system"
     subtype: str
@@ -182,6 +241,8 @@ SessionItem = Annotated[
     | UserEvent
     | ThinkingEvent
     | AssistantDeltaEvent
+    | ThinkingDeltaEvent
+    | ToolProgressEvent
     | PlanEvent
     | SystemEvent
     | ErrorEvent,
@@ -344,7 +405,11 @@ ITEM_MODELS: tuple[type[_Event], ...] = (
     UserEvent,
     ThinkingEvent,
     AssistantDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolProgressEvent,
     PlanEvent,
     SystemEvent,
     ErrorEvent,
 )
+# Published to live streams but never stored (no id, in no snapshot or replay).
+LIVE_ONLY_TYPES = frozenset({"assistant_delta", "thinking_delta", "tool_progress"})

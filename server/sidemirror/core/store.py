@@ -26,6 +26,7 @@ from sidemirror.core.hub import (
     Hub,
     ItemPublished,
     LogReset,
+    Message,
     SessionSwitched,
     StateChanged,
     session_topic,
@@ -166,7 +167,8 @@ class Workspace:
         return self.sessions.get(self.latest_session_id)
 
 
-Tap = Callable[[SessionLog, SessionItem], None]
+# Called with every message the store publishes, before subscribers see it (the debug trace).
+Tap = Callable[[SessionLog, Message], None]
 
 
 class Store:
@@ -232,7 +234,7 @@ class Store:
         if latest is None or log.last_activity >= latest.last_activity:
             ws.latest_session_id = log.session_id
             ws.agent = log.agent
-            self.hub.publish(workspace_topic(ws.id), SessionSwitched(log.session_id))
+            self._publish(log, SessionSwitched(log.session_id), to_session=False)
 
     # --- the log ---
 
@@ -244,11 +246,7 @@ class Store:
         item.seq = seq
         item.id = f"{log.epoch}.{seq}"
         log.items.append(item)
-        for tap in self.taps:
-            tap(log, item)
-        message = ItemPublished(log.session_id, item)
-        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
-        self.hub.publish(workspace_topic(log.workspace_id), message)
+        self._publish(log, ItemPublished(log.session_id, item))
         return item
 
     def publish_ephemeral(self, log: SessionLog, item: SessionItem) -> None:
@@ -259,18 +257,14 @@ class Store:
         """
         item.id = ""
         item.seq = log.items.last_seq
-        message = EphemeralPublished(log.session_id, item, len(log.items))
-        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
-        self.hub.publish(workspace_topic(log.workspace_id), message)
+        self._publish(log, EphemeralPublished(log.session_id, item, len(log.items)))
 
     def reset(self, log: SessionLog, epoch: str) -> None:
         """The source's log stopped being append-only: start over under a new epoch."""
         log.epoch = epoch
         log.items.clear()
         log.skipped_bytes = 0
-        message = LogReset(log.session_id, epoch)
-        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
-        self.hub.publish(workspace_topic(log.workspace_id), message)
+        self._publish(log, LogReset(log.session_id, epoch))
 
     def start_epoch(self, log: SessionLog, epoch: str) -> None:
         """A source (re)built the log under `epoch`: a reset if clients may hold old ids, else a
@@ -305,8 +299,15 @@ class Store:
         if log.state == state:
             return
         log.state = state
-        message = StateChanged(log.session_id, state)
-        self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
+        self._publish(log, StateChanged(log.session_id, state))
+
+    def _publish(self, log: SessionLog, message: Message, *, to_session: bool = True) -> None:
+        """The one way out of the store: the taps, then the session's and the workspace's
+        subscribers (a switch of the followed session concerns only the workspace's)."""
+        for tap in self.taps:
+            tap(log, message)
+        if to_session:
+            self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
         self.hub.publish(workspace_topic(log.workspace_id), message)
 
     def wire_json(self, log: SessionLog, index: int) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from sidemirror.core.models import SESSION_ITEM_ADAPTER, SessionItem
+from sidemirror.core.models import LIVE_ONLY_TYPES, SESSION_ITEM_ADAPTER, SessionItem
 from sidemirror.core.store import SessionLog, SessionUpdate, Store
 from sidemirror.sources.base import Emitted
 
@@ -69,7 +69,7 @@ class IngestJournal:
             self._append_line(key, json.dumps({"title": emitted.title}))
         items: list[SessionItem] = []
         live: list[SessionItem] = []
-        if emitted.item is not None and emitted.item.type == "assistant_delta":
+        if emitted.item is not None and emitted.item.type in LIVE_ONLY_TYPES:
             live.append(emitted.item)  # partial text is live only: the complete item is kept
         elif emitted.item is not None:
             self._append_line(key, emitted.item.model_dump_json(exclude={"id", "seq"}))

@@ -72,6 +72,7 @@ class IngestRun:
         out: dict[str, Any] = {"accepted": self.accepted, "rejected": self.rejected}
         if self.errors:
             out["errors"] = self.errors
+        # ok / failed / stopped (cancelled or interrupted), from formats that report an outcome.
         status = getattr(self.converter, "run_status", None)
         if status is not None:
             out["status"] = status

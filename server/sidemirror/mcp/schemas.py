@@ -22,6 +22,8 @@ ItemType = Literal[
     "user",
     "thinking",
     "assistant_delta",
+    "thinking_delta",
+    "tool_progress",
     "plan",
     "system",
     "error",

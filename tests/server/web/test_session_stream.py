@@ -390,9 +390,13 @@ async def test_debug_trace_has_every_event_as_sent(
     await reader.event()
     await ingest(client, [{"type": "assistant", "content": "a long enough text to cut"}])
     frame = await reader.event()
-    lines = trace.read_text().splitlines()
-    assert len(lines) == 2
-    assert lines[1].encode() == frame.raw.split(b"data: ", 1)[1].rstrip(b"\n")
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert lines[0]["event"] == "server_start"
+    sent = json.loads(frame.raw.split(b"data: ", 1)[1])
+    # Each line says which session, then the event exactly as the stream sent it.
+    items = [line for line in lines if line["event"] == "assistant"]
+    assert len(items) == 2
+    assert items[-1] == {"workspace": ws_id, "session": "s1", "event": "assistant", **sent}
     assert TOKEN not in trace.read_text()
     resp.close()
 

@@ -1,34 +1,33 @@
 """`claude -p --output-format stream-json --verbose [--include-partial-messages]` → canonical items.
 
-Format notes, from real captures (Claude Code 2.1):
+Format notes, from real captures (Claude Code 2.1) and the Agent SDK's message types:
 - `system/init` opens the run: `session_id`, `model`, `cwd`. Lines carry no timestamps, so items
-  are stamped when converted (they are journaled, so the stamp survives a restart).
+  are stamped when converted (they are journaled, so the stamp survives a restart). Other
+  `system` records (status, background tasks) are read by `stream_system.py`.
 - `assistant` lines hold one content block each, like transcript lines; `user` lines hold tool
   results (or prompts, with `--replay-user-messages`). `parent_tool_use_id` marks sub-agent lines.
-- With partial messages, `stream_event` lines wrap raw API stream events: `message_start` names
-  the message, `content_block_start/delta/stop` stream each block by index. The complete
-  `assistant` line for a block arrives around its `content_block_stop`, either side of it.
+- Partial messages (`stream_event`) stream text and thinking live: `stream_partials.py`.
 - `result` ends the run (one per prompt): reported `total_cost_usd`, aggregate `usage`,
-  `duration_ms`, and an `error_*` subtype / `is_error` when the run failed.
-
-Partial text becomes `assistant_delta` events with `segment_id` `<message id>:<block index>`; the
-complete `assistant` item carries the same `segment_id`, so the panel swaps the partial text for it.
+  `duration_ms`, `modelUsage` (with each model's context window), the tool calls the user refused
+  (`permission_denials`), and an `error_*` subtype / `is_error` when the run failed. An
+  interrupted run says `[Request interrupted by user…]` in a user line, then ends with
+  `error_during_execution`: that turn is `stopped`, not failed.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from sidemirror.core.clock import now_iso
 from sidemirror.core.models import (
-    AssistantDeltaEvent,
     AssistantEvent,
     CostSource,
     ErrorEvent,
     SessionItem,
     SystemEvent,
+    ThinkingEvent,
+    ToolResultEvent,
     TurnCompleteEvent,
     TurnStatus,
     UserEvent,
@@ -36,23 +35,27 @@ from sidemirror.core.models import (
 from sidemirror.core.pricing import estimate_cost_usd
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.base import Emitted
+from sidemirror.sources.claude import stream_system
+from sidemirror.sources.claude.stream_partials import Partials
 from sidemirror.sources.claude.tools import thinking_item, tool_call_item, tool_result_item
 from sidemirror.sources.claude.turns import Usage, usage_from
+from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_text as _text
-from sidemirror.sources.common import compact_json, flatten_content
-from sidemirror.sources.delta_redactor import DeltaRedactor
+from sidemirror.sources.common import attachments, flatten_content
 
-# Transport chatter of the SDK protocol: nothing a reader of the session needs.
+# Transport chatter of the SDK protocol and UI hints: nothing a reader of the session needs.
 SKIPPED_TYPES = frozenset(
     {
         "keep_alive",
         "control_request",
         "control_response",
         "control_cancel_request",
-        "tool_progress",
         "auth_status",
+        "rate_limit_event",
+        "prompt_suggestion",
     }
 )
+INTERRUPTED = "[Request interrupted by user"
 
 
 def _int(value: Any) -> int | None:
@@ -60,15 +63,11 @@ def _int(value: Any) -> int | None:
 
 
 @dataclass
-class _Segment:
-    id: str
-    redactor: DeltaRedactor = field(default_factory=DeltaRedactor)
-
-
-@dataclass
 class _Turn:
     number: int
     usage: dict[str, Usage] = field(default_factory=dict)  # by message id, largest kept
+    last: Usage | None = None  # the latest request's usage: what the model saw
+    interrupted: bool = False
 
 
 class StreamJsonConverter:
@@ -81,9 +80,8 @@ class StreamJsonConverter:
         self._turns = 0
         self._turn: _Turn | None = None
         self._tools: dict[str, str] = {}  # tool_use_id -> name
-        self._message: dict[str | None, str] = {}  # parent -> message id being streamed
-        self._streaming: dict[tuple[str, int], _Segment] = {}  # (message id, index) -> segment
-        self._queued: dict[str, deque[_Segment]] = {}  # message id -> text segments, in order
+        self._partials = Partials()
+        self._system_records = stream_system.SystemRecords()
         self._seen_result = False
 
     # --- entry points ---
@@ -99,7 +97,12 @@ class StreamJsonConverter:
         if kind == "system":
             items, state = self._system(record)
         elif kind == "stream_event":
-            items = self._stream_event(record)
+            items = self._partials.event(record)
+            self.model = self._partials.model or self.model
+            if items:
+                self._open_turn()
+        elif kind == "tool_progress":
+            items = stream_system.tool_progress(record)
         elif kind == "assistant":
             items = self._assistant(record)
         elif kind == "user":
@@ -118,10 +121,21 @@ class StreamJsonConverter:
     def finish(self) -> list[Emitted]:
         """The stream ended: keep streamed text that never got its complete item."""
         items: list[SessionItem] = []
-        for (message_id, _index), segment in self._streaming.items():
-            if segment.redactor.raw and segment in self._queued.get(message_id, ()):
-                text = redact_text(segment.redactor.raw)
-                items.append(AssistantEvent(ts=now_iso(), content=text, segment_id=segment.id))
+        for segment, raw in self._partials.unfinished():
+            text = redact_text(raw)
+            parent = segment.parent
+            if segment.kind == "thinking":
+                items.append(
+                    ThinkingEvent(
+                        ts=now_iso(), parent_tool_use_id=parent, content=text, segment_id=segment.id
+                    )
+                )
+            else:
+                items.append(
+                    AssistantEvent(
+                        ts=now_iso(), parent_tool_use_id=parent, content=text, segment_id=segment.id
+                    )
+                )
         if self._turn is not None:
             items.append(self._close("stopped", None, {}, None))
         if not self._seen_result and (items or self._turns):
@@ -134,13 +148,15 @@ class StreamJsonConverter:
         subtype = _text(record.get("subtype")) or "unknown"
         if subtype == "init":
             self.model = _text(record.get("model")) or self.model
+            self._system_records.mode = _text(record.get("permissionMode")) or None
             return [], "running"
+        if self._system_records.owns(subtype):
+            return self._system_records.record(record)
         content = _text(record.get("content")) or _text(record.get("message"))
         if subtype == "compact_boundary":
             subtype, content = "compact", content or "Conversation compacted"
         elif not content:
-            rest = {k: v for k, v in record.items() if k not in ("type", "subtype", "uuid")}
-            content = compact_json(rest)
+            content = stream_system.generic_system(record)
         return [SystemEvent(ts=now_iso(), subtype=subtype, content=redact_text(content))], None
 
     def _open_turn(self) -> _Turn:
@@ -148,53 +164,6 @@ class StreamJsonConverter:
             self._turns += 1
             self._turn = _Turn(self._turns)
         return self._turn
-
-    def _stream_event(self, record: dict[str, Any]) -> list[SessionItem]:
-        event = record.get("event")
-        if not isinstance(event, dict):
-            return []
-        parent = _text(record.get("parent_tool_use_id")) or None
-        kind = event.get("type")
-        if kind == "message_start":
-            message = event.get("message")
-            if isinstance(message, dict) and _text(message.get("id")):
-                self._message[parent] = _text(message.get("id"))
-                self.model = _text(message.get("model")) or self.model
-            return []
-        message_id = self._message.get(parent)
-        index = _int(event.get("index"))
-        if message_id is None or index is None:
-            return []
-        if kind == "content_block_start":
-            block = event.get("content_block")
-            if isinstance(block, dict) and block.get("type") == "text":
-                segment = _Segment(f"{message_id}:{index}")
-                self._streaming[(message_id, index)] = segment
-                self._queued.setdefault(message_id, deque()).append(segment)
-                return self._delta(segment, parent, segment.redactor.push(_text(block.get("text"))))
-            return []
-        streamed = self._streaming.get((message_id, index))
-        if streamed is None:
-            return []
-        if kind == "content_block_delta":
-            delta = event.get("delta")
-            if isinstance(delta, dict) and delta.get("type") == "text_delta":
-                self._open_turn()
-                return self._delta(
-                    streamed, parent, streamed.redactor.push(_text(delta.get("text")))
-                )
-        elif kind == "content_block_stop":
-            return self._delta(streamed, parent, streamed.redactor.finish())
-        return []
-
-    def _delta(self, segment: _Segment, parent: str | None, text: str) -> list[SessionItem]:
-        if not text:
-            return []
-        return [
-            AssistantDeltaEvent(
-                ts=now_iso(), parent_tool_use_id=parent, segment_id=segment.id, text=text
-            )
-        ]
 
     def _assistant(self, record: dict[str, Any]) -> list[SessionItem]:
         message = record.get("message")
@@ -209,6 +178,8 @@ class StreamJsonConverter:
             seen = turn.usage.get(message_id)
             if seen is None or usage.total > seen.total:
                 turn.usage[message_id] = usage
+            if parent is None:
+                turn.last = turn.usage[message_id]
         content = message.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
         items: list[SessionItem] = []
@@ -222,35 +193,31 @@ class StreamJsonConverter:
     ) -> list[SessionItem]:
         ts = now_iso()
         kind = block.get("type")
-        if kind == "text":
-            queue = self._queued.get(message_id)
-            segment = queue.popleft() if queue else None
-            items: list[SessionItem] = []
-            if segment is not None:
-                # The deltas' concatenation must equal this item's text: release the held tail.
-                items += self._delta(segment, parent, segment.redactor.finish())
-            text = _text(block.get("text"))
-            if not text.strip():
+        if kind in ("text", "thinking"):
+            segment, items = self._partials.complete(message_id, str(kind))
+            segment_id = segment.id if segment is not None else None
+            if kind == "thinking":
+                for item in thinking_item(block, ts, parent):
+                    if isinstance(item, ThinkingEvent):
+                        item.segment_id = segment_id
+                    items.append(item)
                 return items
-            items.append(
-                AssistantEvent(
-                    ts=ts,
-                    parent_tool_use_id=parent,
-                    content=redact_text(text),
-                    segment_id=segment.id if segment is not None else None,
+            text = _text(block.get("text"))
+            if text.strip():
+                content = redact_text(text)
+                items.append(
+                    AssistantEvent(
+                        ts=ts, parent_tool_use_id=parent, content=content, segment_id=segment_id
+                    )
                 )
-            )
             return items
-        if kind == "thinking":
-            return thinking_item(block, ts, parent)
         if kind != "tool_use":
             return []
         tool_id, name = _text(block.get("id")), _text(block.get("name"))
         if not tool_id or tool_id in self._tools:
             return []
         self._tools[tool_id] = name
-        tool_input = block.get("input")
-        return [tool_call_item(tool_id, name, tool_input, ts, parent)]
+        return [tool_call_item(tool_id, name, block.get("input"), ts, parent)]
 
     def _user(self, record: dict[str, Any]) -> tuple[list[SessionItem], str | None]:
         message = record.get("message")
@@ -270,29 +237,39 @@ class StreamJsonConverter:
                 output = redact_text(flatten_content(block.get("content")))
                 is_error = block.get("is_error") is True
                 result_item = tool_result_item(tool_id, name, output, is_error, ts, parent)
+                if isinstance(result_item, ToolResultEvent):
+                    result_item.attachments = attachments(block.get("content"))
                 if result_item is not None:
                     items.append(result_item)
             return items, None
         if record.get("isMeta") is True or record.get("isSynthetic") is True:
             return [], None
         text = redact_text(flatten_content(content))
-        if not text.strip():
+        media = attachments(content)
+        if not text.strip() and not media:
             return [], None
+        if parent is None and text.lstrip().startswith(INTERRUPTED):
+            # Not a prompt: the user stopped the run. The result that follows ends the turn.
+            self._open_turn().interrupted = True
+            return [SystemEvent(ts=ts, subtype="interrupted", content=text.strip())], None
         if parent is not None:
             return [UserEvent(ts=ts, parent_tool_use_id=parent, content=text)], None
         if self._turn is not None:
             items.append(self._close("stopped", None, {}, None))  # a new prompt ends the last
         self._open_turn()
-        items.append(UserEvent(ts=ts, content=text))
-        title = " ".join(text.split())[:80] if self._turns == 1 else None
+        items.append(UserEvent(ts=ts, content=text, attachments=media))
+        title = " ".join(text.split())[:80] if self._turns == 1 and text.strip() else None
         return items, title
 
     def _result(self, record: dict[str, Any]) -> list[SessionItem]:
         self._seen_result = True
         subtype = _text(record.get("subtype"))
-        failed = record.get("is_error") is True or subtype.startswith("error")
-        self.run_status = "failed" if failed else "ok"
-        items: list[SessionItem] = []
+        turn = self._open_turn()
+        stopped = turn.interrupted or _text(record.get("terminal_reason")).startswith("aborted")
+        failed = not stopped and (record.get("is_error") is True or subtype.startswith("error"))
+        status: TurnStatus = "stopped" if stopped else "failed" if failed else "ok"
+        self.run_status = status
+        items = stream_system.permission_denials(record)
         if failed:
             errors = record.get("errors")
             detail = _text(record.get("result"))
@@ -300,20 +277,22 @@ class StreamJsonConverter:
                 detail = "\n".join(str(e) for e in errors)
             message = f"Run failed ({subtype or 'error'})" + (f": {detail}" if detail else "")
             items.append(ErrorEvent(ts=now_iso(), message=redact_text(message)))
-        self._open_turn()
         usage = record.get("usage")
         cost = record.get("total_cost_usd")
         reported = (
             float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None
         )
-        items.append(
-            self._close(
-                "failed" if failed else "ok",
-                _int(record.get("duration_ms")),
-                usage if isinstance(usage, dict) else {},
-                reported,
-            )
+        closed = self._close(
+            status,
+            _int(record.get("duration_ms")),
+            usage if isinstance(usage, dict) else {},
+            reported,
         )
+        closed.stop_reason = "interrupted" if stopped else _text(record.get("stop_reason")) or None
+        if failed:
+            closed.stop_reason = subtype or closed.stop_reason
+        closed.context_window = _context_window(record, self.model)
+        items.append(closed)
         return items
 
     def _close(
@@ -349,6 +328,9 @@ class StreamJsonConverter:
                 cache_write_1h_tokens=usage.cache_write_1h,
             )
             source_ = "estimated" if cost is not None else "unknown_model"
+        # The context: what the turn's last main-thread request sent (input and cache).
+        last = turn.last
+        context = None if last is None else last.total - last.output
         return TurnCompleteEvent(
             ts=now_iso(),
             turn=turn.number,
@@ -361,4 +343,18 @@ class StreamJsonConverter:
             model=self.model,
             duration_ms=duration_ms,
             status=status,
+            context_tokens=context,
         )
+
+
+def _context_window(result: dict[str, Any], model: str | None) -> int | None:
+    """The context window `result.modelUsage` reports for the run's model (else the largest)."""
+    usage = _dict(result.get("modelUsage"))
+    windows = {
+        name: window
+        for name, data in usage.items()
+        if isinstance(window := _dict(data).get("contextWindow"), int) and window > 0
+    }
+    if model in windows:
+        return windows[model]
+    return max(windows.values(), default=None)

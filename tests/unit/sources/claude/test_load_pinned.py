@@ -25,26 +25,26 @@ from tests.conftest import FIXTURES as FIXTURE_ROOT
 
 FIXTURES = FIXTURE_ROOT / "claude"
 PINNED = {  # name: (main file, items, journal entries, digest)
-    "flat": ("flat-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", 22, 6, "274e958efcc6ea3d"),
-    "turn-1": ("incremental-subagents/turn-1.jsonl", 67, 3, "6dca72b5595a88d1"),
-    "turn-2": ("incremental-subagents/turn-2.jsonl", 90, 3, "6367c233694055e4"),
+    "flat": ("flat-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", 22, 6, "0c3307ba39f10abc"),
+    "turn-1": ("incremental-subagents/turn-1.jsonl", 67, 3, "fa37dfdd19388e85"),
+    "turn-2": ("incremental-subagents/turn-2.jsonl", 90, 3, "34e60b09a0707273"),
     "init": (
         "sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
         26,
         1,
-        "fbe0c7e055bbcb65",
+        "0fe1e7b01190263a",
     ),
     "orchestrator": (
         "sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
         47,
         1,
-        "20f28be9662a5e87",
+        "f61ee2221c42ee4a",
     ),
     "todo-app": (
         "sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
         418,
         1,
-        "bda738b09db95333",
+        "3c940691e952e29c",
     ),
 }
 

@@ -7,12 +7,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sidemirror.core.models import AssistantDeltaEvent, AssistantEvent, TurnCompleteEvent
+from sidemirror.core.models import (
+    LIVE_ONLY_TYPES,
+    AssistantDeltaEvent,
+    AssistantEvent,
+    SystemEvent,
+    ThinkingDeltaEvent,
+    ThinkingEvent,
+    ToolProgressEvent,
+    TurnCompleteEvent,
+    UserEvent,
+)
 from sidemirror.sources.claude.stream_json import StreamJsonConverter
 
 from tests.conftest import FIXTURES as FIXTURE_ROOT
 
 FIXTURES = sorted((FIXTURE_ROOT / "stream-json").glob("*.jsonl"))
+# Runs that went to their end (the interrupted capture is tested on its own).
+COMPLETE = [p for p in FIXTURES if p.name != "interrupt.jsonl"]
 
 
 def records(path: Path) -> list[dict[str, Any]]:
@@ -46,7 +58,7 @@ def independent_counts(lines: list[dict[str, Any]]) -> dict[str, int]:
     return counts
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", COMPLETE, ids=lambda p: p.name)
 def test_fixture_counts_match_raw_file(path: Path) -> None:
     lines = records(path)
     conv, out = convert(lines)
@@ -57,7 +69,7 @@ def test_fixture_counts_match_raw_file(path: Path) -> None:
     assert conv.run_status == "ok"
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", COMPLETE, ids=lambda p: p.name)
 def test_result_is_reported_cost_and_tokens(path: Path) -> None:
     lines = records(path)
     result = next(r for r in lines if r["type"] == "result")
@@ -147,3 +159,106 @@ def test_stream_without_result_is_a_failed_run_and_keeps_streamed_text() -> None
     final = [e.item for e in out if isinstance(e.item, AssistantEvent)]
     assert [f.content for f in final] == ["Hello wor"]
     assert conv.run_status == "failed"
+
+
+def stored(out: list[Any]) -> list[Any]:
+    return [e.item for e in out if e.item is not None and e.item.type not in LIVE_ONLY_TYPES]
+
+
+def fixture(name: str) -> tuple[StreamJsonConverter, list[Any]]:
+    return convert(records(next(p for p in FIXTURES if p.name == name)))
+
+
+def test_an_interrupted_run_is_stopped_not_failed() -> None:
+    conv, out = fixture("interrupt.jsonl")
+    items = stored(out)
+    assert [i.type for i in items] == ["system", "turn_complete"]
+    assert (items[0].subtype, items[0].content) == ("interrupted", "[Request interrupted by user]")
+    turn = items[1]
+    assert (turn.status, turn.stop_reason, turn.context_window) == (
+        "stopped",
+        "interrupted",
+        200000,
+    )
+    assert conv.run_status == "stopped"  # the abort's stack traces are not the user's error
+
+
+def test_background_tasks_and_sub_agents_nest_under_their_tool_call() -> None:
+    _, out = fixture("tasks-and-progress.jsonl")
+    tasks = [
+        (i.parent_tool_use_id, i.content)
+        for i in stored(out)
+        if getattr(i, "subtype", "") == "task"
+    ]
+    assert tasks == [
+        ("toolu_agent", "Sub-agent started: Map the tests"),
+        ("toolu_agent", "Task finished: Map the tests\nOne test file: tests/test_app.py"),
+        ("toolu_bg", "Task started in the background: npm test"),
+        ("toolu_bg", "Task finished: npm test"),  # task_updated names no tool: the start did
+    ]
+
+
+def test_progress_goes_out_live_on_the_running_card() -> None:
+    _, out = fixture("tasks-and-progress.jsonl")
+    progress = [e.item for e in out if isinstance(e.item, ToolProgressEvent)]
+    assert [(p.tool_use_id, p.parent_tool_use_id, p.elapsed_ms) for p in progress] == [
+        ("toolu_grep", "toolu_agent", 500),  # tool_progress
+        ("toolu_agent", None, 1200),  # task_progress
+    ]
+
+
+def test_thinking_streams_live_then_its_item_replaces_it() -> None:
+    _, out = fixture("tasks-and-progress.jsonl")
+    deltas = [e.item for e in out if isinstance(e.item, ThinkingDeltaEvent)]
+    thinking = next(e.item for e in out if isinstance(e.item, ThinkingEvent))
+    assert "".join(d.text for d in deltas) == thinking.content
+    assert {d.segment_id for d in deltas} == {thinking.segment_id} == {"msg_1:0"}
+    assert not [e for e in out if isinstance(e.item, AssistantDeltaEvent)]
+
+
+def test_status_denials_and_context() -> None:
+    _, out = fixture("tasks-and-progress.jsonl")
+    lines = [(i.subtype, i.content) for i in stored(out) if isinstance(i, SystemEvent)]
+    assert ("mode", "Mode: plan") in lines
+    assert ("status", "Compacting the conversation") in lines
+    assert lines[-1] == ("permission_denied", "Permission denied: Bash (rm -rf build)")
+    assert len(lines) == 7  # "requesting" (the spinner) shows nothing
+    turn = stored(out)[-1]
+    assert isinstance(turn, TurnCompleteEvent)
+    assert (turn.stop_reason, turn.context_tokens, turn.context_window) == (
+        "end_turn",
+        1210,
+        200000,
+    )
+
+
+def test_an_image_in_a_prompt_is_an_attachment_not_text() -> None:
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}
+    content = [image, {"type": "text", "text": "What is this?"}]
+    prompt = {"type": "user", "session_id": "s", "message": {"role": "user", "content": content}}
+    _, out = convert([prompt])
+    user = next(e.item for e in out if isinstance(e.item, UserEvent))
+    assert user.content == "What is this?"
+    assert [(a.media_type, a.size) for a in user.attachments] == [("image/png", 70)]
+
+
+@pytest.mark.parametrize("odd", [None, 7, True, "x", [], {}, [{"type": {}}], {"status": []}])
+def test_drifting_field_types_never_raise(odd: Any) -> None:
+    fields = [
+        "task_id", "tool_use_id", "description", "status", "patch", "usage", "summary",
+        "permissionMode", "compact_result", "elapsed_time_seconds", "permission_denials",
+        "modelUsage", "stop_reason", "terminal_reason", "event", "message", "state",
+    ]  # fmt: skip
+    records: list[dict[str, Any]] = [
+        {"type": "system", "subtype": subtype, "session_id": "s", **dict.fromkeys(fields, odd)}
+        for subtype in (
+            "status", "task_started", "task_updated", "task_progress", "task_notification",
+            "session_state_changed",
+        )
+    ]  # fmt: skip
+    records += [
+        {"type": kind, "session_id": "s", **dict.fromkeys(fields, odd)}
+        for kind in ("tool_progress", "stream_event", "assistant", "user", "result")
+    ]
+    convert(records)  # no exception: one bad line never stops a session
