@@ -180,6 +180,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "segment_id",
     "text"
   ],
@@ -188,6 +189,7 @@ export const ITEM_FIELDS = Object.freeze({
     "ts",
     "seq",
     "parent_tool_use_id",
+    "line_bytes",
     "tool_use_id",
     "name",
     "elapsed_ms"

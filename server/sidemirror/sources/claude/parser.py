@@ -28,6 +28,7 @@ from sidemirror.core.models import (
     AssistantEvent,
     SessionItem,
     SystemEvent,
+    ToolResultEvent,
     TurnStatus,
     UserEvent,
 )
@@ -43,7 +44,7 @@ from sidemirror.sources.claude.tools import (
 )
 from sidemirror.sources.claude.turns import TurnTracker, usage_from
 from sidemirror.sources.common import as_text as _text
-from sidemirror.sources.common import flatten_content, one_line
+from sidemirror.sources.common import attachments, flatten_content, one_line
 from sidemirror.sources.tool_names import TASK_TOOLS
 
 MAIN = ""  # origin of records from the session's own file (agent files pass their agent id)
@@ -142,8 +143,14 @@ class ClaudeParser:
             return []
         if kind == "compact":
             return [self._system_item(record, parent, "compact", text)]
+        # Images are shown as chips (type, size) beside the text, never inside it.
+        media = attachments((record.get("message") or {}).get("content"))
         if parent is not None:
-            return [UserEvent(ts=ts, parent_tool_use_id=parent, content=redact_text(text))]
+            return [
+                UserEvent(
+                    ts=ts, parent_tool_use_id=parent, content=redact_text(text), attachments=media
+                )
+            ]
         if kind == "interrupted":
             items: list[SessionItem] = [self._system_item(record, None, "interrupted", text)]
             if self.turns.current is not None:
@@ -162,7 +169,7 @@ class ClaudeParser:
         self.turns.open(ts or None)
         if self.first_prompt is None and text.strip():
             self.first_prompt = redact_text(one_line(text))[:TITLE_CHARS]
-        items.append(UserEvent(ts=ts, content=redact_text(text)))
+        items.append(UserEvent(ts=ts, content=redact_text(text), attachments=media))
         return items
 
     def _tool_results(
@@ -188,6 +195,8 @@ class ClaudeParser:
                     items += self._record(held, tool_id)
             duration = ms_between(started, ts) if started and ts else None
             result_item = tool_result_item(tool_id, name, output, is_error, ts, parent, duration)
+            if isinstance(result_item, ToolResultEvent):
+                result_item.attachments = attachments(block.get("content"))
             if result_item is not None:
                 items.append(result_item)
         return items

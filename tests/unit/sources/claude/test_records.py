@@ -190,3 +190,34 @@ def test_non_object_lines_are_counted() -> None:
     parser = ClaudeParser()
     assert parser.feed([1, 2]) == [] and parser.feed("x") == []
     assert parser.errors == 2
+
+
+PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+
+def test_images_become_chips_beside_the_text_in_prompts_and_tool_results() -> None:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_1X1}}
+    parser = ClaudeParser()
+    ask = prompt("")
+    ask["message"]["content"] = [image, {"type": "text", "text": "what is on this screenshot?"}]
+    items = parser.feed(ask)
+    user = items[-1]
+    assert user.type == "user" and user.content == "what is on this screenshot?"
+    assert [(a.media_type, a.size) for a in user.attachments] == [("image/png", 70)]
+    call = reply("", "tool_use", "2026-01-01T00:00:01.000Z")
+    call["message"]["content"] = [
+        {"type": "tool_use", "id": "t1", "name": "mcp__playwright__browser_take_screenshot", "input": {}}
+    ]
+    parser.feed(call)
+    result = {
+        "type": "user",
+        "timestamp": "2026-01-01T00:00:02.000Z",
+        "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": [
+                {"type": "text", "text": "Took the screenshot"}, image,
+            ]},
+        ]},
+    }  # fmt: skip
+    (tool_result,) = [i for i in parser.feed(result) if i.type == "tool_result"]
+    assert tool_result.output == "Took the screenshot"  # no "[image]" glued to the text
+    assert [a.media_type for a in tool_result.attachments] == ["image/png"]
