@@ -25,6 +25,7 @@ from sidemirror.core.store import Store
 from sidemirror.ingest.journal import IngestJournal
 from sidemirror.mcp import endpoint as mcp
 from sidemirror.settings import Settings
+from sidemirror.sources.files.indexing import Indexing
 from sidemirror.sources.procs import pid_alive
 from sidemirror.sources.registry import build_sources
 from sidemirror.web import activity, health, ingest, sessions
@@ -96,6 +97,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app = web.Application(middlewares=[security_middleware(guard)], client_max_size=NDJSON_LIMIT)
     app[APP_STATE] = state
     app[mcp.MCP_SESSIONS] = mcp.SessionTable()
+    indexing = app[health.INDEXING] = Indexing()
     app.add_routes(routes())
     trace = None
     if settings.debug_events_jsonl is not None:
@@ -110,6 +112,9 @@ def create_app(settings: Settings, token: str) -> web.Application:
         if restored:
             logger.info("restored %d ingested session(s)", restored)
         sources = build_sources(settings, store)
+        indexing.parts = [source.progress for source in sources]
+        # Each returns at once and indexes its archive in the background: the server listens
+        # (and answers /health) whatever the number of sessions on disk.
         for source in sources:
             await source.start()
         yield

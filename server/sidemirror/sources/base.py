@@ -14,10 +14,16 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sidemirror.core.models import SessionItem
+from sidemirror.sources.files.indexing import IndexProgress
 
 
 class Source(Protocol):
-    """Follows an agent's files and keeps their sessions in the store, from `start` to `stop`."""
+    """Follows an agent's files and keeps their sessions in the store, from `start` to `stop`.
+    `start` returns at once (the server listens before any archive is read); the files already
+    there are indexed in the background, with `progress` saying how far it got."""
+
+    @property
+    def progress(self) -> IndexProgress: ...
 
     async def start(self) -> None: ...
 

@@ -8,8 +8,12 @@ from aiohttp import web
 
 from sidemirror import __version__
 from sidemirror.core.models import PROTOCOL_VERSION
+from sidemirror.sources.files.indexing import Indexing
 from sidemirror.web.security import pairing, public
 from sidemirror.web.state import APP_STATE
+
+# The sources' startup indexing, which runs after the server listens (sources/files/indexing.py).
+INDEXING = web.AppKey("indexing", Indexing)
 
 
 @public
@@ -25,6 +29,8 @@ async def health(request: web.Request) -> web.Response:
             "instance": state.instance,
             "uptime_s": round(time.monotonic() - state.started, 3),
             "workspaces": len(state.store.workspaces),
+            # Files on disk indexed so far: the listing is partial until done == total.
+            "indexing": request.app[INDEXING].as_json(),
             # The latest problems, newest first: which file, where, why (paths redacted).
             "parse_errors_detail": list(reversed(state.store.parse_error_details)),
             "parse_errors": state.store.parse_errors,

@@ -53,6 +53,7 @@ async def test_health_has_no_token_and_reports_the_contract(make_client: ClientF
         "instance",
         "uptime_s",
         "workspaces",
+        "indexing",
         "parse_errors_detail",
         "parse_errors",
         "streams",

@@ -21,6 +21,7 @@ from typing import Any
 
 from sidemirror.core.store import Store
 from sidemirror.sources.claude.source import ClaudeSource
+from sidemirror.sources.files.indexing import IndexProgress
 
 logger = logging.getLogger(__name__)
 DEMO_DIRECTORY = "/demo/sidemirror-demo"
@@ -61,6 +62,10 @@ class DemoSource:
         )
         self.done = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+
+    @property
+    def progress(self) -> IndexProgress:
+        return self.source.progress
 
     async def start(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)

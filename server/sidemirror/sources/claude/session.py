@@ -33,6 +33,13 @@ LOAD_CHUNK_BYTES = 4 * 1024 * 1024  # per read of one file: fewer, larger reads 
 
 
 class ClaudeSession(FileSession):
+    parser: ClaudeParser
+    positions: Positions
+    journal: MergeOrder
+    starts: dict[str, int]
+    keep_from: int
+    keep_after: int
+
     def __init__(
         self,
         store: Store,
@@ -44,7 +51,9 @@ class ClaudeSession(FileSession):
         super().__init__(store, log, journal, stopping)
         self.main = main
         self.agents: dict[str, Path] = {}
-        self._fresh({}, 0)
+        # The parser and tailers are made by the first load (`_build` calls `_fresh`), not here:
+        # thousands of sessions are indexed and most are never opened.
+        self.tailers: dict[str, JsonlTailer] = {}
 
     def _fresh(self, starts: dict[str, int], keep_from: int) -> None:
         """A parser and tailers for a parse starting at `starts` (file key -> byte offset) that
@@ -54,9 +63,7 @@ class ClaudeSession(FileSession):
         self.keep_after = keep_from * SLOTS  # seqs up to this are the warm-up's
         self.parser = ClaudeParser(from_start=not starts.get(MAIN))
         self.positions = Positions()
-        self.tailers: dict[str, JsonlTailer] = {
-            MAIN: self.new_tailer(self.main, starts.get(MAIN, 0))
-        }
+        self.tailers = {MAIN: self.new_tailer(self.main, starts.get(MAIN, 0))}
         for key, path in self.agents.items():
             self.tailers[key] = self.new_tailer(path, starts.get(key, 0))
         self.journal = MergeOrder(None, "")
@@ -72,7 +79,8 @@ class ClaudeSession(FileSession):
         if agent_id in self.agents or not agent_id:
             return False
         self.agents[agent_id] = path
-        self.tailers[agent_id] = self.new_tailer(path)
+        if self.tailers:  # already reading (else the first load's `_fresh` makes its tailer)
+            self.tailers[agent_id] = self.new_tailer(path)
         return True
 
     # --- loading (the store's lazy loader, FileSession.load) ---

@@ -5,9 +5,10 @@ sub-agents write `<dir>/<encoded cwd>/agent-<id>.jsonl` (older) or `<session>/su
 .jsonl` (newer). Workspaces are keyed by the `cwd` recorded inside the files: the folder name's
 encoding is lossy (`/` and `.` both become `-`) and is never decoded.
 
-Startup reads only a little of each file's head and tail (cwd, branch, title: `claude_meta`), a
-few files at a time, so a thousand archived sessions index in about a second, cold; a session is
-parsed when first read (`SessionLog.loader`) or when it grows while watched. Changes arrive from
+The server listens first; the archive is indexed after, in the background, newest files first
+(`files/indexing.py`), reading only a little of each file's head and tail (cwd, branch, title:
+`meta.py`); a session is parsed when first read (`SessionLog.loader`) or when it grows while
+watched. Changes arrive from
 inotify (`watch`): an idle machine costs no wake-ups, and a Claude dir created later is picked up.
 """
 
@@ -17,14 +18,14 @@ import asyncio
 import hashlib
 import logging
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from sidemirror.core.store import SessionLog, Store, Workspace
 from sidemirror.sources.claude.meta import agent_session_id, read_meta
 from sidemirror.sources.claude.parser import MAIN
 from sidemirror.sources.claude.session import ClaudeSession
+from sidemirror.sources.files.indexing import IndexProgress, mtime, newest_first, read_in_batches
 from sidemirror.sources.files.regular import SpecialFiles, special_reason
 from sidemirror.sources.files.session import BackgroundTasks
 from sidemirror.sources.files.watch import Change, watch_paths
@@ -34,7 +35,6 @@ logger = logging.getLogger(__name__)
 AGENT = "claude"
 PROGRESS_EVERY_S = 2.0
 PID_CHECK_S = 15.0
-INDEX_THREADS = 8  # startup reads overlap their disk waits; parsing them is cheap now
 WATCH_DEPTH = 3  # <dir>/<project>/<session>/subagents
 
 
@@ -46,7 +46,6 @@ class _Found:
     started_at: str | None
     branch: str | None
     mtime: float
-    agents: dict[str, Path] = field(default_factory=dict)
 
 
 def _agent_id(path: Path) -> str:
@@ -94,20 +93,16 @@ class ClaudeSource:
         self._special = SpecialFiles(store)  # FIFOs and such named like transcripts
         self._stop = asyncio.Event()
         self._tasks = BackgroundTasks()
-        self.ready = asyncio.Event()  # set once the watcher is running
+        self.ready = asyncio.Event()  # set once watched and the startup index is done
+        self.progress = IndexProgress()
         self._pids = PidCache()
 
     # --- lifecycle ---
 
     async def start(self) -> None:
+        """Returns at once: the archive is indexed in the background once the watches are in
+        place (`_watching`), so the server listens first and no change is missed meanwhile."""
         self.dirs = _distinct_dirs(self.claude_dirs)
-        (found, special), pids = await asyncio.gather(
-            asyncio.to_thread(self._scan), asyncio.to_thread(self._pids.get, fresh=True)
-        )
-        for path in special:
-            self._special.skip(path)
-        for item in found:
-            self._register(item, pids)
         self._tasks.spawn(self._watch(), name="claude-watch")
         self._tasks.spawn(self._check_pids(), name="claude-pids")
 
@@ -117,49 +112,53 @@ class ClaudeSource:
 
     # --- discovery ---
 
-    def _scan(self) -> tuple[list[_Found], list[Path]]:
-        """The sessions indexed, and the paths named like transcripts that are not regular
-        files (left out: reading one could block, or mean nothing)."""
+    def _list(self) -> tuple[list[Path], list[Path], list[Path]]:
+        """Main transcripts (newest first), sub-agent files, and the paths named like transcripts
+        that are not regular files (left out: reading one could block, or mean nothing)."""
         mains: list[Path] = []
         agents: list[Path] = []
         special: list[Path] = []
         for root in self.dirs:
             if not root.is_dir():
                 continue  # watched for until it appears
-            for project in sorted(p for p in root.iterdir() if p.is_dir()):
+            for project in (p for p in root.iterdir() if p.is_dir()):
                 nested = project.glob("*/subagents/agent-*.jsonl")
-                for path in [*sorted(project.glob("*.jsonl")), *sorted(nested)]:
+                for path in [*project.glob("*.jsonl"), *nested]:
                     if special_reason(path) is not None:
                         special.append(path)
                     elif path.name.startswith("agent-"):
                         agents.append(path)
                     else:
                         mains.append(path)
-        found: list[_Found] = []
-        started = last_report = time.monotonic()
-        by_session: dict[tuple[Path, str], _Found] = {}
-        # Cold, most of a file's cost is waiting for the disk: a few reads in flight at once.
-        with ThreadPoolExecutor(INDEX_THREADS, thread_name_prefix="claude-index") as pool:
-            indexed = zip(mains, pool.map(_index_main, mains), strict=True)
-            for n, (path, item) in enumerate(indexed, 1):
-                if item is not None:
-                    found.append(item)
-                    by_session[(path.parent, path.stem)] = item
-                if time.monotonic() - last_report > PROGRESS_EVERY_S:
-                    last_report = time.monotonic()
-                    logger.info("indexing Claude Code sessions: %d/%d", n, len(mains))
-            owners = list(pool.map(_session_of_agent, agents))
-        for path, session_id in zip(agents, owners, strict=True):
-            project = path.parent.parent.parent if path.parent.name == "subagents" else path.parent
-            owner = by_session.get((project, session_id)) if session_id else None
-            if owner is not None:
-                owner.agents[_agent_id(path)] = path
-                owner.mtime = max(owner.mtime, _mtime(path))
+        return newest_first(mains), agents, special
+
+    async def _index(self) -> None:
+        """Index what is on disk, newest first: the listing fills while clients already read it.
+        A session a live change registered first is left as it is."""
+        started = time.monotonic()
+        (mains, agents, special), pids = await asyncio.gather(
+            asyncio.to_thread(self._list), asyncio.to_thread(self._pids.get, fresh=True)
+        )
+        for path in special:
+            self._special.skip(path)
+        self.progress.total = len(mains) + len(agents)
+        async for batch in read_in_batches(mains, _index_main, self.progress, "claude-index"):
+            for path, item in batch:
+                if item is not None and path not in self.sessions:
+                    self._register(item, pids)
+        # After every main transcript, so each sub-agent file finds its session.
+        async for found in read_in_batches(agents, _agent_head, self.progress, "claude-index"):
+            for path, (session_id, when) in found:
+                session = self._attach(path, session_id)
+                if session is not None:
+                    self.store.touch(session.log, when)
         if time.monotonic() - started > PROGRESS_EVERY_S:
             logger.info(
-                "indexed %d Claude Code sessions in %.1fs", len(found), time.monotonic() - started
+                "indexed %d Claude Code sessions in %.1fs",
+                len(self.sessions),
+                time.monotonic() - started,
             )
-        return found, special
+        self.ready.set()
 
     def _register(self, item: _Found, pids: dict[str, int] | None = None) -> ClaudeSession:
         ws = self.store.ensure_workspace(item.cwd, AGENT)
@@ -175,8 +174,6 @@ class ClaudeSource:
         digest = hashlib.sha256(str(item.main).encode("utf-8")).hexdigest()[:16]
         journal = self.journal_dir / f"{digest}.jsonl"
         session = ClaudeSession(self.store, log_, item.main, journal, self._tasks.stopping)
-        for agent_id, path in sorted(item.agents.items()):
-            session.add_agent(agent_id, path)
         for agent_id, path in self._orphans.pop((item.main.parent, item.main.stem), {}).items():
             session.add_agent(agent_id, path)
         log_.loader = session.load
@@ -205,21 +202,9 @@ class ClaudeSource:
                     await self._follow(path)
 
     def _watching(self) -> None:
-        self.ready.set()
-        # Sessions created between the startup scan and the watch: pick them up now.
-        missed = [
-            path
-            for root in self.dirs
-            if root.is_dir()
-            for path in sorted(root.glob("*/*.jsonl"))
-            if not path.name.startswith("agent-") and path not in self.sessions
-        ]
-        if missed:
-            self._tasks.spawn(self._follow_all(missed))
-
-    async def _follow_all(self, paths: list[Path]) -> None:
-        for path in paths:
-            await self._follow(path)
+        # The watches are in place: every later change is seen, so what the listing misses
+        # (created after it) arrives as a change, and what it finds is indexed now.
+        self._tasks.spawn(self._index(), name="claude-index")
 
     async def _follow(self, path: Path) -> None:
         try:
@@ -241,22 +226,29 @@ class ClaudeSource:
             if item is None:
                 return
             # A new session: its agent has likely just started, so look afresh.
-            session = self._register(item, await asyncio.to_thread(self._pids.get, fresh=True))
+            pids = await asyncio.to_thread(self._pids.get, fresh=True)
+            # The startup index may have registered it during those awaits.
+            session = self.sessions.get(path) or self._register(item, pids)
         await self._grew(session, MAIN)
 
     async def _agent_changed(self, path: Path) -> None:
-        nested = path.parent.name == "subagents"
-        project = path.parent.parent.parent if nested else path.parent
         session_id = await asyncio.to_thread(_session_of_agent, path)
+        session = self._attach(path, session_id)
+        if session is not None:
+            await self._grew(session, _agent_id(path))
+
+    def _attach(self, path: Path, session_id: str | None) -> ClaudeSession | None:
+        """The session a sub-agent file belongs to, with the file added; None until known (the
+        file is kept as an orphan until its session is registered)."""
         if session_id is None:
-            return  # its first line is not complete yet: the next change brings it
+            return None  # its first line is not complete yet: the next change brings it
+        project = path.parent.parent.parent if path.parent.name == "subagents" else path.parent
         session = self._by_id.get((project, session_id))
-        agent_id = _agent_id(path)
         if session is None:
-            self._orphans.setdefault((project, session_id), {})[agent_id] = path
-            return
-        session.add_agent(agent_id, path)
-        await self._grew(session, agent_id)
+            self._orphans.setdefault((project, session_id), {})[_agent_id(path)] = path
+            return None
+        session.add_agent(_agent_id(path), path)
+        return session
 
     async def _grew(self, session: ClaudeSession, key: str) -> None:
         published = await session.on_change(key)
@@ -285,11 +277,9 @@ class ClaudeSource:
         return next((s for s in self.sessions.values() if s.log is log_), None)
 
 
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
+def _agent_head(path: Path) -> tuple[str | None, float]:
+    """A sub-agent file's session and modification time, read at startup."""
+    return _session_of_agent(path), mtime(path)
 
 
 def _distinct_dirs(dirs: list[Path]) -> list[Path]:

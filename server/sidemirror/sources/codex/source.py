@@ -4,9 +4,11 @@ A rollout is one append-only file per session, so a deterministic parse from byt
 same items at the same positions after a restart. The epoch is kept in a small journal under the
 data dir (the `MergeOrder` format with the one file as its only key): it survives restarts while
 the file keeps its inode and has not shrunk, and is replaced (with `store.reset`) otherwise.
-Startup reads only each file's first 64 KiB (session id, cwd, branch, first prompt), decoding
-just the lines that can hold them; a session is parsed when first read (`SessionLog.loader`) or
-when it grows. Changes arrive from inotify (`watch`), a sessions dir created later included.
+The server listens first; rollouts are indexed after, in the background, newest first
+(`files/indexing.py`), reading only each file's first 64 KiB (session id, cwd, branch, first
+prompt) and decoding just the lines that can hold them; a session is parsed when first read
+(`SessionLog.loader`) or when it grows. Changes arrive from inotify (`watch`), a sessions dir
+created later included.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from pathlib import Path
 from sidemirror.core.models import SessionItem
 from sidemirror.core.store import ParseProblem, SessionLog, SessionUpdate, Store, state_after
 from sidemirror.sources.codex.parser import CodexParser
+from sidemirror.sources.files.indexing import IndexProgress, newest_first, read_in_batches
 from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
 from sidemirror.sources.files.regular import SpecialFiles, open_regular, special_reason
 from sidemirror.sources.files.session import BackgroundTasks, FileSession
-from sidemirror.sources.files.tailer import TailBatch, decode_line
+from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.files.window import window_lines
 
@@ -69,6 +72,12 @@ def _index(path: Path) -> tuple[CodexParser, float] | None:
 
 
 class CodexSession(FileSession):
+    # Made by the first load (`_fresh`), not at index time: most indexed sessions are never
+    # opened.
+    parser: CodexParser
+    tailer: JsonlTailer
+    journal: MergeOrder
+
     def __init__(
         self,
         store: Store,
@@ -79,7 +88,6 @@ class CodexSession(FileSession):
     ) -> None:
         super().__init__(store, log_, journal, stopping)
         self.path = path
-        self._fresh()
 
     def _fresh(self) -> None:
         self.parser = CodexParser()
@@ -91,6 +99,7 @@ class CodexSession(FileSession):
 
     def _build(self) -> tuple[str, list[SessionItem], list[ParseProblem]]:
         """Parse the whole file; keep the journal's epoch if the file is still what it saw."""
+        self._fresh()
         batch = self.tailer.poll()
         items = self._parse(batch)
         journal = MergeOrder.read(self.journal_path)
@@ -165,34 +174,39 @@ class CodexSource:
         self._special = SpecialFiles(store)
         self._stop = asyncio.Event()
         self._tasks = BackgroundTasks()
-        self.ready = asyncio.Event()
+        self.ready = asyncio.Event()  # set once watched and the startup index is done
+        self.progress = IndexProgress()
 
     async def start(self) -> None:
-        found, special = await asyncio.to_thread(self._scan)
-        for path in special:
-            self._special.skip(path)
-        for path, head, mtime in found:
-            self._register(path, head, mtime)
+        """Returns at once: rollouts are indexed in the background once the watch is in place."""
         self._tasks.spawn(self._watch(), name="codex-watch")
 
     async def stop(self) -> None:
         self._stop.set()
         await self._tasks.stop()
 
-    def _scan(self) -> tuple[list[tuple[Path, CodexParser, float]], list[Path]]:
-        """The rollouts indexed, and the paths named like one that are not regular files."""
+    def _list(self) -> tuple[list[Path], list[Path]]:
+        """The rollouts, newest first, and the paths named like one that are not regular files."""
         if not self.sessions_dir.is_dir():
             return [], []
-        found = []
-        special = []
-        for path in sorted(self.sessions_dir.rglob("rollout-*.jsonl")):
-            if special_reason(path) is not None:
-                special.append(path)
-                continue
-            indexed = _index(path)
-            if indexed is not None:
-                found.append((path, *indexed))
-        return found, special
+        rollouts: list[Path] = []
+        special: list[Path] = []
+        for path in self.sessions_dir.rglob("rollout-*.jsonl"):
+            (rollouts if special_reason(path) is None else special).append(path)
+        return newest_first(rollouts), special
+
+    async def _index(self) -> None:
+        """Index what is on disk, newest first; a rollout a live change registered first is
+        left as it is."""
+        rollouts, special = await asyncio.to_thread(self._list)
+        for path in special:
+            self._special.skip(path)
+        self.progress.total = len(rollouts)
+        async for batch in read_in_batches(rollouts, _index, self.progress, "codex-index"):
+            for path, indexed in batch:
+                if indexed is not None and path not in self.sessions:
+                    self._register(path, *indexed)
+        self.ready.set()
 
     def _register(self, path: Path, head: CodexParser, mtime: float) -> CodexSession:
         assert head.cwd is not None
@@ -220,7 +234,8 @@ class CodexSource:
             stop_event=self._stop,
             step_ms=self.watch_step_ms,
         ) as batches:
-            self.ready.set()
+            # Every later change is seen: index what is there now.
+            self._tasks.spawn(self._index(), name="codex-index")
             async for changes in batches:
                 for change, path in changes:
                     if change is Change.deleted:
@@ -239,6 +254,7 @@ class CodexSource:
             indexed = await asyncio.to_thread(_index, path)
             if indexed is None:
                 return  # its `session_meta` line is not complete yet: the next change brings it
-            session = self._register(path, *indexed)
+            # The startup index may have registered it during that await.
+            session = self.sessions.get(path) or self._register(path, *indexed)
         await session.on_change()
         self.store.touch(session.log)
