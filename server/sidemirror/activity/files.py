@@ -46,15 +46,17 @@ class ActivityFiles:
         self.root = root
         self.files = files or OpenFiles()
         self._appenders: dict[str, AppendFile] = {}
+        self._ends: dict[str, int] = {}  # bytes of whole lines in each file read at start
         self._lines: dict[str, int] = {}  # lines in each ring's file (compaction is due at 2x)
         self._unsynced: set[str] = set()
 
     def _path(self, key: str) -> Path:
         return self.root / f"{key}.jsonl"
 
-    def _appender(self, key: str, end: int | None = None) -> AppendFile:
+    def _appender(self, key: str) -> AppendFile:
         appender = self._appenders.get(key)
         if appender is None:
+            end = self._ends.pop(key, None)
             appender = self._appenders[key] = AppendFile(self.files, self._path(key), end)
         return appender
 
@@ -75,20 +77,20 @@ class ActivityFiles:
         if not self.root.is_dir():
             return []
         out: list[RingFile] = []
-        for entry in os.scandir(self.root):
+        for entry in os.scandir(self.root):  # paths as strings: 10,000 files must read fast
             if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
-                ring = self._read(Path(entry.path))
+                ring = self._read(entry.path, entry.name[: -len(".jsonl")])
                 if ring is not None:
                     out.append(ring)
         return out
 
-    def _read(self, path: Path) -> RingFile | None:
+    def _read(self, path: str, key: str) -> RingFile | None:
         try:
             data = read_whole_lines(path)
         except OSError as exc:
             logger.warning("cannot read activity log %s: %s", path, exc)
             return None
-        ring = RingFile(path.stem)
+        ring = RingFile(key)
         raw_lines = data.split(b"\n")[:-1]
         for raw in raw_lines:
             try:
@@ -99,8 +101,8 @@ class ActivityFiles:
                 ring.records.append(record)
             elif isinstance(record, dict) and isinstance(record.get("evicted"), list):
                 ring.evicted = [s for s in record["evicted"] if isinstance(s, int)]
-        self._lines[ring.key] = len(raw_lines)
-        self._appender(ring.key, end=len(data))
+        self._lines[key] = len(raw_lines)
+        self._ends[key] = len(data)
         return ring
 
     # --- writing ---
@@ -147,8 +149,9 @@ class ActivityFiles:
         old = self._appenders.pop(key, None)
         if old is not None:
             old.close()
-        appender = self._appender(key, end=len(data))
-        appender.created_in(self.root)  # the rename is durable once the directory is synced
+        self._ends[key] = len(data)
+        # The rename is durable once the directory is synced too.
+        self._appender(key).created_in(self.root)
         self._lines[key] = len(lines)
         self._unsynced.add(key)
 

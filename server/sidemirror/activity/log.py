@@ -28,6 +28,7 @@ import bisect
 import json
 import logging
 import secrets
+import threading
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -98,26 +99,53 @@ def _ms_between(start: str, end: str) -> int | None:
 
 
 class ActivityLog:
-    """See the module docstring. Not thread-safe; used from the event loop only."""
+    """See the module docstring. Used from the event loop only (after a load thread at start)."""
 
     def __init__(self, root: Path, ring_size: int = RING_SIZE) -> None:
         self.root = root
         self.ring_size = ring_size
         self.rings: dict[str, _Ring] = {}
         self.seq = 0
-        self.epoch = ""
         self.directories: dict[str, str] = {}
         self.files = ActivityFiles(root)
         self._subs: set[Subscriber] = set()
         self._starts: OrderedDict[tuple[str, str], ActivityEntry] = OrderedDict()
         self._refs: OrderedDict[str, ActivityEntry] = OrderedDict()
         self._latest_ws: ActivityEntry | None = None
-        self._load()
+        meta = self.files.read_meta()
+        epoch, high_water = meta.get("epoch"), meta.get("seq")
+        # Without the meta file the old epoch is unknown: a new one makes old cursors `gap`.
+        self.epoch: str = epoch if isinstance(epoch, str) and epoch else secrets.token_hex(4)
+        # The rings are read by a thread of their own, started once the event loop runs (the
+        # server then answers): a restart with thousands of workspaces is not held up by them,
+        # nor slowed by sharing the interpreter. Every method that reads or writes the rings
+        # first waits for the thread (`_ready`).
+        self._loader: threading.Thread | None = threading.Thread(
+            target=self._load,
+            args=(high_water if isinstance(high_water, int) else 0,),
+            name="activity-load",
+            daemon=True,
+        )
+        try:
+            asyncio.get_running_loop().call_soon(self._start_loading)
+        except RuntimeError:  # no event loop (tools, tests): read now
+            self._start_loading()
+
+    def _start_loading(self) -> None:
+        if self._loader is not None and self._loader.ident is None:
+            self._loader.start()
+
+    def _ready(self) -> None:
+        if self._loader is not None:
+            self._start_loading()
+            self._loader.join()
+            self._loader = None
 
     # --- the public API ---
 
     def report(self, raw: object) -> ActivityEntry:
         """Record one reported entry (see the module docstring); returns it as stored."""
+        self._ready()
         entry, directory = prepare_entry(raw)
         key = entry.workspace or UNSCOPED
         entry.seq = self.seq + 1
@@ -139,6 +167,7 @@ class ActivityLog:
     async def sync(self) -> None:
         """fsync what was reported, before it is acknowledged. If that fails, entries already
         shown may be lost: the log moves to a new epoch, and StorageError is raised."""
+        self._ready()
         try:
             await self.files.sync()
         except OSError as exc:
@@ -148,6 +177,7 @@ class ActivityLog:
 
     def entries(self, workspace_id: str | None, limit: int) -> list[ActivityEntry]:
         """The newest `limit` entries, oldest first; one workspace, or all when None."""
+        self._ready()
         if limit <= 0:
             return []
         if workspace_id is not None:
@@ -159,6 +189,7 @@ class ActivityLog:
 
     def since(self, seq: int, workspace_id: str | None) -> tuple[int, list[ActivityEntry]]:
         """(how many entries after `seq` are gone, the ones still held after it, in order)."""
+        self._ready()
         if workspace_id is not None:
             ring = self.rings.get(workspace_id)
             return (ring.missed_after(seq), ring.after(seq)) if ring else (0, [])
@@ -168,6 +199,7 @@ class ActivityLog:
 
     def parse_cursor(self, last_id: str) -> int | None:
         """The seq a Last-Event-ID names in the current epoch, else None (old epoch, garbage)."""
+        self._ready()
         epoch, dot, seq = last_id.strip().rpartition(".")
         if not dot or epoch != self.epoch or not seq.isdigit() or int(seq) > self.seq:
             return None
@@ -175,6 +207,7 @@ class ActivityLog:
 
     def evicted_count(self, workspace_id: str | None) -> int:
         """Entries of this epoch no longer held (what a client from another epoch missed)."""
+        self._ready()
         rings = self.rings.values() if workspace_id is None else (
             [self.rings[workspace_id]] if workspace_id in self.rings else []
         )
@@ -190,16 +223,19 @@ class ActivityLog:
 
     def refs_for(self, url: str) -> ActivityEntry | None:
         """The latest entry that reported refs for this page (fragment ignored)."""
+        self._ready()
         return self._refs.get(_page_key(redact_url(url)))
 
     def latest_workspace(self) -> tuple[str, str | None, ActivityEntry] | None:
         """(workspace id, directory if known, entry) of the latest agent command, if any."""
+        self._ready()
         e = self._latest_ws
         if e is None or e.workspace is None:
             return None
         return e.workspace, self.directories.get(e.workspace), e
 
     def close(self) -> None:
+        self._ready()
         self.files.close()
         self._write_meta()
 
@@ -285,20 +321,19 @@ class ActivityLog:
                     entry.start_id = f"{self.epoch}.{entry.start_id.rpartition('.')[2]}"
         self._write_meta()
 
-    def _load(self) -> None:
-        meta = self.files.read_meta()
-        epoch = meta.get("epoch")
-        high_water = meta.get("seq", 0)
-        # Without the meta file the old epoch is unknown: a new one makes old cursors `gap`.
-        self.epoch = epoch if isinstance(epoch, str) and epoch else secrets.token_hex(4)
-        records: list[tuple[int, str, dict[str, Any]]] = []
-        for found in sorted(self.files.read_all(), key=lambda f: f.key):
-            records += [(int(record["seq"]), found.key, record) for record in found.records]
-            self._ring(found.key).evicted.extend(found.evicted)
-        records.sort(key=lambda r: r[0])
-        for seq, key, record in records:
-            self._restore(key, seq, record)
-        self.seq = max([self.seq, *([high_water] if isinstance(high_water, int) else [])])
+    def _load(self, high_water: int) -> None:
+        """Rebuild the rings from the files (in the load thread: nothing else touches them)."""
+        try:
+            records: list[tuple[int, str, dict[str, Any]]] = []
+            for found in sorted(self.files.read_all(), key=lambda f: f.key):
+                records += [(int(record["seq"]), found.key, record) for record in found.records]
+                self._ring(found.key).evicted.extend(found.evicted)
+            records.sort(key=lambda r: r[0])
+            for seq, key, record in records:
+                self._restore(key, seq, record)
+        except Exception:  # a bug must not leave every later call waiting: log, go on
+            logger.exception("reading the activity log failed part way")
+        self.seq = max(self.seq, high_water)
         self._write_meta()
 
     def _restore(self, key: str, seq: int, record: dict[str, Any]) -> None:

@@ -199,13 +199,22 @@ class AppendFile:
             self.files.forget(self.path)
 
 
-def read_whole_lines(path: Path) -> bytes:
+def read_whole_lines(path: str | Path) -> bytes:
     """The file up to its last newline, and a torn last line (crash mid-write) cut off the file
     (if that fails, `AppendFile` cuts it before its first append: give it this length as `end`).
     Raises OSError if the file cannot be read."""
-    data = path.read_bytes()
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        chunks = []
+        while size > 0 and (chunk := os.read(fd, size)):
+            chunks.append(chunk)
+            size -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
     cut = data.rfind(b"\n") + 1
     if cut < len(data):
-        with contextlib.suppress(OSError), path.open("r+b") as fh:
-            fh.truncate(cut)
+        with contextlib.suppress(OSError):
+            os.truncate(path, cut)
     return data[:cut]

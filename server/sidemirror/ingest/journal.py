@@ -15,6 +15,7 @@ pushed sessions survive a restart with the same ids (the format is in `replay.py
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import os
@@ -22,7 +23,7 @@ import secrets
 import time
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from sidemirror.core.durable import AppendFile, OpenFiles, StorageError, WriteFailed, write_all
@@ -40,9 +41,31 @@ class SessionJournal:
     """One session's journal file, and the lock that orders its writes."""
 
     log: SessionLog
-    file: AppendFile
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    path: str  # a string, not a Path: indexing 10,000 journals must cost next to nothing
+    files: OpenFiles
+    end: int | None = None  # bytes of whole lines, once known (the file is opened on first use)
     broken: StorageError | None = None  # its data may be lost and it could not be rewritten
+    _file: AppendFile | None = None
+    _lock: asyncio.Lock | None = None
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """Orders writes to this journal (made on first use: most sessions are never written)."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    @property
+    def file(self) -> AppendFile:
+        if self._file is None:
+            self._file = AppendFile(self.files, Path(self.path), self.end)
+        return self._file
+
+    def reopen(self, end: int) -> None:
+        """The file was replaced (rewritten): the next write opens the new one."""
+        if self._file is not None:
+            self._file.close()
+        self._file, self.end = None, end
 
 
 class IngestJournal:
@@ -51,9 +74,9 @@ class IngestJournal:
         self.files = files or OpenFiles()
         self._journals: dict[tuple[str, str], SessionJournal] = {}
 
-    def _path(self, ws_id: str, session_id: str) -> Path:
+    def _path(self, ws_id: str, session_id: str) -> str:
         digest = hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:16]
-        return self.root / ws_id / f"{digest}.jsonl"
+        return os.path.join(self.root, ws_id, f"{digest}.jsonl")
 
     # --- start: index every journal from its head ---
 
@@ -66,19 +89,22 @@ class IngestJournal:
             if not ws_dir.is_dir(follow_symlinks=False):
                 continue
             for entry in sorted(os.scandir(ws_dir.path), key=lambda e: e.name):
-                if entry.name.endswith(".jsonl") and self._index(store, Path(entry.path)):
+                if entry.name.endswith(".jsonl") and self._index(store, entry.path):
                     count += 1
         return count
 
-    def _index(self, store: Store, path: Path) -> bool:
+    def _index(self, store: Store, path: str) -> bool:
         try:
             head = read_head(path)
         except OSError as exc:
             logger.warning("cannot read journal %s: %s", path, exc)
             return False
         if head is None:
-            logger.warning("journal %s has no valid header; left alone", path)
+            # Kept for a look, out of the way of a session that would start afresh there.
+            logger.warning("journal %s has no valid header; renamed *.unreadable", path)
             store.count_parse_error()
+            with contextlib.suppress(OSError):
+                os.replace(path, path + ".unreadable")
             return False
         h = head.header
         ws = store.ensure_workspace(h.directory, h.agent)
@@ -86,7 +112,7 @@ class IngestJournal:
         log.title = log.title or head.title
         log.started_at = log.started_at or head.started_at
         store.touch(log, head.mtime)
-        journal = SessionJournal(log, AppendFile(self.files, path))
+        journal = SessionJournal(log, path, self.files)
         self._journals[(ws.id, h.session)] = journal
         log.loader = lambda _log: self._load(store, journal)
         return True
@@ -95,13 +121,13 @@ class IngestJournal:
         """Replay a journal into its (empty) log, yielding to the loop between slices."""
         log = journal.log
         try:
-            found = await asyncio.to_thread(replay, journal.file.path)
+            found = await asyncio.to_thread(replay, journal.path)
         except OSError as exc:
-            logger.warning("cannot read journal %s: %s", journal.file.path, exc)
+            logger.warning("cannot read journal %s: %s", journal.path, exc)
             return
         if found is None:
             return
-        journal.file.end = found.end
+        journal.reopen(found.end)
         if found.unreadable:
             store.count_parse_error(found.unreadable)
         log.title = found.title or log.title
@@ -132,7 +158,8 @@ class IngestJournal:
         epoch = existing.epoch if existing is not None else secrets.token_hex(4)
         ws_dir = ws.directory if ws is not None else directory.rstrip("/") or "/"
         header = Header(epoch, ws_dir, session_id, agent)
-        file = AppendFile(self.files, self._path(ws_id, session_id), end=0)
+        path = self._path(ws_id, session_id)
+        file = AppendFile(self.files, Path(path), end=0)
         try:
             file.append(header.line())
         except WriteFailed as exc:
@@ -140,7 +167,8 @@ class IngestJournal:
             raise StorageError(self.root, exc.error) from None
         ws = store.ensure_workspace(ws_dir, agent)
         log = store.ensure_session(ws, session_id, agent, epoch)
-        journal = self._journals[key] = SessionJournal(log, file)
+        journal = SessionJournal(log, path, self.files, end=file.end, _file=file)
+        self._journals[key] = journal
         return journal
 
     async def commit(
@@ -161,7 +189,7 @@ class IngestJournal:
                 break
         journals = {j for line in targets for j in line}
         async with AsyncExitStack() as locks:
-            for journal in sorted(journals, key=lambda j: str(j.file.path)):
+            for journal in sorted(journals, key=lambda j: j.path):
                 await locks.enter_async_context(journal.lock)
             stored, write_error = self._write(lines[: len(targets)], targets)
             for emitted, line_targets in zip(lines[:stored], targets[:stored], strict=True):
@@ -237,15 +265,13 @@ class IngestJournal:
         store.write(log, SessionUpdate(items=items))
         header = Header(epoch, store.workspaces[log.workspace_id].directory, log.session_id,
                         log.agent)  # fmt: skip
-        path = journal.file.path
-        journal.file.close()
         try:
-            size = await asyncio.to_thread(_rewrite, path, header, log.title, items)
+            size = await asyncio.to_thread(_rewrite, Path(journal.path), header, log.title, items)
         except OSError as exc:
-            logger.error("cannot rewrite journal %s: %s", path, exc)
+            logger.error("cannot rewrite journal %s: %s", journal.path, exc)
             journal.broken = StorageError(self.root, exc)
             return
-        journal.file = AppendFile(self.files, path, end=size)
+        journal.reopen(size)
         journal.broken = None
 
     def close(self) -> None:
