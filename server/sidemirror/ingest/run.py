@@ -4,8 +4,8 @@ Each record goes through a converter (an adapter: it knows the source format and
 canonical items), is appended to the session's ingest journal under the data dir, and only then
 published, so ingested sessions survive a restart with the same ids.
 
-Lines are applied in slices (at most `SLICE_LINES`, or `SLICE_SECONDS` of converting), with a
-yield to the event loop after each, so a body of any size never stalls other requests. A line
+Lines are applied in slices (`SliceSize`, or `SLICE_SECONDS` of converting), with a yield to
+the event loop after each, so a body of any size never stalls other requests. A line
 is stored whole or not at all; when the disk refuses one, the run stops there (`NotStored` says
 which line) and nothing after it is applied.
 """
@@ -25,10 +25,30 @@ from sidemirror.sources.base import Converter, Emitted
 from sidemirror.sources.registry import CONVERTERS
 
 MAX_ERRORS_SHOWN = 5
-SLICE_LINES = 512
-SLICE_SECONDS = 0.004
+SLICE_SECONDS = 0.002  # of converting, at most, before the lines so far are applied
 
 _Status = Literal["accepted", "rejected", "blank", "closing"]
+
+
+class SliceSize:
+    """How many lines to apply before yielding, adapted to what each slice costs the loop.
+
+    Publishing a slice wakes every client streaming the session, and they all write before the
+    loop comes back: with 50 clients that fan-out, not the ingest, is most of an iteration. So
+    the slice halves while the loop takes longer than `TARGET_S` to come back, and doubles
+    while it comes back quickly (no clients: big slices, full speed)."""
+
+    TARGET_S = 0.010
+    MIN, START, MAX = 8, 64, 1024
+
+    def __init__(self) -> None:
+        self.lines = self.START
+
+    def after_yield(self, took: float) -> None:
+        if took > self.TARGET_S:
+            self.lines = max(self.MIN, self.lines // 2)
+        elif took < self.TARGET_S / 4:
+            self.lines = min(self.MAX, self.lines * 2)
 
 
 class NotStored(Exception):
@@ -63,6 +83,7 @@ class IngestRun:
         self._pending_from = 0  # the line index of _pending[0]
         self._unsynced: set[SessionJournal] = set()
         self._synced_lines = 0  # lines before this index are acknowledged
+        self._slice = SliceSize()
 
     def feed_line(self, raw: bytes | str) -> None:
         """Convert one line; it is stored and published by the next `flush`."""
@@ -89,10 +110,15 @@ class IngestRun:
         started = time.monotonic()
         for raw in lines:
             self.feed_line(raw)
-            if len(self._pending) >= SLICE_LINES or time.monotonic() - started > SLICE_SECONDS:
+            if (
+                len(self._pending) >= self._slice.lines
+                or time.monotonic() - started > SLICE_SECONDS
+            ):
                 await self.flush()
+                yielded = time.monotonic()
                 await asyncio.sleep(0)
                 started = time.monotonic()
+                self._slice.after_yield(started - yielded)
         await self.flush()
 
     async def flush(self) -> None:
