@@ -79,6 +79,7 @@ class OpenFiles:
         """An open descriptor for appending to `path`, and whether the file was just created."""
         now = time.monotonic()
         entry = self._open.pop(path, None)
+        self._close_spare(now)  # before `path` goes back in: it is in use
         created = False
         if entry is None:
             try:
@@ -89,7 +90,6 @@ class OpenFiles:
         else:
             fd = entry[0]
         self._open[path] = (fd, now)
-        self._close_spare(now)
         return fd, created
 
     def forget(self, path: Path) -> None:
@@ -103,7 +103,8 @@ class OpenFiles:
             os.close(self._open.popitem(last=False)[1][0])
 
     def _close_spare(self, now: float) -> None:
-        while len(self._open) > self.capacity:
+        """Make room for one more, and close the files unused for `idle_s`."""
+        while len(self._open) >= self.capacity:
             os.close(self._open.popitem(last=False)[1][0])
         while self._open:
             path, (fd, used) = next(iter(self._open.items()))

@@ -8,7 +8,8 @@ pushed sessions survive a restart with the same ids (the format is in `replay.py
   whole or not at all, and what follows a line that could not be stored is not applied.
 - `sync` (once per request) makes what was committed durable before it is acknowledged.
 - If stored items could be lost (an fsync failed, or a journal is found damaged), the session
-  starts over under a new epoch and its journal is rewritten, so no id names two items.
+  starts over under a new epoch (clients get `reset`) and its journal is rewritten from what
+  the log holds, so no id names two items.
 (Not to be confused with a file session's merge order, `sources/files/merge_order.py`.)
 """
 
@@ -241,17 +242,18 @@ class IngestJournal:
 
     async def sync(self, store: Store, journals: set[SessionJournal]) -> StorageError | None:
         """fsync the journals a request wrote, before it is acknowledged. A journal whose fsync
-        failed may have lost published items: its session starts over under a new epoch."""
-        error: StorageError | None = None
+        failed may have lost published items: its session starts over under a new epoch, from
+        what it holds, in a rewritten journal. The error returned is that of a journal that
+        could not be rewritten (its lines are not durable)."""
         for journal in journals:
             try:
                 await journal.file.sync()
             except OSError as exc:
-                error = error or StorageError(self.root, exc)
-                if journal.broken is None:
-                    async with journal.lock:
+                logger.error("fsync of journal %s failed: %s", journal.path, exc)
+                async with journal.lock:
+                    if journal.broken is None:
                         await self._rebuild(store, journal, list(journal.log.items))
-        return error
+        return next((j.broken for j in journals if j.broken is not None), None)
 
     async def _rebuild(
         self, store: Store, journal: SessionJournal, items: list[SessionItem]
