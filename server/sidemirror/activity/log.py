@@ -24,12 +24,11 @@ epoch, so no id can name two entries (clients resuming from an old id get a `gap
 from __future__ import annotations
 
 import asyncio
-import bisect
 import json
 import logging
 import secrets
 import threading
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from heapq import merge
@@ -38,6 +37,7 @@ from typing import Any
 
 from sidemirror.activity.entries import prepare_entry
 from sidemirror.activity.files import ActivityFiles
+from sidemirror.activity.ring import Ring
 from sidemirror.core.durable import StorageError
 from sidemirror.core.models import ActivityEntry
 from sidemirror.core.redact import redact_url
@@ -45,39 +45,8 @@ from sidemirror.core.redact import redact_url
 logger = logging.getLogger(__name__)
 RING_SIZE = 1000
 UNSCOPED = "_unscoped"  # file and ring of entries reported without a workspace
-_EVICTED_MEMORY = 4 * RING_SIZE  # seqs of evicted entries kept to count a gap exactly
 _MAX_PENDING_STARTS = 10_000
 _MAX_REF_PAGES = 500
-
-
-@dataclass(eq=False)
-class _Ring:
-    """One workspace's newest entries; `first_n` is the workspace ordinal of `entries[0]`."""
-
-    key: str
-    entries: deque[ActivityEntry] = field(default_factory=deque)
-    first_n: int = 1
-    evicted: deque[int] = field(default_factory=lambda: deque(maxlen=_EVICTED_MEMORY))
-
-    @property
-    def total(self) -> int:
-        return self.first_n - 1 + len(self.entries)
-
-    def seqs(self) -> list[int]:
-        return [e.seq for e in self.entries]
-
-    def after(self, seq: int) -> list[ActivityEntry]:
-        start = bisect.bisect_right(self.seqs(), seq)
-        return list(self.entries)[start:]
-
-    def missed_after(self, seq: int) -> int:
-        """Evicted entries newer than `seq` (an over-estimate only past the evicted memory)."""
-        if not self.entries or seq >= self.entries[0].seq:
-            return 0
-        remembered = len(self.evicted) - bisect.bisect_right(self.evicted, seq)
-        forgotten = self.first_n - 1 - len(self.evicted)
-        older_than_memory = not self.evicted or seq < self.evicted[0]
-        return remembered + (forgotten if older_than_memory else 0)
 
 
 @dataclass(eq=False)
@@ -104,7 +73,7 @@ class ActivityLog:
     def __init__(self, root: Path, ring_size: int = RING_SIZE) -> None:
         self.root = root
         self.ring_size = ring_size
-        self.rings: dict[str, _Ring] = {}
+        self.rings: dict[str, Ring] = {}
         self.seq = 0
         self.directories: dict[str, str] = {}
         self.files = ActivityFiles(root)
@@ -241,10 +210,10 @@ class ActivityLog:
 
     # --- bookkeeping shared by report() and _load() ---
 
-    def _ring(self, key: str) -> _Ring:
+    def _ring(self, key: str) -> Ring:
         ring = self.rings.get(key)
         if ring is None:
-            ring = self.rings[key] = _Ring(key)
+            ring = self.rings[key] = Ring(key)
         return ring
 
     def _pair(self, key: str, entry: ActivityEntry) -> None:
@@ -257,7 +226,7 @@ class ActivityLog:
             if entry.duration_ms is None:
                 entry.duration_ms = _ms_between(start.ts, entry.ts)
 
-    def _remember(self, ring: _Ring, entry: ActivityEntry) -> None:
+    def _remember(self, ring: Ring, entry: ActivityEntry) -> None:
         if entry.request_id is not None:
             pair_key = (ring.key, entry.request_id)
             if entry.type == "command_start":
@@ -291,7 +260,7 @@ class ActivityLog:
             record["dir"] = directory
         return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
-    def _compact(self, ring: _Ring) -> None:
+    def _compact(self, ring: Ring) -> None:
         """Rewrite the ring's file as just the ring, so it stays at most 2x the ring."""
         self._write_meta(strict=True)  # the seq high-water mark must survive the lines going
         # The seqs of evicted entries go first, so a gap is still counted exactly after a restart.

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import errno
 import os
+import stat
 import time
 from collections import OrderedDict
 from pathlib import Path
@@ -200,11 +201,21 @@ class AppendFile:
             self.files.forget(self.path)
 
 
+def open_regular(path: str | Path) -> int:
+    """A read-only descriptor of `path` if it is a regular file. Never blocks: a FIFO named like
+    a log would otherwise hold the reader until someone writes to it. Raises OSError."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, f"not a regular file: {path}")
+    return fd
+
+
 def read_whole_lines(path: str | Path) -> bytes:
     """The file up to its last newline, and a torn last line (crash mid-write) cut off the file
     (if that fails, `AppendFile` cuts it before its first append: give it this length as `end`).
     Raises OSError if the file cannot be read."""
-    fd = os.open(path, os.O_RDONLY)
+    fd = open_regular(path)
     try:
         size = os.fstat(fd).st_size
         chunks = []

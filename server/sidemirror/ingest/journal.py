@@ -90,7 +90,9 @@ class IngestJournal:
             if not ws_dir.is_dir(follow_symlinks=False):
                 continue
             for entry in sorted(os.scandir(ws_dir.path), key=lambda e: e.name):
-                if entry.name.endswith(".jsonl") and self._index(store, entry.path):
+                if not (entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False)):
+                    continue
+                if self._index(store, entry.path):
                     count += 1
         return count
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sidemirror.core.durable import read_whole_lines
+from sidemirror.core.durable import open_regular, read_whole_lines
 from sidemirror.core.models import SESSION_ITEM_ADAPTER, SessionItem
 
 FORMAT = 1
@@ -75,7 +75,7 @@ class Head:
 def read_head(path: str) -> Head | None:
     """The journal's header (None when it has none) from its first bytes only. Only a title
     line is decoded: indexing 10,000 sessions must cost next to nothing."""
-    fd = os.open(path, os.O_RDONLY)
+    fd = open_regular(path)
     try:
         data = os.read(fd, HEAD_BYTES)
         mtime = os.fstat(fd).st_mtime

@@ -227,3 +227,17 @@ async def test_a_journal_without_a_header_is_moved_aside(
     assert path.with_name(path.name + ".unreadable").exists() and not path.exists()
     await ingest(client, [{"type": "assistant", "content": "fresh"}])
     assert [i["content"] for i in (await _snapshot(client))["items"]] == ["fresh"]
+
+
+async def test_fifos_named_like_logs_do_not_hold_up_the_start(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    client = await make_client()
+    await ingest(client, [{"type": "assistant", "content": "a"}])
+    await client.close()
+    os.mkfifo(_journal_file(tmp_path).with_name("fifo.jsonl"))
+    (tmp_path / "data" / "activity").mkdir(exist_ok=True)
+    os.mkfifo(tmp_path / "data" / "activity" / "fifo.jsonl")
+    client = await make_client()  # would block on opening a FIFO for reading
+    assert [i["content"] for i in (await _snapshot(client))["items"]] == ["a"]
+    assert state_of(client).activity.entries(None, 10) == []
