@@ -30,7 +30,10 @@ from .test_crash_restart import ws_id
 WS_DIR = "/home/dev/stall"
 SESSION = "stall"
 LINES = 100_000
-P99_BOUND_MS = 750.0
+# Bounds that hold on a 2-core machine loaded by other work (there p99 reached 500 ms while the
+# loop itself never spent more than ~30 ms an iteration). Before the fix: p50 3.2 s, p99 5.2 s.
+P50_BOUND_MS = 250.0
+P99_BOUND_MS = 1000.0
 
 
 def _percentile(values: list[float], p: float) -> float:
@@ -123,6 +126,7 @@ async def _stall_run(tmp_path: Path, clients: int) -> None:
     record(f"stall: /health while 100,000 lines are ingested, {clients} SSE clients", figures,
            trials=1)  # fmt: skip
     assert result["accepted"] == LINES and result["rejected"] == 0, result
+    assert figures["health_p50_ms"] <= P50_BOUND_MS, figures
     assert figures["health_p99_ms"] <= P99_BOUND_MS, figures
     assert summary["complete"] == clients and summary["bad_order"] == 0, figures
     assert not unexpected_tracebacks(log), log[-3000:]
