@@ -182,14 +182,23 @@ class IngestJournal:
         journals written, and the error that stopped it."""
         error: StorageError | None = None
         targets: list[list[SessionJournal]] = []
+        known: dict[str, SessionJournal] = {}
         for emitted in lines:
             try:
-                targets.append(
-                    [await self._journal(store, directory, agent, e.session_id) for e in emitted]
-                )
+                for e in emitted:
+                    if e.session_id not in known:
+                        known[e.session_id] = await self._journal(
+                            store, directory, agent, e.session_id
+                        )
             except StorageError as exc:
                 error = exc
                 break
+            line_targets = [known[e.session_id] for e in emitted]
+            broken = next((j.broken for j in line_targets if j.broken is not None), None)
+            if broken is not None:  # its data may be lost: nothing more goes into it
+                error = broken
+                break
+            targets.append(line_targets)
         journals = {j for line in targets for j in line}
         async with AsyncExitStack() as locks:
             for journal in sorted(journals, key=lambda j: j.path):
@@ -211,8 +220,6 @@ class IngestJournal:
         next_seq: dict[SessionJournal, int] = {}
         for index, (emitted, line_targets) in enumerate(zip(lines, targets, strict=True)):
             for e, journal in zip(emitted, line_targets, strict=True):
-                if journal.broken is not None:
-                    return 0, journal.broken
                 buf = buffers.setdefault(journal, bytearray())
                 if e.title is not None:
                     buf += title_line(e.title)

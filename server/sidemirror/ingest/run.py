@@ -148,6 +148,15 @@ class IngestRun:
             raise NotStored(self._synced_lines, error)
         self._synced_lines = self.lines
 
+    async def settle(self, refused: NotStored) -> NotStored:
+        """After a refusal, make the lines stored before it durable; returns what to report
+        (the sync's own refusal if it failed too)."""
+        try:
+            await self.sync()
+        except NotStored as worse:
+            return worse
+        return refused
+
     async def finish(self) -> None:
         """Store what the converter held back for the end of the run, then sync."""
         self._pending.append(("closing", self.converter.finish()))

@@ -70,7 +70,8 @@ async def ingest_ndjson(request: web.Request) -> web.Response:
             await run.feed(lines)
         await run.finish()
     except NotStored as exc:
-        return web.json_response(_not_stored(run, exc), status=INSUFFICIENT_STORAGE)
+        refused = await run.settle(exc)
+        return web.json_response(_not_stored(run, refused), status=INSUFFICIENT_STORAGE)
     return web.json_response(run.result())
 
 
@@ -89,7 +90,8 @@ async def ingest_ws(request: web.Request) -> web.WebSocketResponse:
                 await ws.close(message=b"text frames only")
         await run.finish()
     except NotStored as exc:
+        refused = await run.settle(exc)
         if not ws.closed:
-            await ws.send_json(_not_stored(run, exc))
+            await ws.send_json(_not_stored(run, refused))
             await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"insufficient storage")
     return ws

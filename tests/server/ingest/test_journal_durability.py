@@ -241,3 +241,22 @@ async def test_fifos_named_like_logs_do_not_hold_up_the_start(
     client = await make_client()  # would block on opening a FIFO for reading
     assert [i["content"] for i in (await _snapshot(client))["items"]] == ["a"]
     assert state_of(client).activity.entries(None, 10) == []
+
+
+async def test_websocket_ingest_on_a_full_disk_answers_then_closes(
+    make_client: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = await make_client()
+    ws = await client.ws_connect("/api/ingest/ws", params={"workspace": WORKSPACE,
+                                 "session": "s1"}, headers=AUTH)  # fmt: skip
+    await ws.send_str(_lines("a"))
+    assert (await ws.receive_json())["accepted"] == 1
+    _disk_full_after(monkeypatch, 0, 0)
+    await ws.send_str(_lines("b", "c"))
+    answer = await ws.receive_json()
+    monkeypatch.undo()
+    assert answer["error"]["code"] == "insufficient_storage"
+    assert (answer["accepted"], answer["first_unstored_line"]) == (1, 1)  # counted per socket
+    closing = await ws.receive()
+    assert ws.close_code == 1013, closing
+    assert [i["content"] for i in (await _snapshot(client))["items"]] == ["a"]
