@@ -125,10 +125,12 @@ class IngestJournal:
         log = journal.log
         try:
             found = await asyncio.to_thread(replay, journal.path)
+            if found is None:
+                raise OSError(f"{journal.path} lost its header")
         except OSError as exc:
+            # Not knowing where its whole lines end, nothing may be appended to it.
             logger.warning("cannot read journal %s: %s", journal.path, exc)
-            return
-        if found is None:
+            journal.broken = StorageError(self.root, exc)
             return
         journal.reopen(found.end)
         if found.unreadable:

@@ -260,3 +260,17 @@ async def test_websocket_ingest_on_a_full_disk_answers_then_closes(
     closing = await ws.receive()
     assert ws.close_code == 1013, closing
     assert [i["content"] for i in (await _snapshot(client))["items"]] == ["a"]
+
+
+async def test_a_journal_that_cannot_be_replayed_takes_no_more_lines(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    client = await make_client()
+    await ingest(client, [{"type": "assistant", "content": "a"}])
+    await client.close()
+    client = await make_client()  # indexed from its head, not replayed yet
+    path = _journal_file(tmp_path)
+    path.unlink()
+    os.mkfifo(path)  # unreadable now: where its whole lines end is unknown
+    status, body = await _post(client, _lines("b"))
+    assert status == 507 and body["first_unstored_line"] == 0, body
