@@ -235,8 +235,11 @@ def test_start_on_a_full_disk_says_so_in_one_line_and_exits_2(tmp_path: Path) ->
     server = Server(tmp_path)
     with small_fs(server.data, 256):
         fill(server.data)
-        with pytest.raises(RuntimeError):
-            server.start()
+        try:
+            with pytest.raises(RuntimeError):
+                server.start()
+        finally:
+            server.stop()  # a server that did start must not outlive the test
         assert server.proc is not None and server.proc.returncode == 2
         err = server.stderr().strip()
         assert len(err.splitlines()) == 1, err
