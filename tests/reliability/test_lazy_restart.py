@@ -77,19 +77,23 @@ def _time_to_health(server: Server) -> tuple[float, float]:
 
 def test_restart_with_10000_sessions_and_workspaces_answers_health_fast(tmp_path: Path) -> None:
     empty = Server(tmp_path / "empty")
-    base_wall, base_cpu = _time_to_health(empty)
-    empty.stop()
+    try:
+        base_wall, base_cpu = _time_to_health(empty)
+    finally:
+        empty.stop()
 
     server = Server(tmp_path / "full")
     asyncio.run(_fill_journal(server.data / "ingest"))
     _fill_activity(server.data / "activity")
-    wall, cpu = _time_to_health(server)
-    health = server.health()
-    # Any session reads back whole, with its ids, as a client would first see it.
-    ws = workspace_id_for(_directory(4321))
-    sessions = server.get_json(f"/workspace/{ws}/sessions")["sessions"]
-    snap = server.snapshot(ws, "s")
-    server.stop()
+    try:
+        wall, cpu = _time_to_health(server)
+        health = server.health()
+        # Any session reads back whole, with its ids, as a client would first see it.
+        ws = workspace_id_for(_directory(4321))
+        sessions = server.get_json(f"/workspace/{ws}/sessions")["sessions"]
+        snap = server.snapshot(ws, "s")
+    finally:
+        server.stop()
     record(
         "restart: 10,000 ingested sessions in 10,000 workspaces + 10,000 activity workspaces",
         {"time_to_health_s": round(wall, 3), "empty_data_dir_s": round(base_wall, 3),
