@@ -108,6 +108,9 @@ def create_app(settings: Settings, token: str) -> web.Application:
             trace.start(replay=settings.debug_replay)
         restored = state.journal.restore(store)
         if trace is not None:
+            if settings.debug_replay:  # journaled sessions are read when first used: read now
+                for log in [s for ws in store.workspaces.values() for s in ws.sessions.values()]:
+                    await store.load(log)
             trace.attach()  # after the restore: what the journal rebuilt was traced before
         if restored:
             logger.info("restored %d ingested session(s)", restored)

@@ -21,6 +21,7 @@ from sidemirror import __version__
 from sidemirror.app import create_app
 from sidemirror.clients.ingest import EXIT_HELP as INGEST_EXIT_HELP
 from sidemirror.core.debug_trace import path_problem
+from sidemirror.core.durable import WriteFailed, write_all
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
 from sidemirror.runtime import (
     PortUnavailable,
@@ -176,7 +177,36 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     )
 
 
+PROBE_BYTES = 64 << 10  # less free space than this under the data dir counts as a full disk
+
+
+def data_dir_writable(data_dir: Path) -> bool:
+    """Whether the data dir can take a write (it is created if missing). A server that cannot
+    store what it is sent must not start: it says why in one line instead."""
+    probe = data_dir / f".probe-{os.getpid()}"
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            write_all(fd, bytes(PROBE_BYTES))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            probe.unlink(missing_ok=True)
+    except (OSError, WriteFailed) as exc:
+        error = exc.error if isinstance(exc, WriteFailed) else exc
+        print(
+            f"sidemirror: cannot write to the data dir {data_dir}: {error.strerror or error} "
+            "(free some space there, or choose another with --data-dir)",
+            file=sys.stderr,
+        )
+        return False
+    return True
+
+
 async def _serve(settings: Settings) -> int:
+    if not data_dir_writable(settings.data_dir):
+        return 2
     token = resolve_token(settings.token)
     try:
         sock = bind_socket(settings.host, settings.port)

@@ -43,6 +43,7 @@ class DebugTrace:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.fh: IO[str] = path.open("a", encoding="utf-8")
         self.attached = False
+        self.replay = False
 
     def start(self, *, replay: bool) -> None:
         """Mark this start; with `replay`, trace from here on (restored sessions included)."""
@@ -56,6 +57,7 @@ class DebugTrace:
             "replay": replay,
         }
         self._write(json.dumps(line, separators=(",", ":")))
+        self.replay = replay
         if replay:
             self.attach()
 
@@ -65,6 +67,10 @@ class DebugTrace:
             self.store.taps.append(self)
 
     def __call__(self, log: SessionLog, message: Message) -> None:
+        if not self.replay and log.loading is not None and not log.loading.done():
+            # A session read for the first time rebuilds what a journal or file already held:
+            # history, traced when it happened, not an event now (`--debug-replay` wants it).
+            return
         if isinstance(message, ItemPublished):
             # Called just after the append: the item is the newest, its wire JSON cached.
             wire = self.store.wire_json(log, len(log.items) - 1)

@@ -1,9 +1,12 @@
 """HTTP side of browse activity (docs/api.md).
 
 - `POST /api/activity`: one entry or a JSON array → `{"accepted","rejected","ids"[,"errors"]}`
-  (400 when nothing in the body was accepted).
+  (400 when nothing in the body was accepted). Answered once the entries are durable; when the
+  disk refuses one, 507 `insufficient_storage` with the same counts and `first_unstored`, the
+  index of the first entry not stored (those before it are stored; none after it is applied).
 - `GET /api/activity/ws`: WebSocket ingest, one JSON entry (or array) per text frame; each frame
-  is answered with running totals and the ids it got, so a sender can wait for them.
+  is answered with running totals and the ids it got, so a sender can wait for them (on a full
+  disk: the 507 body as a frame, then the socket closes).
 - `GET /activity/stream[?workspace=ID|DIR][&limit=N]`: SSE, `event: activity` with `id:`.
 - `GET /api/refs?url=URL`: the latest element refs reported for that page.
 - `GET /api/activity/latest-workspace`: the workspace whose agent acted in the browser last.
@@ -14,10 +17,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 from aiohttp_sse import EventSourceResponse
 
 from sidemirror.activity.log import RING_SIZE, ActivityLog, Subscriber
+from sidemirror.core.durable import StorageError
 from sidemirror.core.models import ActivityEntry
 from sidemirror.core.redact import redact_url
 from sidemirror.core.store import resolve_workspace
@@ -28,6 +32,7 @@ from sidemirror.web.sse import event_stream, last_event_id
 from sidemirror.web.state import APP_STATE
 
 MAX_ERRORS_SHOWN = 5
+INSUFFICIENT_STORAGE = 507
 
 
 class _Batch:
@@ -39,8 +44,10 @@ class _Batch:
         self.rejected = 0
         self.ids: list[str] = []
         self.errors: list[str] = []
+        self.refused: tuple[int, StorageError] | None = None  # (entry index, why)
 
-    def feed(self, body: object) -> None:
+    async def feed(self, body: object) -> None:
+        """Report each entry, then sync; stops at the first entry the disk refuses."""
         items = body if isinstance(body, list) else [body]
         for index, raw in enumerate(items):
             try:
@@ -51,6 +58,13 @@ class _Batch:
                 if len(self.errors) < MAX_ERRORS_SHOWN:
                     where = f"entry {index}: " if isinstance(body, list) else ""
                     self.errors.append(where + str(exc)[:300])
+            except StorageError as exc:
+                self.refused = (index, exc)
+                break
+        try:
+            await self.log.sync()
+        except StorageError as exc:
+            self.refused = self.refused or (0, exc)
 
     def result(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -58,13 +72,18 @@ class _Batch:
         }
         if self.errors:
             out["errors"] = self.errors
+        if self.refused is not None:
+            index, error = self.refused
+            out = {**error.body(), **out, "first_unstored": index}
         return out
 
 
 async def post_activity(request: web.Request) -> web.Response:
     body = await read_json(request)
     batch = _Batch(request.app[APP_STATE].activity)
-    batch.feed(body)
+    await batch.feed(body)
+    if batch.refused is not None:
+        return web.json_response(batch.result(), status=INSUFFICIENT_STORAGE)
     if batch.rejected and not batch.accepted:
         raise web.HTTPBadRequest(text="; ".join(batch.errors))
     return web.json_response(batch.result())
@@ -78,11 +97,15 @@ async def activity_ws(request: web.Request) -> web.WebSocketResponse:
         if msg.type == WSMsgType.TEXT:
             batch.ids, batch.errors = [], []
             try:
-                batch.feed(json.loads(msg.data))
+                body = json.loads(msg.data)
             except ValueError as exc:
                 batch.rejected += 1
                 batch.errors.append(f"frame is not valid JSON: {exc}")
+            else:
+                await batch.feed(body)
             await ws.send_json(batch.result())
+            if batch.refused is not None:
+                await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"insufficient storage")
         elif msg.type == WSMsgType.BINARY:
             await ws.close(message=b"text frames only")
     return ws

@@ -1,14 +1,25 @@
 """Pushed sessions over HTTP: `POST /api/ingest` (NDJSON) and `GET /api/ingest/ws` (one JSON
-record per text frame). Each record goes through an `IngestRun` (ingest/run.py)."""
+record per text frame). Each record goes through an `IngestRun` (ingest/run.py).
+
+A request is acknowledged once what it stored is durable. When the disk refuses a line the
+answer is 507 `insufficient_storage` with the counts so far and `first_unstored_line`, the
+0-based index of the first line not stored (lines of a WebSocket count from its first frame):
+a client resends from there.
+"""
 
 from __future__ import annotations
 
-from aiohttp import WSMsgType, web
+from collections.abc import AsyncIterator
+from typing import Any
+
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from sidemirror.core.store import resolve_workspace
-from sidemirror.ingest.run import IngestRun
+from sidemirror.ingest.run import IngestRun, NotStored
 from sidemirror.web.bodies import NDJSON_LIMIT, WS_FRAME_LIMIT, require_ndjson
 from sidemirror.web.state import APP_STATE
+
+INSUFFICIENT_STORAGE = 507
 
 
 def _run_from_query(request: web.Request) -> IngestRun:
@@ -27,13 +38,16 @@ def _run_from_query(request: web.Request) -> IngestRun:
         raise web.HTTPBadRequest(text=str(exc)) from None
 
 
-async def ingest_ndjson(request: web.Request) -> web.Response:
-    require_ndjson(request)
-    run = _run_from_query(request)
+def _not_stored(run: IngestRun, exc: NotStored) -> dict[str, Any]:
+    return {**exc.error.body(), **run.result(), "first_unstored_line": exc.first_unstored_line}
+
+
+async def _body_lines(request: web.Request) -> AsyncIterator[list[bytes]]:
+    """The body's lines as they arrive, a chunk's worth at a time (the last one may lack its
+    newline). Split by hand: StreamReader.readline() refuses lines over 128 KiB, and tool
+    outputs are often longer."""
     received = 0
     pending: list[bytes] = []  # pieces of a line not yet ended (joined once: no quadratic copy)
-    # Lines are applied as they arrive, so a live pipe shows up in the panel immediately. Split by
-    # hand: StreamReader.readline() refuses lines over 128 KiB, and tool outputs are often longer.
     async for chunk in request.content.iter_any():
         received += len(chunk)
         if received > NDJSON_LIMIT:
@@ -42,12 +56,22 @@ async def ingest_ndjson(request: web.Request) -> web.Response:
             pending.append(chunk)
             continue
         first, *lines, rest = chunk.split(b"\n")
-        run.feed_line(b"".join([*pending, first]))
-        for line in lines:
-            run.feed_line(line)
+        yield [b"".join([*pending, first]), *lines]
         pending = [rest]
-    run.feed_line(b"".join(pending))  # a last line without its newline still counts
-    run.finish()
+    yield [b"".join(pending)]
+
+
+async def ingest_ndjson(request: web.Request) -> web.Response:
+    require_ndjson(request)
+    run = _run_from_query(request)
+    try:
+        # Lines are applied as they arrive, so a live pipe shows up in the panel immediately.
+        async for lines in _body_lines(request):
+            await run.feed(lines)
+        await run.finish()
+    except NotStored as exc:
+        refused = await run.settle(exc)
+        return web.json_response(_not_stored(run, refused), status=INSUFFICIENT_STORAGE)
     return web.json_response(run.result())
 
 
@@ -55,13 +79,19 @@ async def ingest_ws(request: web.Request) -> web.WebSocketResponse:
     run = _run_from_query(request)  # validated before the upgrade answers 101
     ws = web.WebSocketResponse(max_msg_size=WS_FRAME_LIMIT, heartbeat=30)
     await ws.prepare(request)
-    async for msg in ws:
-        if msg.type == WSMsgType.TEXT:
-            for line in msg.data.splitlines():
-                run.feed_line(line)
-            # Running totals double as an acknowledgement the sender can wait for.
-            await ws.send_json(run.result())
-        elif msg.type == WSMsgType.BINARY:
-            await ws.close(message=b"text frames only")
-    run.finish()
+    try:
+        async for msg in ws:
+            if msg.type == WSMsgType.TEXT:
+                await run.feed(msg.data.splitlines())
+                await run.sync()
+                # Running totals double as an acknowledgement the sender can wait for.
+                await ws.send_json(run.result())
+            elif msg.type == WSMsgType.BINARY:
+                await ws.close(message=b"text frames only")
+        await run.finish()
+    except NotStored as exc:
+        refused = await run.settle(exc)
+        if not ws.closed:
+            await ws.send_json(_not_stored(run, refused))
+            await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"insufficient storage")
     return ws
