@@ -19,6 +19,7 @@ from aiohttp import web
 from sidemirror.activity.log import ActivityLog
 from sidemirror.core.debug_trace import DebugTrace
 from sidemirror.core.hub import Hub
+from sidemirror.core.private import private_dir
 from sidemirror.core.projection import Projector
 from sidemirror.core.store import Store
 from sidemirror.ingest.journal import IngestJournal
@@ -80,6 +81,8 @@ def fresh_spill_dir(root: Path) -> Path:
 
 
 def create_app(settings: Settings, token: str) -> web.Application:
+    # Everything under the data dir is session text: only this OS user may read it.
+    private_dir(settings.data_dir)
     hub = Hub(settings.queue_size)
     spill_dir = fresh_spill_dir(settings.data_dir / "spill")
     store = Store(hub, Projector(settings.max_chars), spill_dir)

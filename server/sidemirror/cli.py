@@ -23,8 +23,10 @@ from sidemirror.core.projection import DEFAULT_MAX_CHARS
 from sidemirror.runtime import (
     PortUnavailable,
     ScrubbedAccessLogger,
+    UntrustedRuntimeFile,
     bind_socket,
     configure_logging,
+    prepare_runtime_dir,
     read_runtime_file,
     resolve_token,
     write_runtime_file,
@@ -156,6 +158,7 @@ async def _serve(settings: Settings) -> int:
 
 
 def _server_info(runtime_dir: Path | None) -> dict[str, Any] | None:
+    """The runtime file's content; None if no server runs. Raises `UntrustedRuntimeFile`."""
     return read_runtime_file(runtime_dir or default_runtime_dir())
 
 
@@ -194,6 +197,15 @@ def _token(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except UntrustedRuntimeFile as exc:
+        # Another user's (or a writable) runtime file could hand us a token of their server.
+        print(f"sidemirror {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "serve":
         if not _is_loopback(args.host) and not args.allow_remote:
             print(
@@ -208,7 +220,9 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         configure_logging(args.log_level)
-        return asyncio.run(_serve(settings_from_args(args)))
+        settings = settings_from_args(args)
+        prepare_runtime_dir(settings.runtime_dir)
+        return asyncio.run(_serve(settings))
     if args.command == "status":
         return _status(args)
     if args.command == "token":

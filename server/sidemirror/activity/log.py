@@ -34,6 +34,7 @@ from typing import Any
 
 from sidemirror.activity.entries import prepare_entry
 from sidemirror.core.models import ActivityEntry
+from sidemirror.core.private import open_private, private_dir, write_private
 from sidemirror.core.redact import redact_url
 
 logger = logging.getLogger(__name__)
@@ -248,8 +249,8 @@ class ActivityLog:
             self._compact(ring)
         fd = self._fds.get(ring.key)
         if fd is None:
-            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(self._path(ring.key), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            private_dir(self.root)
+            fd = open_private(self._path(ring.key), os.O_WRONLY | os.O_APPEND)
             self._fds[ring.key] = fd
         os.write(fd, (line + "\n").encode("utf-8"))
         ring.file_lines += 1
@@ -265,7 +266,7 @@ class ActivityLog:
             self._line(e, ring.first_n + i, self.directories.get(ring.key) if i == 0 else None)
             for i, e in enumerate(ring.entries)
         ]
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = open_private(tmp, os.O_WRONLY | os.O_TRUNC)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write("".join(line + "\n" for line in lines))
         os.replace(tmp, path)
@@ -275,11 +276,9 @@ class ActivityLog:
         ring.file_lines = len(lines)
 
     def _write_meta(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        path = self.root / META_FILE
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"format": FORMAT, "epoch": self.epoch, "seq": self.seq}))
-        os.replace(tmp, path)
+        private_dir(self.root)
+        meta = {"format": FORMAT, "epoch": self.epoch, "seq": self.seq}
+        write_private(self.root / META_FILE, json.dumps(meta))
 
     def _load(self) -> None:
         meta: dict[str, Any] = {}

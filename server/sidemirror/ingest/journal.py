@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from sidemirror.core.models import SESSION_ITEM_ADAPTER, SessionItem
+from sidemirror.core.private import open_private, private_dir
 from sidemirror.core.store import SessionLog, SessionUpdate, Store
 from sidemirror.sources.base import Emitted
 
@@ -39,8 +40,8 @@ class IngestJournal:
         fd = self._fds.get(key)
         if fd is None:
             path = self._path(*key)
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            private_dir(path.parent)
+            fd = open_private(path, os.O_WRONLY | os.O_APPEND)
             self._fds[key] = fd
         os.write(fd, (line + "\n").encode("utf-8"))
 
