@@ -29,7 +29,7 @@ from sidemirror.sources.procs import pid_alive
 from sidemirror.sources.registry import build_sources
 from sidemirror.web import activity, health, ingest, sessions
 from sidemirror.web.bodies import NDJSON_LIMIT
-from sidemirror.web.security import Guard, Tickets, security_middleware
+from sidemirror.web.security import Guard, Tickets, security_headers, security_middleware
 from sidemirror.web.session_stream import session_stream
 from sidemirror.web.state import APP_STATE, AppState
 
@@ -98,6 +98,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app = web.Application(middlewares=[security_middleware(guard)], client_max_size=NDJSON_LIMIT)
     app[APP_STATE] = state
     app[mcp.MCP_SESSIONS] = mcp.SessionTable()
+    app.on_response_prepare.append(security_headers)
     app.add_routes(routes())
     trace = None
     if settings.debug_events_jsonl is not None:

@@ -2,6 +2,8 @@
 
 Every request passes `security_middleware` before any handler runs. Handlers declare how they
 authenticate with `@public`, `@pairing` or `@ticket_ok`; everything else needs the token.
+Every response, errors included, leaves with the same cache and sniffing headers
+(`security_headers`, run as each response is prepared).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ Auth = Literal["public", "pairing", "token", "ticket_ok"]
 
 TICKET_TTL_S = 60
 _AUTH_ATTR = "_sidemirror_auth"
+# On every response: never cached (sessions, tokens), never sniffed into HTML.
+SECURITY_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
 
 def _mark(auth: Auth) -> Callable[[H], H]:
@@ -78,7 +82,11 @@ class Guard:
         scheme, _, value = header.partition(" ")
         if scheme.lower() != "bearer" or not value:
             return False
-        return hmac.compare_digest(value.strip().encode(), self.token.encode())
+        try:
+            sent = value.strip().encode()
+        except UnicodeEncodeError:  # bytes that were not UTF-8 arrive as lone surrogates
+            return False
+        return hmac.compare_digest(sent, self.token.encode())
 
 
 def _local_port(request: web.Request) -> int:
@@ -143,6 +151,11 @@ async def _checked(guard: Guard, request: web.Request, handler: Handler) -> web.
         response = error_response(exc.status, code, exc.text or exc.reason, **extra)
     if not response.prepared:
         response.headers.update(_cors_headers(origin))
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Cache-Control", "no-store")
     return response
+
+
+async def security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """An `on_response_prepare` hook, so the middleware's own refusals, handler errors,
+    aiohttp's 404/405/500 and streams all carry the same headers."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
