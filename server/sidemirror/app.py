@@ -27,8 +27,9 @@ from sidemirror.mcp import endpoint as mcp
 from sidemirror.settings import Settings
 from sidemirror.sources.procs import pid_alive
 from sidemirror.sources.registry import build_sources
-from sidemirror.web import activity, health, ingest, sessions
+from sidemirror.web import activity, health, ingest, pair, sessions
 from sidemirror.web.bodies import NDJSON_LIMIT
+from sidemirror.web.peer import OwnerCache
 from sidemirror.web.security import Guard, Tickets, security_headers, security_middleware
 from sidemirror.web.session_stream import session_stream
 from sidemirror.web.state import APP_STATE, AppState
@@ -41,7 +42,8 @@ def routes() -> list[web.RouteDef]:
     How each one authenticates is declared on its handler (`web/security.py`)."""
     return [
         web.get("/health", health.health),
-        web.post("/api/pair", health.pair),
+        web.post("/api/pair", pair.pair),
+        web.post("/api/pair/code", pair.pair_code),
         web.post("/api/ticket", health.ticket),
         # Sessions: JSON reads and the live stream.
         web.get("/api/workspaces", sessions.list_workspaces),
@@ -86,7 +88,8 @@ def create_app(settings: Settings, token: str) -> web.Application:
     hub = Hub(settings.queue_size)
     spill_dir = fresh_spill_dir(settings.data_dir / "spill")
     store = Store(hub, Projector(settings.max_chars), spill_dir)
-    guard = Guard(token, settings.allowed_origins, Tickets())
+    owners = OwnerCache(enabled=not settings.pairing_code)
+    guard = Guard(token, settings.allowed_origins, Tickets(), owners=owners)
     state = AppState(
         settings,
         store,
@@ -98,6 +101,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app = web.Application(middlewares=[security_middleware(guard)], client_max_size=NDJSON_LIMIT)
     app[APP_STATE] = state
     app[mcp.MCP_SESSIONS] = mcp.SessionTable()
+    app[pair.PAIRING_CODES] = pair.PairingCodes()
     app.on_response_prepare.append(security_headers)
     app.add_routes(routes())
     trace = None

@@ -81,9 +81,19 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--demo", action="store_true", help="add a labelled demo session")
     serve.add_argument("--debug-events-jsonl", type=Path)
     serve.add_argument("--extension-id", action="append", default=[])
+    serve.add_argument(
+        "--pairing-code",
+        action="store_true",
+        help="pairing always needs a code from `sidemirror pair`, even where the OS shows "
+        "which user owns a connection",
+    )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
-    for name, help_text in (("status", "show the running server"), ("token", "print the token")):
+    for name, help_text in (
+        ("status", "show the running server"),
+        ("token", "print the token"),
+        ("pair", "print a one-time code to pair the extension (typed into its popup)"),
+    ):
         p = sub.add_parser(name, help=help_text)
         p.add_argument("--runtime-dir", type=Path, default=None)
         if name == "status":
@@ -124,6 +134,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         debug_events_jsonl=args.debug_events_jsonl,
         extension_ids=tuple(args.extension_id),
         log_level=args.log_level,
+        pairing_code=args.pairing_code,
     )
 
 
@@ -195,6 +206,28 @@ def _token(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pair(args: argparse.Namespace) -> int:
+    info = _server_info(args.runtime_dir)
+    if info is None:
+        print("sidemirror is not running (start it with: sidemirror serve)", file=sys.stderr)
+        return 1
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{info['port']}/api/pair/code",
+        method="POST",
+        headers={"Authorization": f"Bearer {info['token']}"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as resp:
+            answer = json.load(resp)
+    except (OSError, ValueError) as exc:
+        print(f"sidemirror pair: the server did not give a code: {exc}", file=sys.stderr)
+        return 1
+    minutes = int(answer["expires_in"]) // 60
+    print(f"Pairing code: {answer['code']}")
+    print(f"Type it into the Sidemirror popup within {minutes} minutes; it works once.")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -227,6 +260,8 @@ def _run(args: argparse.Namespace) -> int:
         return _status(args)
     if args.command == "token":
         return _token(args)
+    if args.command == "pair":
+        return _pair(args)
     if args.command == "ingest":
         from sidemirror.clients.ingest import run_ingest
 

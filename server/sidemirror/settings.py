@@ -80,6 +80,9 @@ class Settings:
     extension_ids: tuple[str, ...] = ()
     log_level: str = "info"
     token: str | None = None  # None: SIDEMIRROR_TOKEN or a fresh random one
+    # Pairing always needs a code from `sidemirror pair`, as where the OS cannot say which user
+    # owns a connection (also how tests run that mode on Linux).
+    pairing_code: bool = False
     snapshot_limit: int = 200
     queue_size: int = 2048
     watch_sources: bool = True

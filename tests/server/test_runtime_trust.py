@@ -18,6 +18,7 @@ NOBODY = 65534
 CLIENT_COMMANDS = [
     ["status"],
     ["token"],
+    ["pair"],
     ["ingest", "--workspace", "/w"],
     ["observe-cdp", "--cdp", "http://127.0.0.1:9"],
     ["acp-tap", "--", "sh", "-c", "echo agent-started"],

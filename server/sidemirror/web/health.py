@@ -1,4 +1,4 @@
-"""Who this server is, and how a client gets in: `/health`, `/api/pair`, `/api/ticket`."""
+"""Who this server is, and tickets for streams: `/health`, `/api/ticket` (pairing: web/pair.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from aiohttp import web
 
 from sidemirror import __version__
 from sidemirror.core.models import PROTOCOL_VERSION
-from sidemirror.web.security import pairing, public
+from sidemirror.web.security import public
 from sidemirror.web.state import APP_STATE
 
 
@@ -28,12 +28,6 @@ async def health(request: web.Request) -> web.Response:
             "parse_errors": state.store.parse_errors,
         }
     )
-
-
-@pairing
-async def pair(request: web.Request) -> web.Response:
-    # The middleware has checked the Origin is an allowed extension and the Host is loopback.
-    return web.json_response({"token": request.app[APP_STATE].guard.token})
 
 
 async def ticket(request: web.Request) -> web.Response:

@@ -1,4 +1,5 @@
-"""Localhost is not a trust boundary: the Host, Origin, token and ticket rules (docs/security.md).
+"""Localhost is not a trust boundary: the owner, Host, Origin, token and ticket rules
+(docs/security.md).
 
 Every request passes `security_middleware` before any handler runs. Handlers declare how they
 authenticate with `@public`, `@pairing` or `@ticket_ok`; everything else needs the token.
@@ -19,6 +20,7 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from sidemirror.web.bodies import error_response
+from sidemirror.web.peer import Owner, OwnerCache
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 H = TypeVar("H", bound=Handler)
@@ -26,6 +28,8 @@ Auth = Literal["public", "pairing", "token", "ticket_ok"]
 
 TICKET_TTL_S = 60
 _AUTH_ATTR = "_sidemirror_auth"
+# Who owns the request's connection (web/peer.py), for handlers that decide by it (pairing).
+OWNER = web.RequestKey("sidemirror_owner", Owner)
 # On every response: never cached (sessions, tokens), never sniffed into HTML.
 SECURITY_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
@@ -68,6 +72,7 @@ class Guard:
     allowed_origins: frozenset[str]
     tickets: Tickets
     extra_hosts: frozenset[str] = frozenset()
+    owners: OwnerCache = field(default_factory=lambda: OwnerCache(enabled=True))
 
     def host_allowed(self, host_header: str | None, port: int) -> bool:
         if not host_header:
@@ -104,8 +109,9 @@ def _cors_headers(origin: str | None) -> dict[str, str]:
 
 
 def security_middleware(guard: Guard) -> Middleware:
-    """The checks every request passes before any handler runs, in this order: Host (421),
-    Origin (403), then the handler's own rule (token, ticket, pairing or public; 401/403)."""
+    """The checks every request passes before any handler runs, in this order: the connection's
+    OS user (403), Host (421), Origin (403), then the handler's own rule (token, ticket, pairing
+    or public; 401/403)."""
 
     @web.middleware
     async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -115,6 +121,12 @@ def security_middleware(guard: Guard) -> Middleware:
 
 
 async def _checked(guard: Guard, request: web.Request, handler: Handler) -> web.StreamResponse:
+    owner = await guard.owners.owner(request.transport)
+    if owner is Owner.OTHER:
+        return error_response(
+            403, "other_user", "this connection belongs to another OS user than the server's"
+        )
+    request[OWNER] = owner
     if not guard.host_allowed(request.headers.get("Host"), _local_port(request)):
         return error_response(421, "misdirected_request", "Host header is not this server")
     origin = request.headers.get("Origin")
