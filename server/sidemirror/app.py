@@ -27,7 +27,7 @@ from sidemirror.mcp import endpoint as mcp
 from sidemirror.settings import Settings
 from sidemirror.sources.procs import pid_alive
 from sidemirror.sources.registry import build_sources
-from sidemirror.web import activity, health, ingest, pair, sessions
+from sidemirror.web import activity, health, identify, ingest, pair, sessions
 from sidemirror.web.bodies import NDJSON_LIMIT
 from sidemirror.web.peer import OwnerCache
 from sidemirror.web.security import Guard, Tickets, security_headers, security_middleware
@@ -42,6 +42,7 @@ def routes() -> list[web.RouteDef]:
     How each one authenticates is declared on its handler (`web/security.py`)."""
     return [
         web.get("/health", health.health),
+        web.get("/api/identify", identify.identify),
         web.post("/api/pair", pair.pair),
         web.post("/api/pair/code", pair.pair_code),
         web.post("/api/ticket", health.ticket),
@@ -101,6 +102,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app = web.Application(middlewares=[security_middleware(guard)], client_max_size=NDJSON_LIMIT)
     app[APP_STATE] = state
     app[mcp.MCP_SESSIONS] = mcp.SessionTable()
+    app[identify.SERVER_ID] = identify.load_server_id(settings.data_dir)
     app[pair.PAIRING_CODES] = pair.PairingCodes()
     app.on_response_prepare.append(security_headers)
     app.add_routes(routes())

@@ -8,6 +8,7 @@ from aiohttp import web
 
 from sidemirror import __version__
 from sidemirror.core.models import PROTOCOL_VERSION
+from sidemirror.web.identify import SERVER_ID
 from sidemirror.web.security import public
 from sidemirror.web.state import APP_STATE
 
@@ -22,6 +23,7 @@ async def health(request: web.Request) -> web.Response:
             "version": __version__,
             "protocol": PROTOCOL_VERSION,
             "status": "ok",
+            "server_id": request.app[SERVER_ID],
             "instance": state.instance,
             "uptime_s": round(time.monotonic() - state.started, 3),
             "workspaces": len(state.store.workspaces),

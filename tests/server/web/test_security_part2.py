@@ -1,5 +1,5 @@
 """Security, part 2 (docs/security.md): the connection's OS user, pairing codes where the OS
-cannot tell, and the same headers on every response."""
+cannot tell, one server identity, and the same headers on every response."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import hmac
 import json
 import os
 import shutil
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,7 @@ async def test_another_os_user_gets_403_everywhere_and_the_owner_still_works(
         (f"/workspace/{ws}/session/stream", ("-H", f"Authorization: Bearer {TOKEN}")),
         ("/activity/stream", ("-H", f"Authorization: Bearer {TOKEN}")),
         ("/health", ()),
+        (f"/api/identify?nonce={NONCE}", ()),
     ]
     for path, args in cases:
         status, body = await curl_as(NOBODY, base + path, *args)
@@ -172,6 +174,60 @@ async def test_sidemirror_pair_prints_a_code_that_pairs(
     assert (await resp.json()) == {"token": TOKEN}
 
 
+# --- one server identity ---
+
+
+async def test_health_and_identify_name_the_same_server(make_client: ClientFactory) -> None:
+    client = await make_client()
+    health = await (await client.get("/health")).json()
+    server_id = health["server_id"]
+    assert len(server_id) == 32 and int(server_id, 16) >= 0
+    resp = await client.get("/api/identify", params={"nonce": NONCE})  # no token needed
+    assert resp.status == 200
+    assert await resp.json() == {"server_id": server_id, "proof": expected_proof(server_id, NONCE)}
+    assert TOKEN not in await resp.text()
+    other = await (await client.get("/api/identify", params={"nonce": NONCE.upper()})).json()
+    assert other["proof"] == expected_proof(server_id, NONCE.upper()) != expected_proof(
+        server_id, NONCE
+    )
+
+
+@pytest.mark.parametrize("nonce", [None, "", "ab" * 15 + "a", "0" * 129, "g" * 32, "0x" + "0" * 32])
+async def test_identify_needs_a_hex_nonce_of_32_to_128_digits(
+    make_client: ClientFactory, nonce: str | None
+) -> None:
+    client = await make_client()
+    params = {} if nonce is None else {"nonce": nonce}
+    resp = await client.get("/api/identify", params=params)
+    assert resp.status == 400
+    assert (await resp.json())["error"]["code"] == "bad_nonce"
+
+
+async def test_identify_passes_the_host_and_origin_checks(make_client: ClientFactory) -> None:
+    client = await make_client()
+    evil = await client.get(f"/api/identify?nonce={NONCE}", headers={"Origin": "https://x.test"})
+    assert evil.status == 403
+    rebound = await client.get(f"/api/identify?nonce={NONCE}", headers={"Host": "evil.test"})
+    assert rebound.status == 421
+    ext = await client.get(f"/api/identify?nonce={NONCE}", headers={"Origin": EXT_ORIGIN})
+    assert ext.status == 200 and ext.headers["Access-Control-Allow-Origin"] == EXT_ORIGIN
+
+
+async def test_server_id_is_kept_in_the_data_dir(
+    aiohttp_client: Any, tmp_path: Path
+) -> None:
+    settings = make_settings(tmp_path)
+    first: TestClient[Any, Any] = await aiohttp_client(create_app(settings, TOKEN))
+    server_id = (await (await first.get("/health")).json())["server_id"]
+    await first.close()
+    second: TestClient[Any, Any] = await aiohttp_client(create_app(settings, "another-token"))
+    assert (await (await second.get("/health")).json())["server_id"] == server_id
+    path = settings.data_dir / "server_id"
+    assert path.read_text().strip() == server_id
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(settings.data_dir.stat().st_mode) == 0o700
+
+
 # --- the same headers on every response ---
 
 SECURE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
@@ -207,6 +263,7 @@ async def test_every_status_carries_no_store_and_nosniff(
         (200, "GET", f"/workspace/{ws}/session/stream", AUTH, None),
         (204, "OPTIONS", "/api/workspaces", {**ext, "Access-Control-Request-Method": "GET"}, None),
         (400, "GET", f"/workspace/{ws}/session?limit=0", AUTH, None),
+        (400, "GET", "/api/identify?nonce=1", {}, None),
         (401, "GET", "/api/workspaces", {}, None),
         (401, "GET", f"/workspace/{ws}/session/stream", {}, None),
         (403, "GET", "/api/workspaces", {**AUTH, "Origin": "https://evil.test"}, None),
