@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from sidemirror.core.jsonline import decode_line
+from sidemirror.core.redact import redact_text
+from sidemirror.core.redact_fields import redact_item_fields
 from sidemirror.core.store import Store
 from sidemirror.ingest.journal import IngestJournal
 from sidemirror.sources.base import Converter, Emitted
@@ -62,10 +64,11 @@ class IngestRun:
         self.rejected += 1
         self.store.count_parse_error()
         if len(self.errors) < MAX_ERRORS_SHOWN:
-            self.errors.append(reason[:200])
+            self.errors.append(redact_text(reason)[:200])  # a reason may quote the record
 
     def _apply(self, emitted: list[Emitted]) -> None:
         for e in emitted:
+            _redact(e)
             self.journal.write(self.store, self.workspace, self.converter.agent, e)
 
     def result(self) -> dict[str, Any]:
@@ -76,3 +79,14 @@ class IngestRun:
         if status is not None:
             out["status"] = status
         return out
+
+
+def _redact(emitted: Emitted) -> None:
+    """Every field of what a converter emitted, redacted before the journal writes it (the
+    converter redacted the text; ids, names and `model` come from the same records). The store
+    knows sessions by their redacted id, so the journal must look them up by it too."""
+    emitted.session_id = redact_text(emitted.session_id)
+    if emitted.title is not None:
+        emitted.title = redact_text(emitted.title)
+    if emitted.item is not None:
+        redact_item_fields(emitted.item)

@@ -10,6 +10,7 @@ from typing import Any
 from aiohttp import web
 
 from sidemirror.core.jsonline import decode_line
+from sidemirror.core.redact import redact_text
 
 JSON_LIMIT = 1 << 20
 NDJSON_LIMIT = 16 << 20
@@ -17,9 +18,12 @@ WS_FRAME_LIMIT = 1 << 20
 
 
 def error_response(status: int, code: str, message: str, **headers: str) -> web.Response:
-    """`{"error": {"code", "message"}}`, the one error shape of the HTTP API."""
+    """`{"error": {"code", "message"}}`, the one error shape of the HTTP API. The message may
+    quote what the client sent (an unknown session id...): redacted like every output."""
     return web.json_response(
-        {"error": {"code": code, "message": message}}, status=status, headers=headers or None
+        {"error": {"code": code, "message": redact_text(message)}},
+        status=status,
+        headers=headers or None,
     )
 
 
