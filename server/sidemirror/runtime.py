@@ -20,6 +20,7 @@ from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
 from sidemirror.core.private import private_dir, untrusted, write_private
+from sidemirror.log_filter import install_redaction
 from sidemirror.settings import PORT_RANGE
 
 RUNTIME_FILE = "server.json"
@@ -122,3 +123,4 @@ def configure_logging(level: str) -> None:
         level=getattr(logging, level.upper(), logging.INFO),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    install_redaction(logging.getLogger())
