@@ -57,3 +57,11 @@ def test_workspace_and_session_fields_are_redacted_whoever_sets_them() -> None:
     store.write(log, SessionUpdate(items=[TurnCompleteEvent(turn=1, model=AWS)], title=AWS))
     shown = repr((ws.branch, log.session_id, log.title, list(ws.sessions), log.items[0]))
     assert AWS not in shown and "[REDACTED:aws_access_key]" in shown
+
+
+def test_a_codex_patch_summary_is_redacted_before_it_is_cut() -> None:
+    from sidemirror.sources.codex.tools import summary
+
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    patch = "x" * 190 + " " + token  # no file headers: the summary is the patch's head
+    assert token[:8] not in summary("apply_patch", patch)
