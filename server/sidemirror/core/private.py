@@ -31,11 +31,12 @@ def private_dir(path: Path) -> Path:
 def open_private(path: Path, flags: int) -> int:
     """`os.open` creating a 0600 file; an existing file is set to 0600 too."""
     fd = os.open(path, flags | os.O_CREAT, FILE_MODE)
-    try:
-        os.fchmod(fd, FILE_MODE)
-    except BaseException:
-        os.close(fd)
-        raise
+    if hasattr(os, "fchmod"):  # POSIX (Windows keeps its own ACLs: the per-user folders)
+        try:
+            os.fchmod(fd, FILE_MODE)
+        except BaseException:
+            os.close(fd)
+            raise
     return fd
 
 

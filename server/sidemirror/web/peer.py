@@ -105,7 +105,8 @@ class OwnerCache:
     ) -> None:
         # `enabled=False` (a setting, or an OS without the tables) makes every owner UNKNOWN.
         self.enabled = enabled and lookup_available(tables)
-        self.uid = os.geteuid() if uid is None else uid
+        # Where there is no uid (Windows) the lookup is off anyway (`lookup_available`).
+        self.uid = getattr(os, "geteuid", lambda: -1)() if uid is None else uid
         self.tables = tables
         self._known: weakref.WeakKeyDictionary[object, Owner] = weakref.WeakKeyDictionary()
         self.lookups = 0
