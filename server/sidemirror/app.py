@@ -20,6 +20,7 @@ from sidemirror import __version__
 from sidemirror.activity.log import ActivityLog
 from sidemirror.core.debug_trace import DebugTrace
 from sidemirror.core.hub import Hub
+from sidemirror.core.private import private_dir
 from sidemirror.core.projection import Projector
 from sidemirror.core.store import Store
 from sidemirror.ingest.journal import IngestJournal
@@ -28,9 +29,10 @@ from sidemirror.settings import Settings
 from sidemirror.sources.files.indexing import Indexing
 from sidemirror.sources.procs import pid_alive
 from sidemirror.sources.registry import build_sources
-from sidemirror.web import activity, health, ingest, sessions
+from sidemirror.web import activity, health, identify, ingest, pair, sessions
 from sidemirror.web.bodies import NDJSON_LIMIT
-from sidemirror.web.security import Guard, Tickets, security_middleware
+from sidemirror.web.peer import OwnerCache
+from sidemirror.web.security import Guard, Tickets, security_headers, security_middleware
 from sidemirror.web.session_stream import session_stream
 from sidemirror.web.state import APP_STATE, AppState
 
@@ -42,7 +44,9 @@ def routes() -> list[web.RouteDef]:
     How each one authenticates is declared on its handler (`web/security.py`)."""
     return [
         web.get("/health", health.health),
-        web.post("/api/pair", health.pair),
+        web.get("/api/identify", identify.identify),
+        web.post("/api/pair", pair.pair),
+        web.post("/api/pair/code", pair.pair_code),
         web.post("/api/ticket", health.ticket),
         # Sessions: JSON reads and the live stream.
         web.get("/api/workspaces", sessions.list_workspaces),
@@ -82,10 +86,13 @@ def fresh_spill_dir(root: Path) -> Path:
 
 
 def create_app(settings: Settings, token: str) -> web.Application:
+    # Everything under the data dir is session text: only this OS user may read it.
+    private_dir(settings.data_dir)
     hub = Hub(settings.queue_size)
     spill_dir = fresh_spill_dir(settings.data_dir / "spill")
     store = Store(hub, Projector(settings.max_chars), spill_dir)
-    guard = Guard(token, settings.allowed_origins, Tickets())
+    owners = OwnerCache(enabled=not settings.pairing_code)
+    guard = Guard(token, settings.allowed_origins, Tickets(), owners=owners)
     state = AppState(
         settings,
         store,
@@ -98,6 +105,9 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app[APP_STATE] = state
     app[mcp.MCP_SESSIONS] = mcp.SessionTable()
     indexing = app[health.INDEXING] = Indexing()
+    app[identify.SERVER_ID] = identify.load_server_id(settings.data_dir)
+    app[pair.PAIRING_CODES] = pair.PairingCodes()
+    app.on_response_prepare.append(security_headers)
     app.add_routes(routes())
     trace = None
     if settings.debug_events_jsonl is not None:

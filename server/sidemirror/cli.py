@@ -26,8 +26,10 @@ from sidemirror.core.projection import DEFAULT_MAX_CHARS
 from sidemirror.runtime import (
     PortUnavailable,
     ScrubbedAccessLogger,
+    UntrustedRuntimeFile,
     bind_socket,
     configure_logging,
+    prepare_runtime_dir,
     read_runtime_file,
     resolve_token,
     write_runtime_file,
@@ -98,9 +100,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the sessions restored at start (not written again by default)",
     )
     serve.add_argument("--extension-id", action="append", default=[])
+    serve.add_argument(
+        "--pairing-code",
+        action="store_true",
+        help="pairing always needs a code from `sidemirror pair`, even where the OS shows "
+        "which user owns a connection",
+    )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
-    for name, help_text in (("status", "show the running server"), ("token", "print the token")):
+    for name, help_text in (
+        ("status", "show the running server"),
+        ("token", "print the token"),
+        ("pair", "print a one-time code to pair the extension (typed into its popup)"),
+    ):
         p = sub.add_parser(name, help=help_text)
         p.add_argument("--runtime-dir", type=Path, default=None)
         if name == "status":
@@ -174,6 +186,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         debug_replay=args.debug_replay,
         extension_ids=tuple(args.extension_id),
         log_level=args.log_level,
+        pairing_code=args.pairing_code,
     )
 
 
@@ -247,6 +260,7 @@ async def _serve(settings: Settings) -> int:
 
 
 def _server_info(runtime_dir: Path | None) -> dict[str, Any] | None:
+    """The runtime file's content; None if no server runs. Raises `UntrustedRuntimeFile`."""
     return read_runtime_file(runtime_dir or default_runtime_dir())
 
 
@@ -297,8 +311,39 @@ def _token(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pair(args: argparse.Namespace) -> int:
+    info = _server_info(args.runtime_dir)
+    if info is None:
+        print("sidemirror is not running (start it with: sidemirror serve)", file=sys.stderr)
+        return 1
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{info['port']}/api/pair/code",
+        method="POST",
+        headers={"Authorization": f"Bearer {info['token']}"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as resp:
+            answer = json.load(resp)
+    except (OSError, ValueError) as exc:
+        print(f"sidemirror pair: the server did not give a code: {exc}", file=sys.stderr)
+        return 1
+    minutes = int(answer["expires_in"]) // 60
+    print(f"Pairing code: {answer['code']}")
+    print(f"Type it into the Sidemirror popup within {minutes} minutes; it works once.")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except UntrustedRuntimeFile as exc:
+        # Another user's (or a writable) runtime file could hand us a token of their server.
+        print(f"sidemirror {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "serve":
         if not _is_loopback(args.host) and not args.allow_remote:
             print(
@@ -318,11 +363,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"sidemirror: --debug-events-jsonl {trace}: {problem}", file=sys.stderr)
             return 2
         configure_logging(args.log_level)
-        return asyncio.run(_serve(settings_from_args(args)))
+        settings = settings_from_args(args)
+        prepare_runtime_dir(settings.runtime_dir)
+        return asyncio.run(_serve(settings))
     if args.command == "status":
         return _status(args)
     if args.command == "token":
         return _token(args)
+    if args.command == "pair":
+        return _pair(args)
     if args.command == "ingest":
         from sidemirror.clients.ingest import run_ingest
 

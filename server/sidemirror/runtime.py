@@ -1,4 +1,10 @@
-"""Running the server: port choice, the runtime file, a scrubbed access log, and the token."""
+"""Running the server: port choice, the runtime file, a scrubbed access log, and the token.
+
+The runtime file holds the token, so clients trust one only if it is ours: the file and its
+folder must belong to this OS user and be writable by no one else (`read_runtime_file`).
+Otherwise another user could hand out a token of their own server and receive what
+`sidemirror ingest` or `acp-tap` send.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,8 @@ from typing import Any
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
+from sidemirror.core.private import private_dir, untrusted, write_private
+from sidemirror.log_filter import install_redaction
 from sidemirror.settings import PORT_RANGE
 
 RUNTIME_FILE = "server.json"
@@ -22,9 +30,18 @@ class PortUnavailable(Exception):
     pass
 
 
+class UntrustedRuntimeFile(Exception):
+    """A runtime file (or its folder) that is not certainly ours; the message says why."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"refusing to use {path}: {reason}")
+        self.path = path
+        self.reason = reason
+
 
 def new_token() -> str:
     return secrets.token_urlsafe(32)  # 256 bits
+
 
 def bind_socket(host: str, port: int | None) -> socket.socket:
     """An explicit port binds exactly; otherwise the first free port of 47470–47479."""
@@ -56,21 +73,37 @@ def resolve_token(explicit: str | None) -> str:
     return explicit or os.environ.get("SIDEMIRROR_TOKEN") or new_token()
 
 
+def prepare_runtime_dir(runtime_dir: Path) -> None:
+    """Make the runtime folder private (0700), or raise if it is not ours (another user made it
+    first, or it is a symlink): the server must not put its token where others can reach."""
+    try:
+        private_dir(runtime_dir)
+    except OSError as exc:
+        raise UntrustedRuntimeFile(runtime_dir, f"cannot make it private ({exc})") from None
+    reason = untrusted(runtime_dir, folder=True)
+    if reason is not None:
+        raise UntrustedRuntimeFile(runtime_dir, reason)
+
+
 def write_runtime_file(runtime_dir: Path, data: dict[str, Any]) -> Path:
-    runtime_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(runtime_dir, 0o700)
+    prepare_runtime_dir(runtime_dir)
     path = runtime_dir / RUNTIME_FILE
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        json.dump(data, fh)
-    os.replace(tmp, path)
+    write_private(path, json.dumps(data))
     return path
 
 
 def read_runtime_file(runtime_dir: Path) -> dict[str, Any] | None:
+    """The running server's port and token, or None when no server runs. Raises
+    `UntrustedRuntimeFile` when the file or its folder is not certainly ours."""
+    path = runtime_dir / RUNTIME_FILE
+    if not path.exists() and not path.is_symlink():
+        return None
+    for where, folder in ((runtime_dir, True), (path, False)):
+        reason = untrusted(where, folder=folder)
+        if reason is not None:
+            raise UntrustedRuntimeFile(where, reason)
     try:
-        data = json.loads((runtime_dir / RUNTIME_FILE).read_text())
+        data = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -90,3 +123,4 @@ def configure_logging(level: str) -> None:
         level=getattr(logging, level.upper(), logging.INFO),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    install_redaction(logging.getLogger())

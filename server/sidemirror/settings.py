@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,11 +25,16 @@ def default_data_dir() -> Path:
 
 
 def default_runtime_dir() -> Path:
-    # Where XDG_RUNTIME_DIR is unset (root, containers) platformdirs falls back to a private
-    # /tmp/runtime-<uid> and warns on every call; the fallback is fine (we make it 0700).
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return Path(platformdirs.user_runtime_dir(APP_NAME))
+    """Where the runtime file (port and token) goes: $XDG_RUNTIME_DIR/sidemirror, the
+    per-user runtime folder on macOS and Windows, else a folder in the user's cache dir."""
+    if sys.platform in ("darwin", "win32") or os.environ.get("XDG_RUNTIME_DIR"):
+        with warnings.catch_warnings():
+            # A set but unusable XDG_RUNTIME_DIR makes platformdirs warn and fall back.
+            warnings.simplefilter("ignore")
+            return Path(platformdirs.user_runtime_dir(APP_NAME))
+    # Without XDG_RUNTIME_DIR (root, containers, cron) platformdirs would fall back to a folder
+    # under /tmp, which another user can create first; nobody else can create one in our home.
+    return Path(platformdirs.user_cache_dir(APP_NAME)) / "run"
 
 
 def default_claude_dirs() -> list[Path]:
@@ -75,6 +81,9 @@ class Settings:
     extension_ids: tuple[str, ...] = ()
     log_level: str = "info"
     token: str | None = None  # None: SIDEMIRROR_TOKEN or a fresh random one
+    # Pairing always needs a code from `sidemirror pair`, as where the OS cannot say which user
+    # owns a connection (also how tests run that mode on Linux).
+    pairing_code: bool = False
     snapshot_limit: int = 200
     queue_size: int = 2048
     watch_sources: bool = True

@@ -1,4 +1,4 @@
-"""The security checklist of issue 8, one test per line, against the real process.
+"""The security checklists of issues 8 and 14, one test per line, against the real process.
 
 Lines already proven elsewhere are named in docs/reliability.md (tests/server/test_security.py,
 test_cli.py, test_activity.py, test_mcp.py); the tests here add what those do not cover: the same
@@ -7,6 +7,7 @@ checks on every entry point (SSE, WebSocket upgrades on the wire, MCP), and the 
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -304,3 +305,202 @@ def test_json_body_arriving_in_pieces_is_read_whole(srv: Server) -> None:
         s.sendall(payload[half:])
         resp = s.recv(4096)
     assert status_of(resp) == 200, resp[:300]
+
+
+# --- issue 14: only the owner, one identity, least privilege, no leak through any field ---
+
+NOBODY = 65534
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="switching OS users needs root")
+
+
+def curl_as_nobody(url: str, *args: str) -> tuple[int, str]:
+    out = subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+         "curl", "-s", "-m", "5", "-o", "-", "-w", "\n%{http_code}", *args, url],
+        capture_output=True, text=True, timeout=20,
+    ).stdout  # fmt: skip
+    body, _, status = out.rpartition("\n")
+    return int(status), body
+
+
+# 11. Same OS user only: another user's process gets 403 everywhere, pairing included.
+@needs_root
+def test_another_os_user_is_refused_on_the_real_process(srv: Server) -> None:
+    token_header = ("-H", f"Authorization: Bearer {TOKEN}")
+    for path, args in (
+        ("/api/pair", ("-X", "POST", "-H", f"Origin: {EXT}")),
+        ("/api/workspaces", token_header),
+        (f"/workspace/{ws_id()}/session/stream?session=s1", token_header),
+        ("/activity/stream", token_header),
+        ("/mcp", (*token_header, "-X", "POST", "-H", "Content-Type: application/json",
+                  "-d", '{"jsonrpc":"2.0","id":1,"method":"ping"}')),
+        ("/health", ()),
+    ):  # fmt: skip
+        status, body = curl_as_nobody(srv.url(path), *args)
+        assert status == 403 and "other_user" in body, (path, status, body)
+        assert TOKEN not in body
+    status, _, body = call(srv, "/api/pair", method="POST", headers={"Origin": EXT})
+    assert status == 200 and json.loads(body)["token"] == TOKEN  # the owner, with no prompt
+
+
+# 12. Where the OS gives no owner (forced here), pairing needs the code `sidemirror pair` prints.
+def test_pairing_code_flow_on_the_real_process(tmp_path: Path) -> None:
+    server = Server(tmp_path, "--pairing-code")
+    server.start()
+    try:
+        pair = {"Origin": EXT, "Content-Type": "application/json"}
+        status, _, body = call(server, "/api/pair", method="POST", headers=pair, data=b"{}")
+        assert status == 403 and b"pairing_code_required" in body and TOKEN.encode() not in body
+        cli = subprocess.run(
+            [sys.executable, "-m", "sidemirror", "pair", "--runtime-dir", str(tmp_path / "run")],
+            env={"PYTHONPATH": str(ROOT / "server"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+            capture_output=True, text=True, timeout=20,
+        )  # fmt: skip
+        assert cli.returncode == 0, cli.stderr
+        code = cli.stdout.split("Pairing code: ", 1)[1].split()[0]
+        data = json.dumps({"code": code}).encode()
+        status, _, body = call(server, "/api/pair", method="POST", headers=pair, data=data)
+        assert status == 200 and json.loads(body) == {"token": TOKEN}
+        assert call(server, "/api/pair", method="POST", headers=pair, data=data)[0] == 403
+    finally:
+        server.stop()
+
+
+# 13. One server identity: server_id kept across restarts; the proof needs the token.
+def test_server_id_survives_a_restart_and_only_the_token_holder_can_prove_it(
+    tmp_path: Path,
+) -> None:
+    import hashlib
+    import hmac
+
+    server = Server(tmp_path)
+    server.start()
+    first = server.health()["server_id"]
+    server.stop()
+    server.start()
+    try:
+        assert server.health()["server_id"] == first
+        nonce = "ab" * 16
+        answer = server.get_json(f"/api/identify?nonce={nonce}", auth=False)
+        msg = f"sidemirror-identify:{first}:{nonce}".encode()
+        assert answer == {"server_id": first,
+                          "proof": hmac.new(TOKEN.encode(), msg, hashlib.sha256).hexdigest()}  # fmt: skip
+        assert hmac.new(b"another-token", msg, hashlib.sha256).hexdigest() != answer["proof"]
+        assert call(server, "/api/identify?nonce=abc")[0] == 400
+    finally:
+        server.stop()
+    path = server.data / "server_id"
+    assert path.read_text().strip() == first and (path.stat().st_mode & 0o777) == 0o600
+
+
+# 14. Same headers on every response the real process gives, refusals included.
+def test_every_status_carries_no_store_and_nosniff(srv: Server) -> None:
+    host = f"Host: 127.0.0.1:{srv.port}\r\n"
+    auth = f"Authorization: Bearer {TOKEN}\r\n"
+    cases = {
+        200: f"GET /health HTTP/1.1\r\n{host}\r\n",
+        204: f"OPTIONS /api/workspaces HTTP/1.1\r\n{host}Origin: {EXT}\r\n"
+             "Access-Control-Request-Method: GET\r\n\r\n",
+        400: f"GET /api/identify?nonce=1 HTTP/1.1\r\n{host}\r\n",
+        401: f"GET /api/workspaces HTTP/1.1\r\n{host}\r\n",
+        403: f"GET /api/workspaces HTTP/1.1\r\n{host}{auth}Origin: https://evil.test\r\n\r\n",
+        404: f"GET /nowhere HTTP/1.1\r\n{host}{auth}\r\n",
+        405: f"PUT /health HTTP/1.1\r\n{host}{auth}Content-Length: 0\r\n\r\n",
+        413: f"POST /api/activity HTTP/1.1\r\n{host}{auth}Content-Type: application/json\r\n"
+             f"Content-Length: {(1 << 20) + 1}\r\n\r\n",
+        415: f"POST /api/activity HTTP/1.1\r\n{host}{auth}Content-Type: text/plain\r\n"
+             "Content-Length: 2\r\n\r\n{}",
+        421: f"GET /health HTTP/1.1\r\nHost: evil.test:{srv.port}\r\n\r\n",
+    }  # fmt: skip
+    for status, request in cases.items():
+        response = raw(srv, request.encode())
+        head = response.split(b"\r\n\r\n", 1)[0].lower()
+        assert status_of(response) == status, (status, response[:200])
+        assert b"cache-control: no-store" in head, (status, head)
+        assert b"x-content-type-options: nosniff" in head, (status, head)
+
+
+# 15. Authorization that is not UTF-8: 401, and no traceback in the log.
+def test_a_non_utf8_authorization_header_is_401(srv: Server) -> None:
+    resp = raw(srv, f"GET /api/workspaces HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n".encode()
+               + b"Authorization: Bearer \xff\xfe\x80\r\n\r\n")  # fmt: skip
+    assert status_of(resp) == 401
+    assert "Traceback" not in srv.stderr()
+
+
+# 16. aiohttp's own error log never prints a header value.
+def test_a_malformed_request_never_logs_its_headers(srv: Server) -> None:
+    value = "opaque-credential-7f3a9c"
+    for header in (f"Authorization: Custom {value}\x01", f"X-Api-Key: {value}\x7f"):
+        raw(srv, f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n{header}\r\n\r\n".encode())
+    assert "Error handling request" in srv.stderr()  # logged, at debug level here...
+    assert value not in srv.stderr()  # ...without the request's bytes
+
+
+# 17. Data dir 0700 and every file in it 0600, debug trace included, whatever the umask.
+def test_every_file_the_server_writes_is_private_whatever_the_umask(tmp_path: Path) -> None:
+    trace = tmp_path / "trace" / "events.jsonl"
+    server = Server(tmp_path, "--debug-events-jsonl", str(trace))
+    old = os.umask(0)  # the server inherits it: only explicit modes keep files private
+    try:
+        server.start()
+    finally:
+        os.umask(old)
+    try:
+        server.ingest([{"type": "user", "content": "x"}], WS_DIR, "s1")
+        call(server, "/api/activity", method="POST", data=b'{"command":"click"}',
+             headers={**AUTH, "Content-Type": "application/json"})  # fmt: skip
+    finally:
+        server.stop()
+    paths = [server.data, *server.data.rglob("*"), trace.parent, trace]
+    assert len(paths) > 6
+    for path in paths:
+        want = 0o700 if path.is_dir() else 0o600
+        assert (path.stat().st_mode & 0o777) == want, (path, oct(path.stat().st_mode))
+
+
+# 18. Clients trust only a runtime file that is ours.
+@needs_root
+def test_clients_refuse_another_users_runtime_file(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    (run / "server.json").write_text(json.dumps({"port": 9, "pid": 1, "token": "theirs"}))
+    os.chown(run, NOBODY, NOBODY)
+    os.chown(run / "server.json", NOBODY, NOBODY)
+    env = {"PYTHONPATH": str(ROOT / "server"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    for command in (["token"], ["status"], ["ingest", "--workspace", "/w"]):
+        proc = subprocess.run([sys.executable, "-m", "sidemirror", *command, "--runtime-dir",
+                               str(run)], env=env, capture_output=True, text=True, timeout=20,
+                              input="")  # fmt: skip
+        assert proc.returncode == 2, (command, proc.stderr)
+        assert f"refusing to use {run}: it belongs to uid {NOBODY}" in proc.stderr
+        assert "theirs" not in proc.stdout + proc.stderr
+
+
+# 19. Without XDG_RUNTIME_DIR the runtime dir is private and in the user's own cache dir.
+def test_runtime_dir_fallback_is_private_and_ours(tmp_path: Path) -> None:
+    import signal as signals
+
+    env = {"PYTHONPATH": str(ROOT / "server"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    port = str(srv_port())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sidemirror", "serve", "--port", port, "--data-dir",
+         str(tmp_path / "d"), "--claude-dir", str(tmp_path / "c"), "--codex-dir",
+         str(tmp_path / "x")], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and "listening" in proc.stdout.readline()
+        run = tmp_path / ".cache" / "sidemirror" / "run"
+        assert (run.stat().st_mode & 0o777) == 0o700
+        token = subprocess.run([sys.executable, "-m", "sidemirror", "token"], env=env,
+                               capture_output=True, text=True, timeout=20)  # fmt: skip
+        assert token.returncode == 0 and token.stdout.strip(), token.stderr
+    finally:
+        proc.send_signal(signals.SIGTERM)
+        proc.wait(10)
+
+
+def srv_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "__init__": 0,  # the package face (`__version__`)
     "core": 0,
     "settings": 1,
+    "log_filter": 1,  # redaction of every log line, installed by runtime.py
     "sources": 2,
     "runtime": 2,  # the runtime file and token: used by the server and its clients
     "activity": 3,

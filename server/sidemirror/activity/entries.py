@@ -1,16 +1,19 @@
 """Turn a reported browse action (raw JSON) into a valid, redacted, capped `ActivityEntry`.
 
 This is the activity source adapter's boundary: everything past it (the log on
-disk, the SSE stream, MCP) only ever sees redacted values. Redaction rules on top of
-`redact_text`:
+disk, the SSE stream, MCP) only ever sees redacted values. Every string field goes through
+`redact_text` (URLs, in `url` or among the arguments, through the same URL rules), and is
+redacted *before* it is cut to its length cap, so a cut can never leave a secret's prefix that
+no rule recognises any more. Rules on top of `redact_text`:
 
 - typed values: for `fill`/`type`/`press`/`select` (and their Playwright/CDP spellings) every
-  argument after the target is `[REDACTED:typed]`, whatever the selector form; a command given
-  as one string (`"fill @e5 hunter2"`) is split first so the value cannot hide in `command`;
+  argument after the target is `[REDACTED:typed]`, whatever the selector form; a JSON argument
+  (Playwright MCP `browser_fill_form` fields, `browser_type` input) keeps its targets and loses
+  its typed values; a command given as one string (`"fill @e5 hunter2"`) is split first so the
+  value cannot hide in `command`;
 - `name=value` / `Header: value` arguments whose name is secret-like, and the argument following
   a bare secret-like name (`header Authorization "Bearer …"`);
-- cookie commands: every value after the cookie name;
-- `url` and every argument go through the secret-token and secret-query-parameter rules.
+- cookie commands: every value after the cookie name.
 """
 
 from __future__ import annotations
@@ -26,35 +29,33 @@ from sidemirror.core.models import ActivityEntry, ActivityRef, ActivityType
 from sidemirror.core.redact import is_secret_key, redact_json, redact_text, redact_url
 from sidemirror.core.store import resolve_workspace
 from sidemirror.core.truncate import truncate
+from sidemirror.core.typed import (
+    AFTER_TARGET,
+    ALL_TYPED,
+    KEY_ONLY,
+    TYPED,
+    is_typing,
+    scrub_typed,
+    verb_key,
+)
 
 RESULT_MAX_CHARS = 500
 ERROR_MAX_CHARS = 2000
 ARG_MAX_CHARS = 2000
 URL_MAX_CHARS = 8192
+COMMAND_MAX_CHARS = 200
+ID_MAX_CHARS = 200
+REF_MAX_CHARS = 500
 MAX_ARGS = 100
 MAX_REFS = 1000
-TYPED = "[REDACTED:typed]"
 COOKIE = "[REDACTED:cookie]"
 SECRET = "[REDACTED:secret_field]"
 
 _TYPES: tuple[str, ...] = get_args(ActivityType)
 _OBSERVATIONS = ("navigation", "console", "error")
 
-# Verbs whose arguments after the first (the target) are typed into the page.
-_AFTER_TARGET = frozenset(
-    {"fill", "type", "press", "select", "select_option", "selectoption", "fill_form",
-     "set_value", "setvalue", "input", "type_into"}
-)
-# Verbs without a target: every argument is typed text.
-_ALL_TYPED = frozenset(
-    {"type_text", "insert_text", "inserttext", "keyboard_type", "keyboard.type",
-     "keyboard.inserttext", "send_keys", "sendkeys"}
-)
-# Verbs taking only a key: a named key (Enter, Control+A) is kept, anything else is typed text.
-_KEY_ONLY = frozenset({"press_key", "keyboard.press", "keyboard_press", "key"})
+# `keyboard type "…"`: the first argument says which keyboard verb.
 _NAMESPACES = ("keyboard",)
-_VERB_PREFIXES = ("mcp__playwright__browser_", "browser_", "browser.", "page.", "locator.")
-
 _NAMED_KEYS = frozenset(
     {"enter", "return", "tab", "escape", "esc", "backspace", "delete", "del", "space", "insert",
      "arrowup", "arrowdown", "arrowleft", "arrowright", "up", "down", "left", "right", "home",
@@ -73,15 +74,6 @@ _SECRET_PAIR = re.compile(r"^(?P<name>[\w.-]+)(?P<sep>\s*[=:]\s*)(?P<value>.+)$"
 _COOKIE_SUBCOMMANDS = frozenset({"get", "set", "add", "clear", "delete", "list", "remove"})
 
 
-def verb_key(command: str) -> str:
-    """`browser_type`, `page.fill`, `Fill` → `type`, `fill`, `fill` (for rule lookup only)."""
-    key = command.strip().lower().replace("-", "_")
-    for prefix in _VERB_PREFIXES:
-        if key.startswith(prefix):
-            return key[len(prefix) :]
-    return key
-
-
 def _is_named_key(arg: str) -> bool:
     parts = arg.strip().lower().split("+")
     *mods, last = parts
@@ -97,11 +89,15 @@ def _redact_typed(key: str, args: list[str]) -> list[str]:
     if key in _NAMESPACES and args:
         sub = verb_key(f"{key}.{args[0]}")
         return [args[0], *_redact_typed(sub, args[1:])]
-    if key in _ALL_TYPED:
+    if is_typing(key) and any(_json_container(a) is not None for a in args):
+        # Structured input (`browser_fill_form` fields, `browser_type` {ref, text}): keep the
+        # targets, hide the typed values, whatever position they came in.
+        return [_scrub_json_arg(a) for a in args]
+    if key in ALL_TYPED:
         return [TYPED for _ in args]
-    if key in _KEY_ONLY:
+    if key in KEY_ONLY:
         return [a if _is_named_key(a) else TYPED for a in args]
-    if key in _AFTER_TARGET:
+    if key in AFTER_TARGET:
         if len(args) == 1:
             # One argument: a target (`select @e3`), a key (`press Enter`) or typed text.
             only = args[0]
@@ -128,6 +124,24 @@ def _redact_cookie_args(args: list[str]) -> list[str]:
         else:
             out.append(COOKIE)
     return out
+
+
+def _json_container(arg: str) -> dict[str, Any] | list[Any] | None:
+    if not arg.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        value = json.loads(arg)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict | list) else None
+
+
+def _scrub_json_arg(arg: str) -> str:
+    """A typing command's argument: JSON with its typed values hidden, other text whole."""
+    value = _json_container(arg)
+    if value is None:
+        return TYPED
+    return json.dumps(scrub_typed(value), ensure_ascii=False, separators=(",", ":"))
 
 
 def _scrub_cookie_values(value: Any) -> Any:
@@ -190,23 +204,36 @@ def _split_command(command: str) -> tuple[str, list[str]]:
 
 
 def redact_command(command: str, args: list[str]) -> tuple[str, list[str]]:
-    """The verb and its redacted arguments (see the module docstring)."""
-    verb, leading = _split_command(command)
+    """The verb and its redacted arguments (see the module docstring). The command is redacted
+    whole before it is split, while a secret's context (`KEY = value`, a PEM block, quotes
+    around a typed value) is still there to recognise it."""
+    verb, leading = _split_command(redact_text(command))
     all_args = leading + args
-    return verb, _redact_generic(_redact_typed(verb_key(verb), all_args))
+    return redact_text(verb), _redact_generic(_redact_typed(verb_key(verb), all_args))
 
 
 def _cap(text: str, limit: int) -> str:
-    return truncate(text, limit)[0]
+    """Redacted, then cut: a secret is recognised whole before any of it can be cut off."""
+    return truncate(redact_text(text), limit)[0]
 
 
-def _opt_str(raw: dict[str, Any], name: str, limit: int) -> str | None:
+def shown(value: object, limit: int = 40) -> str:
+    """A sent value quoted in an error message (which goes back out): redacted, then cut."""
+    return _cap(repr(value), limit)
+
+
+def _raw_str(raw: dict[str, Any], name: str) -> str | None:
     value = raw.get(name)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise ValueError(f"{name!r} must be a string, got {type(value).__name__}")
-    return _cap(str(value), limit)
+    return str(value)
+
+
+def _opt_str(raw: dict[str, Any], name: str, limit: int) -> str | None:
+    value = _raw_str(raw, name)
+    return None if value is None else _cap(value, limit)
 
 
 def _arg_text(value: Any) -> str:
@@ -235,9 +262,9 @@ def _refs(raw: dict[str, Any]) -> list[ActivityRef]:
     refs: list[ActivityRef] = []
     for i, item in enumerate(value[:MAX_REFS]):
         if not isinstance(item, dict) or not isinstance(item.get("ref"), str | int):
-            raise ValueError(f"refs[{i}] must be an object with a 'ref', got {item!r:.80}")
-        fields = {k: redact_text(_cap(str(item.get(k) or ""), 500))
-                  for k in ("role", "name", "selector")}
+            raise ValueError(f"refs[{i}] must be an object with a 'ref', got {shown(item, 80)}")
+        fields = {k: _cap(str(item.get(k) or ""), REF_MAX_CHARS)
+                  for k in ("role", "name", "selector")}  # fmt: skip
         refs.append(ActivityRef(ref=_cap(str(item["ref"]), 100), **fields))
     return refs
 
@@ -247,7 +274,7 @@ def _duration(raw: dict[str, Any]) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ValueError(f"'duration_ms' must be a number >= 0, got {value!r:.40}")
+        raise ValueError(f"'duration_ms' must be a number >= 0, got {shown(value)}")
     return round(value)
 
 
@@ -256,11 +283,11 @@ def _ts(raw: dict[str, Any]) -> str:
     if value is None or value == "":
         return now_iso()
     if not isinstance(value, str):
-        raise ValueError(f"'ts' must be an ISO 8601 string, got {value!r:.40}")
+        raise ValueError(f"'ts' must be an ISO 8601 string, got {shown(value)}")
     try:
         datetime.fromisoformat(value)
     except ValueError:
-        raise ValueError(f"'ts' is not an ISO 8601 time: {value!r:.40}") from None
+        raise ValueError(f"'ts' is not an ISO 8601 time: {shown(value)}") from None
     return value
 
 
@@ -270,7 +297,7 @@ def _tab_id(raw: dict[str, Any]) -> int | str | None:
         return value
     if isinstance(value, str):
         return _cap(value, 100)
-    raise ValueError(f"'tab_id' must be a number or string, got {value!r:.40}")
+    raise ValueError(f"'tab_id' must be a number or string, got {shown(value)}")
 
 
 def workspace_of(raw: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -279,7 +306,7 @@ def workspace_of(raw: dict[str, Any]) -> tuple[str | None, str | None]:
     if value is None or value == "":
         return None, None
     if not isinstance(value, str):
-        raise ValueError(f"'workspace' must be a directory or workspace id, got {value!r:.40}")
+        raise ValueError(f"'workspace' must be a directory or workspace id, got {shown(value)}")
     ref = resolve_workspace(value)
     return ref.id, ref.directory
 
@@ -294,29 +321,31 @@ def prepare_entry(raw: object) -> tuple[ActivityEntry, str | None]:
         raise ValueError(f"an activity entry must be a JSON object, got {type(raw).__name__}")
     kind = raw.get("type", "command_end")
     if kind not in _TYPES:
-        raise ValueError(f"unknown activity type {kind!r}; expected one of {', '.join(_TYPES)}")
-    command = _opt_str(raw, "command", 200) or ""
+        known = ", ".join(_TYPES)
+        raise ValueError(f"unknown activity type {shown(kind)}; expected one of {known}")
+    # The whole command is split before any cut (a typed value must not hide in it).
+    command = _raw_str(raw, "command") or ""
     if not command.strip() and kind not in _OBSERVATIONS:
         raise ValueError(f"'command' is required for a {kind} entry")
     verb, args = redact_command(command, _args(raw)) if command.strip() else ("", _args(raw))
     status = raw.get("status")
     if status not in (None, "ok", "error"):
-        raise ValueError(f"'status' must be 'ok' or 'error', got {status!r:.40}")
+        raise ValueError(f"'status' must be 'ok' or 'error', got {shown(status)}")
     error = _opt_str(raw, "error", ERROR_MAX_CHARS)
     if status is None and kind == "command_end":
         status = "error" if error else "ok"
-    result_raw = _opt_str(raw, "result", 1 << 20)
+    result_raw = _raw_str(raw, "result")
     result, cut = (None, False)
     if result_raw is not None:
         result, cut, _ = truncate(redact_text(result_raw), RESULT_MAX_CHARS)
-    url = _opt_str(raw, "url", URL_MAX_CHARS)
+    url = _raw_str(raw, "url")
     ws_id, directory = workspace_of(raw)
     entry = ActivityEntry(
         type=kind,
-        request_id=_opt_str(raw, "request_id", 200),
-        command=verb,
-        args=[_cap(a, ARG_MAX_CHARS) for a in args],
-        url=None if url is None else redact_url(url),
+        request_id=_opt_str(raw, "request_id", ID_MAX_CHARS),
+        command=truncate(verb, COMMAND_MAX_CHARS)[0],
+        args=[truncate(a, ARG_MAX_CHARS)[0] for a in args],
+        url=None if url is None else truncate(redact_url(url), URL_MAX_CHARS)[0],
         tab_id=_tab_id(raw),
         workspace=ws_id,
         source=_opt_str(raw, "source", 50),
@@ -324,7 +353,7 @@ def prepare_entry(raw: object) -> tuple[ActivityEntry, str | None]:
         duration_ms=_duration(raw),
         result=result,
         truncated=cut,
-        error=None if error is None else redact_text(error),
+        error=error,
         refs=_refs(raw),
         ts=_ts(raw),
     )

@@ -26,6 +26,7 @@ from sidemirror.core.durable import (
     read_whole_lines,
     write_all,
 )
+from sidemirror.core.private import private_dir, write_private
 
 logger = logging.getLogger(__name__)
 META_FILE = "meta.json"
@@ -109,11 +110,9 @@ class ActivityFiles:
 
     def write_meta(self, epoch: str, seq: int) -> None:
         """Replace meta.json (atomically). Raises OSError."""
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        path = self.root / META_FILE
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"format": FORMAT, "epoch": epoch, "seq": seq}))
-        os.replace(tmp, path)
+        private_dir(self.root)
+        meta = {"format": FORMAT, "epoch": epoch, "seq": seq}
+        write_private(self.root / META_FILE, json.dumps(meta))
 
     def append(self, key: str, line: bytes) -> None:
         """Append one whole line to the ring's file, or raise StorageError with nothing kept."""

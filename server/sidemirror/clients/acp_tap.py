@@ -25,7 +25,7 @@ from typing import Any
 import aiohttp
 
 from sidemirror.core.clock import now_iso
-from sidemirror.runtime import read_runtime_file
+from sidemirror.runtime import UntrustedRuntimeFile, read_runtime_file
 
 CHUNK = 65536
 MAX_LINE = 8 * 1024 * 1024
@@ -113,6 +113,14 @@ class Sender:
 
         return default_runtime_dir()
 
+    def server(self) -> dict[str, Any] | None:
+        """The running server's port and token; None when there is none we can trust (an
+        untrusted runtime file was refused at start, so one now is a change mid-run)."""
+        try:
+            return read_runtime_file(self.runtime_path())
+        except UntrustedRuntimeFile:
+            return None
+
     async def run(self) -> None:
         delay = RETRY_MIN_S
         async with aiohttp.ClientSession() as http:
@@ -131,7 +139,7 @@ class Sender:
             await self.wakeup.wait()
 
     async def _drain(self, http: aiohttp.ClientSession) -> None:
-        info = read_runtime_file(self.runtime_path())
+        info = self.server()
         if info is None:
             raise OSError("no running server")
         workspace = str(self.outbox[0]["_workspace"])
@@ -211,7 +219,7 @@ async def run_tap(agent_cmd: list[str], workspace: str | None, runtime_dir: Path
     await from_agent  # the agent closed its stdout: it is exiting
     code = await proc.wait()
     from_editor.cancel()
-    if read_runtime_file(sender.runtime_path()) is not None:
+    if sender.server() is not None:
         with contextlib.suppress(TimeoutError):  # the last records, best effort
             await asyncio.wait_for(_drained(outbox), timeout=2.0)
     sending.cancel()
@@ -234,6 +242,11 @@ def main(agent_cmd: list[str], workspace: str | None, runtime_dir: Path | None) 
     if not agent_cmd:
         print("sidemirror acp-tap: give the agent command after --", file=sys.stderr)
         return 2
+    # Refuse before the agent starts, where the message can be read: the session would go to
+    # whoever made the runtime file. Raises UntrustedRuntimeFile; the CLI prints it.
+    from sidemirror.settings import default_runtime_dir
+
+    read_runtime_file(runtime_dir or default_runtime_dir())
     try:
         return asyncio.run(run_tap(agent_cmd, workspace, runtime_dir))
     except FileNotFoundError as exc:

@@ -25,7 +25,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from sidemirror.clients.cdp_events import CdpMapper
-from sidemirror.runtime import read_runtime_file
+from sidemirror.runtime import UntrustedRuntimeFile, read_runtime_file
 
 logger = logging.getLogger(__name__)
 DOMAINS = ("Page.enable", "Runtime.enable", "Network.enable", "Log.enable")
@@ -107,7 +107,11 @@ class ServerPoster:
 
     async def _send(self, batch: list[dict[str, Any]]) -> None:
         for attempt in range(3):
-            info = read_runtime_file(self.runtime_dir)
+            try:
+                info = read_runtime_file(self.runtime_dir)
+            except UntrustedRuntimeFile as exc:  # it changed after the check at start
+                logger.warning("%s", exc)
+                info = None
             if info is None:
                 logger.warning("no running sidemirror server (runtime dir %s)", self.runtime_dir)
             else:
@@ -272,6 +276,10 @@ async def observe(
 def run_observe_cdp(cdp: str, runtime_dir: Path, workspace: str | None) -> int:
     """The CLI entry: observe until Ctrl-C / SIGTERM."""
     import signal
+
+    # Refuse at once, with the reason, rather than send the browser's activity to whoever made
+    # the runtime file (raises UntrustedRuntimeFile; the CLI prints it).
+    read_runtime_file(runtime_dir)
 
     async def main() -> None:
         task = asyncio.current_task()

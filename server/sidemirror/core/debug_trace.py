@@ -23,6 +23,7 @@ from sidemirror.core.hub import (
     SessionSwitched,
     StateChanged,
 )
+from sidemirror.core.private import open_private, private_dir
 from sidemirror.core.store import SessionLog, Store
 
 
@@ -40,8 +41,12 @@ class DebugTrace:
     def __init__(self, path: Path, store: Store, version: str = "") -> None:
         self.store = store
         self.version = version  # the server's, for the `server_start` line
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.fh: IO[str] = path.open("a", encoding="utf-8")
+        # Every projected item: session text, so only this user may read it. A folder we make
+        # for it is private too; one the user chose is left as it is.
+        if not path.parent.is_dir():
+            private_dir(path.parent)
+        fd = open_private(path, os.O_WRONLY | os.O_APPEND)
+        self.fh: IO[str] = os.fdopen(fd, "a", encoding="utf-8")
         self.attached = False
         self.replay = False
 

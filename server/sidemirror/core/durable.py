@@ -23,6 +23,8 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
+from sidemirror.core.private import open_private
+
 # Write errors that mean "the disk cannot take it" (full, over quota, failing), answered 507.
 STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG, errno.EROFS})
 
@@ -83,11 +85,13 @@ class OpenFiles:
         self._close_spare(now)  # before `path` goes back in: it is in use
         created = False
         if entry is None:
+            # Session text: 0600 whatever the umask, and a file from an older version is set
+            # to 0600 when it is next opened.
             try:
-                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
+                fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_EXCL)
                 created = True
             except FileExistsError:
-                fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+                fd = open_private(path, os.O_WRONLY | os.O_APPEND)
         else:
             fd = entry[0]
         self._open[path] = (fd, now)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from sidemirror.core.models import SESSION_ITEM_ADAPTER, SessionItem
+from sidemirror.core.private import open_private, private_dir
 
 DEFAULT_WINDOW = 2048
 
@@ -138,8 +139,8 @@ class ItemLog:
         line = item.model_dump_json().encode("utf-8") + b"\n"
         if self._fd is None:
             assert self.spill_path is not None
-            self.spill_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            self._fd = os.open(self.spill_path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+            private_dir(self.spill_path.parent)
+            self._fd = open_private(self.spill_path, os.O_RDWR | os.O_TRUNC)
         os.pwrite(self._fd, line, self._end)
         self._offsets.append(self._end)
         self._end += len(line)

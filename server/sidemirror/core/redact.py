@@ -20,11 +20,14 @@ from dataclasses import dataclass
 
 _Check = Callable[[re.Match[str]], bool]
 
-# Characters that may not directly precede a token for it to count as a whole word.
+# Characters that may not directly precede a token for it to count as a whole word. Anything
+# else may: a token counts after "/", "=", quotes, brackets, spaces and punctuation alike.
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-# For tokens whose prefix is plain letters ("AKIA", "AIza"), "+" and "/" too, so such a
-# prefix occurring by chance inside base64 data (an inline image) is left alone.
-_BASE64_CHARS = _WORD_CHARS | frozenset("+/")
+# For tokens whose prefix is plain letters ("AKIA", "AIza"), "+" too, so such a prefix occurring
+# by chance inside base64 data (an inline image) is left alone. Not "/": a key is often a path
+# segment (`s3://bucket/AKIA…`, `…/keys/AIza…`), and in base64 the token's exact length and the
+# non-alphanumeric character each pattern requires after it already make a chance match rare.
+_BASE64_CHARS = _WORD_CHARS | frozenset("+")
 
 
 def _boundary_before(text: str, index: int, word_chars: frozenset[str] = _WORD_CHARS) -> bool:
@@ -108,6 +111,18 @@ def _token(name: str, pattern: str, *triggers: str, b64: bool = False) -> _Rule:
 _VALUE = r"""[^\s"'<>\\]+"""
 # An optional quote around a name or value, possibly JSON-escaped (\").
 _Q = r"""(?:\\?["'])?"""
+
+
+def _literal(quote: str, value: str) -> str:
+    """A non-empty string literal quoted with ' " ` or a JSON-escaped \" (code inside a JSON
+    string), its content in group `value`. Escapes (\' inside '…') are taken whole, never
+    split, so the raw text of a JSON line stays valid when the content is replaced."""
+    return (
+        rf"""(?P<{quote}>\\?["'`])"""
+        rf"(?P<{value}>(?:(?!(?P={quote}))(?:\\[^\r\n]|[^\r\n\\]))+)(?P={quote})"
+    )
+
+
 # "name: value", "name=value", '"name": "value"' and their JSON-escaped forms.
 _SEP = _Q + r"\s*[:=]\s*" + _Q
 # Placed after a name's first character: that character starts a word (or follows a
@@ -212,6 +227,27 @@ _RULES: tuple[_Rule, ...] = (
         ("=",),
         check=_not_placeholder,
     ),
+    _Rule(
+        # Text typed into a page by browser-automation code: Playwright `fill`/`type`/
+        # `pressSequentially` (`page.fill("#pw", "…")`, `getByLabel("Password").fill("…")`,
+        # `keyboard.type("…")`), Puppeteer `type`, Cypress `.type("…")`, Selenium `send_keys`,
+        # WebdriverIO `setValue`. The value is a string literal: the argument after a target (a
+        # literal or a plain expression), or the only argument. A typed value need not look like
+        # a secret, so it goes whatever it is; a variable (`fill(sel, pw)`) shows no value anyway.
+        "typed",
+        re.compile(
+            r"\.(?:fill|type|pressSequentially|press_sequentially|insertText|insert_text|"
+            r"sendKeys|send_keys|setValue|set_value)\(\s*(?:"
+            # A target, then the value: `fill("#pw", "…")`, `type(sel, "…", {delay})`.
+            r"(?:(?P<q1>\\?[\"'`])(?:(?!(?P=q1))[^\r\n])*(?P=q1)|[\w.$\[\]]+)\s*,\s*"
+            rf"{_literal('q', 'secret')}"
+            # Or the value alone, as the only argument: `locator.fill("…")`.
+            rf"|{_literal('q2', 'secret2')}\s*\))"
+        ),
+        (".fill(", ".type(", "ressSequentially(", "ress_sequentially(", "nsertText(",
+         "nsert_text(", "endKeys(", "end_keys(", "etValue(", "et_value("),
+        check=_not_placeholder,
+    ),
     # Tokens recognisable by their own shape, redacted whole.
     _token("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,}", "sk-ant-"),
     _Rule(
@@ -261,6 +297,15 @@ _RULES: tuple[_Rule, ...] = (
 
 # Per rule, one regex search is cheaper than several substring scans of a long text.
 _TRIGGERS = tuple(re.compile("|".join(map(re.escape, rule.triggers))) for rule in _RULES)
+# For a short text (an id, a name, a model), one search for any trigger at all is cheaper than
+# one per rule; on a long text an alternation of every trigger is the slower way.
+_SHORT = 256
+_ANY_TRIGGER = re.compile(
+    "|".join(re.escape(t) for rule in _RULES if not rule.fold for t in rule.triggers)
+)
+_ANY_FOLDED_TRIGGER = re.compile(
+    "|".join(re.escape(t) for rule in _RULES if rule.fold for t in rule.triggers)
+)
 
 
 def _rules_for(text: str) -> list[_Rule]:
@@ -281,6 +326,12 @@ def _rules_for(text: str) -> list[_Rule]:
 
 def redact_text(text: str) -> str:
     """Replace every secret in ``text`` with ``[REDACTED:<rule>]``."""
+    if (
+        len(text) <= _SHORT
+        and _ANY_TRIGGER.search(text) is None
+        and _ANY_FOLDED_TRIGGER.search(text.lower()) is None
+    ):
+        return text
     # Triggers are looked up once in the input: a later rule's secret is still in the
     # text after earlier rules ran, since markers only ever replace secrets.
     for rule in _rules_for(text):

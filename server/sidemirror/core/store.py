@@ -37,6 +37,7 @@ from sidemirror.core.models import SessionItem
 from sidemirror.core.numbers import parse_count
 from sidemirror.core.projection import Projector
 from sidemirror.core.redact import redact_text
+from sidemirror.core.redact_fields import redact_item_fields
 
 ACTIVE_WINDOW_S = 120.0
 PARSE_ERRORS_KEPT = 20  # `/health` `parse_errors_detail`: the latest this many
@@ -45,11 +46,17 @@ PARSE_ERRORS_KEPT = 20  # `/health` `parse_errors_detail`: the latest this many
 WORKSPACE_ID = re.compile(r"[0-9a-f]{12}")
 
 
+def workspace_directory(directory: str) -> str:
+    """The directory as the source records it (the agent's cwd, not resolved on this
+    filesystem), without a trailing slash, and redacted: a path can hold a secret too."""
+    return redact_text(directory.rstrip("/") or "/")
+
+
 def workspace_id_for(directory: str) -> str:
-    """First 12 hex digits of sha256 of the directory as the source records it (the agent's
-    cwd, no trailing slash, not resolved on this filesystem)."""
-    normalized = directory.rstrip("/") or "/"
-    return hashlib.sha256(normalized.encode("utf-8")).hexdigest()[:12]
+    """First 12 hex digits of sha256 of `workspace_directory(directory)`. Hashing the redacted
+    text keeps one id per workspace wherever it is named (a journal holds only the redacted
+    directory), and changes nothing for a path without a secret."""
+    return hashlib.sha256(workspace_directory(directory).encode("utf-8")).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -62,8 +69,11 @@ def resolve_workspace(value: str) -> WorkspaceRef:
     """A workspace named either way callers name one: by id (12 hex digits) or by directory."""
     if WORKSPACE_ID.fullmatch(value):
         return WorkspaceRef(value, None)
-    directory = value.rstrip("/") or "/"
-    return WorkspaceRef(workspace_id_for(directory), directory)
+    return WorkspaceRef(workspace_id_for(value), workspace_directory(value))
+
+
+_REDACTED_SESSION_FIELDS = frozenset({"session_id", "title"})
+_REDACTED_WORKSPACE_FIELDS = frozenset({"directory", "name", "branch"})
 
 
 @dataclass(eq=False)
@@ -85,6 +95,13 @@ class SessionLog:
     # Bytes of the source before the first item held: a huge transcript is read from a point
     # near its end, and what precedes that point is not parsed (sources/claude_sync.py).
     skipped_bytes: int = 0
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # Whoever sets them (a source, the store, a journal replay), these are shown in every
+        # listing and written to journals: they never hold a secret.
+        if name in _REDACTED_SESSION_FIELDS and isinstance(value, str):
+            value = redact_text(value)
+        super().__setattr__(name, value)
 
     @property
     def cursor(self) -> str | None:
@@ -157,6 +174,12 @@ class Workspace:
         if not self.name:
             self.name = self.directory.rstrip("/").rsplit("/", 1)[-1] or self.directory
 
+    def __setattr__(self, name: str, value: object) -> None:
+        # As for SessionLog: what every workspace listing shows never holds a secret.
+        if name in _REDACTED_WORKSPACE_FIELDS and isinstance(value, str):
+            value = redact_text(value)
+        super().__setattr__(name, value)
+
     @property
     def active(self) -> bool:
         return self.pid is not None or time.time() - self.last_activity < ACTIVE_WINDOW_S
@@ -191,11 +214,13 @@ class Store:
         ws_id = workspace_id_for(directory)
         ws = self.workspaces.get(ws_id)
         if ws is None:
-            ws = Workspace(ws_id, directory.rstrip("/") or "/", agent)
+            ws = Workspace(ws_id, workspace_directory(directory), agent)
             self.workspaces[ws_id] = ws
         return ws
 
     def ensure_session(self, ws: Workspace, session_id: str, agent: str, epoch: str) -> SessionLog:
+        # Sessions are known by their redacted id (the one every listing shows).
+        session_id = redact_text(session_id)
         log = ws.sessions.get(session_id)
         if log is None:
             log = SessionLog(ws.id, session_id, agent, epoch)
@@ -241,6 +266,7 @@ class Store:
     def append(self, log: SessionLog, item: SessionItem) -> SessionItem:
         """Store and publish `item`. A source that numbers its items sets `item.seq`; otherwise
         (or if it would not increase) the item takes the next seq after the last."""
+        redact_item_fields(item)  # the adapter redacted its text; this covers every other field
         last = log.items.last_seq
         seq = item.seq if item.seq > last else last + 1
         item.seq = seq
@@ -255,6 +281,7 @@ class Store:
         It gets no id (so no SSE `id:` line and Last-Event-ID stays on stored items) and the seq
         of the last stored item; snapshots and replays never contain it.
         """
+        redact_item_fields(item)
         item.id = ""
         item.seq = log.items.last_seq
         self._publish(log, EphemeralPublished(log.session_id, item, len(log.items)))

@@ -29,7 +29,13 @@ from pathlib import Path
 
 from sidemirror.core.durable import AppendFile, OpenFiles, StorageError, WriteFailed, write_all
 from sidemirror.core.models import LIVE_ONLY_TYPES, SessionItem
-from sidemirror.core.store import SessionLog, SessionUpdate, Store, workspace_id_for
+from sidemirror.core.store import (
+    SessionLog,
+    SessionUpdate,
+    Store,
+    workspace_directory,
+    workspace_id_for,
+)
 from sidemirror.ingest.replay import Header, item_line, read_head, replay, title_line
 from sidemirror.sources.base import Emitted
 
@@ -161,7 +167,7 @@ class IngestJournal:
             return journal
         existing = ws.sessions.get(session_id) if ws is not None else None
         epoch = existing.epoch if existing is not None else secrets.token_hex(4)
-        ws_dir = ws.directory if ws is not None else directory.rstrip("/") or "/"
+        ws_dir = ws.directory if ws is not None else workspace_directory(directory)
         header = Header(epoch, ws_dir, session_id, agent)
         path = self._path(ws_id, session_id)
         file = AppendFile(self.files, Path(path), end=0)

@@ -19,6 +19,8 @@ from typing import Any, Literal
 
 from sidemirror.core.durable import StorageError
 from sidemirror.core.jsonline import decode_line
+from sidemirror.core.redact import redact_text
+from sidemirror.core.redact_fields import redact_item_fields
 from sidemirror.core.store import Store
 from sidemirror.ingest.journal import IngestJournal, SessionJournal
 from sidemirror.sources.base import Converter, Emitted
@@ -103,6 +105,8 @@ class IngestRun:
         except (ValueError, TypeError, KeyError, RecursionError) as exc:
             self._reject(str(exc) or type(exc).__name__)
             return
+        for e in emitted:
+            _redact(e)
         self._pending.append(("accepted", emitted))
 
     async def feed(self, lines: Iterable[bytes | str]) -> None:
@@ -159,7 +163,10 @@ class IngestRun:
 
     async def finish(self) -> None:
         """Store what the converter held back for the end of the run, then sync."""
-        self._pending.append(("closing", self.converter.finish()))
+        closing = self.converter.finish()
+        for e in closing:
+            _redact(e)
+        self._pending.append(("closing", closing))
         await self.flush()
         await self.sync()
 
@@ -167,7 +174,7 @@ class IngestRun:
         self._pending.append(("rejected", []))
         self.store.count_parse_error()
         if len(self.errors) < MAX_ERRORS_SHOWN:
-            self.errors.append(reason[:200])
+            self.errors.append(redact_text(reason)[:200])  # a reason may quote the record
 
     def result(self) -> dict[str, Any]:
         out: dict[str, Any] = {"accepted": self.accepted, "rejected": self.rejected}
@@ -178,3 +185,14 @@ class IngestRun:
         if status is not None:
             out["status"] = status
         return out
+
+
+def _redact(emitted: Emitted) -> None:
+    """Every field of what a converter emitted, redacted before the journal writes it (the
+    converter redacted the text; ids, names and `model` come from the same records). The store
+    knows sessions by their redacted id, so the journal must look them up by it too."""
+    emitted.session_id = redact_text(emitted.session_id)
+    if emitted.title is not None:
+        emitted.title = redact_text(emitted.title)
+    if emitted.item is not None:
+        redact_item_fields(emitted.item)

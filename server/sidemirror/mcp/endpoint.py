@@ -24,6 +24,7 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from sidemirror import __version__
+from sidemirror.core.redact import redact_json, redact_text
 from sidemirror.mcp.jsonrpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -194,7 +195,8 @@ def _initialize(request: web.Request, message: Message) -> web.Response:
     asked = params["protocolVersion"]
     version = asked if asked in SUPPORTED_VERSIONS else LATEST_VERSION
     info = params.get("clientInfo")
-    client = str(info.get("name", "")) if isinstance(info, dict) else ""
+    # Logged and kept: redacted like anything a client sends.
+    client = redact_text(str(info.get("name", ""))) if isinstance(info, dict) else ""
     session = request.app[MCP_SESSIONS].open(version, client)
     result = {
         "protocolVersion": version,
@@ -238,7 +240,7 @@ async def _call_tool(
         raise RpcError(INVALID_PARAMS, "Invalid params: tools/call needs a string name", id=msg_id)
     tool = TOOLS.get(name)
     if tool is None:
-        raise RpcError(INVALID_PARAMS, f"Unknown tool: {name!r}", id=msg_id,
+        raise RpcError(INVALID_PARAMS, f"Unknown tool: {redact_text(name)!r}", id=msg_id,
                        data={"tools": sorted(TOOLS)})
     arguments = params.get("arguments")
     if arguments is None:
@@ -246,6 +248,14 @@ async def _call_tool(
     if not isinstance(arguments, dict):
         raise RpcError(INVALID_PARAMS, f"Invalid params: {name} arguments must be an object",
                        id=msg_id)
+    try:
+        # A tool's inputs are redacted like every field a client sends: a workspace directory
+        # or session id then names the redacted one the store holds, and no answer, error or
+        # log line can echo a secret back.
+        arguments = redact_json(arguments)
+    except ValueError as exc:  # nested too deeply
+        raise RpcError(INVALID_PARAMS, f"Invalid params: {exc}", id=msg_id) from None
+    assert isinstance(arguments, dict)
     try:
         parsed = tool.input_model.model_validate(arguments)
     except ValidationError as exc:

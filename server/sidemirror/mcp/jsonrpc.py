@@ -11,6 +11,8 @@ from typing import Any
 
 from aiohttp import web
 
+from sidemirror.core.redact import redact_text
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -31,7 +33,8 @@ class RpcError(Exception):
         self.code, self.message, self.status, self.id, self.data = code, message, status, id, data
 
     def response(self, headers: dict[str, str]) -> web.Response:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        # Messages may quote what the client sent (a method or tool name): redacted like all output.
+        error: dict[str, Any] = {"code": self.code, "message": redact_text(self.message)}
         if self.data is not None:
             error["data"] = self.data
         body = {"jsonrpc": "2.0", "id": self.id, "error": error}

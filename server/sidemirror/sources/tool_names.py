@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from sidemirror.core.models import ToolKind
+from sidemirror.core.typed import hide_typed_values
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.common import compact_json, one_line
 
@@ -69,7 +70,9 @@ def tool_kind(name: str) -> ToolKind:
 
 
 def tool_summary(name: str, tool_input: Any) -> str:
-    """The one-line input summary shown for a tool call."""
+    """The one-line input summary shown for a tool call (values a browser tool types into a
+    page, such as `browser_type` text or `browser_fill_form` field values, never show)."""
+    tool_input = hide_typed_values(name, tool_input)
     if not isinstance(tool_input, dict):
         return one_line(compact_json(tool_input))
     for key in _SUMMARY_FIELDS.get(name, ()):

@@ -12,6 +12,7 @@ from aiohttp import web
 
 from sidemirror.core.jsonline import decode_line
 from sidemirror.core.numbers import parse_count
+from sidemirror.core.redact import redact_text
 
 JSON_LIMIT = 1 << 20
 NDJSON_LIMIT = 16 << 20
@@ -20,9 +21,12 @@ BODY_TIMEOUT_S = 30.0  # a JSON body is at most 1 MiB: on loopback it arrives in
 
 
 def error_response(status: int, code: str, message: str, **headers: str) -> web.Response:
-    """`{"error": {"code", "message"}}`, the one error shape of the HTTP API."""
+    """`{"error": {"code", "message"}}`, the one error shape of the HTTP API. The message may
+    quote what the client sent (an unknown session id...): redacted like every output."""
     return web.json_response(
-        {"error": {"code": code, "message": message}}, status=status, headers=headers or None
+        {"error": {"code": code, "message": redact_text(message)}},
+        status=status,
+        headers=headers or None,
     )
 
 

@@ -1,4 +1,4 @@
-"""Who this server is, and how a client gets in: `/health`, `/api/pair`, `/api/ticket`."""
+"""Who this server is, and tickets for streams: `/health`, `/api/ticket` (pairing: web/pair.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from aiohttp import web
 from sidemirror import __version__
 from sidemirror.core.models import PROTOCOL_VERSION
 from sidemirror.sources.files.indexing import Indexing
-from sidemirror.web.security import pairing, public
+from sidemirror.web.identify import SERVER_ID
+from sidemirror.web.security import public
 from sidemirror.web.state import APP_STATE
 
 # The sources' startup indexing, which runs after the server listens (sources/files/indexing.py).
@@ -26,6 +27,7 @@ async def health(request: web.Request) -> web.Response:
             "version": __version__,
             "protocol": PROTOCOL_VERSION,
             "status": "ok",
+            "server_id": request.app[SERVER_ID],
             "instance": state.instance,
             "uptime_s": round(time.monotonic() - state.started, 3),
             "workspaces": len(state.store.workspaces),
@@ -37,12 +39,6 @@ async def health(request: web.Request) -> web.Response:
             "streams": len(state.streams),  # open SSE streams (session and activity)
         }
     )
-
-
-@pairing
-async def pair(request: web.Request) -> web.Response:
-    # The middleware has checked the Origin is an allowed extension and the Host is loopback.
-    return web.json_response({"token": request.app[APP_STATE].guard.token})
 
 
 async def ticket(request: web.Request) -> web.Response:

@@ -1,7 +1,10 @@
-"""Localhost is not a trust boundary: the Host, Origin, token and ticket rules (docs/security.md).
+"""Localhost is not a trust boundary: the owner, Host, Origin, token and ticket rules
+(docs/security.md).
 
 Every request passes `security_middleware` before any handler runs. Handlers declare how they
 authenticate with `@public`, `@pairing` or `@ticket_ok`; everything else needs the token.
+Every response, errors included, leaves with the same cache and sniffing headers
+(`security_headers`, run as each response is prepared).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from sidemirror.web.bodies import error_response
+from sidemirror.web.peer import Owner, OwnerCache
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 H = TypeVar("H", bound=Handler)
@@ -24,6 +28,10 @@ Auth = Literal["public", "pairing", "token", "ticket_ok"]
 
 TICKET_TTL_S = 60
 _AUTH_ATTR = "_sidemirror_auth"
+# Who owns the request's connection (web/peer.py), for handlers that decide by it (pairing).
+OWNER = web.RequestKey("sidemirror_owner", Owner)
+# On every response: never cached (sessions, tokens), never sniffed into HTML.
+SECURITY_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
 
 def _mark(auth: Auth) -> Callable[[H], H]:
@@ -64,6 +72,7 @@ class Guard:
     allowed_origins: frozenset[str]
     tickets: Tickets
     extra_hosts: frozenset[str] = frozenset()
+    owners: OwnerCache = field(default_factory=lambda: OwnerCache(enabled=True))
 
     def host_allowed(self, host_header: str | None, port: int) -> bool:
         if not host_header:
@@ -78,7 +87,11 @@ class Guard:
         scheme, _, value = header.partition(" ")
         if scheme.lower() != "bearer" or not value:
             return False
-        return hmac.compare_digest(value.strip().encode(), self.token.encode())
+        try:
+            sent = value.strip().encode()
+        except UnicodeEncodeError:  # bytes that were not UTF-8 arrive as lone surrogates
+            return False
+        return hmac.compare_digest(sent, self.token.encode())
 
 
 def _local_port(request: web.Request) -> int:
@@ -96,8 +109,9 @@ def _cors_headers(origin: str | None) -> dict[str, str]:
 
 
 def security_middleware(guard: Guard) -> Middleware:
-    """The checks every request passes before any handler runs, in this order: Host (421),
-    Origin (403), then the handler's own rule (token, ticket, pairing or public; 401/403)."""
+    """The checks every request passes before any handler runs, in this order: the connection's
+    OS user (403), Host (421), Origin (403), then the handler's own rule (token, ticket, pairing
+    or public; 401/403)."""
 
     @web.middleware
     async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -107,6 +121,12 @@ def security_middleware(guard: Guard) -> Middleware:
 
 
 async def _checked(guard: Guard, request: web.Request, handler: Handler) -> web.StreamResponse:
+    owner = await guard.owners.owner(request.transport)
+    if owner is Owner.OTHER:
+        return error_response(
+            403, "other_user", "this connection belongs to another OS user than the server's"
+        )
+    request[OWNER] = owner
     if not guard.host_allowed(request.headers.get("Host"), _local_port(request)):
         return error_response(421, "misdirected_request", "Host header is not this server")
     origin = request.headers.get("Origin")
@@ -143,6 +163,11 @@ async def _checked(guard: Guard, request: web.Request, handler: Handler) -> web.
         response = error_response(exc.status, code, exc.text or exc.reason, **extra)
     if not response.prepared:
         response.headers.update(_cors_headers(origin))
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Cache-Control", "no-store")
     return response
+
+
+async def security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """An `on_response_prepare` hook, so the middleware's own refusals, handler errors,
+    aiohttp's 404/405/500 and streams all carry the same headers."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)

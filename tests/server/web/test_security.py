@@ -50,6 +50,7 @@ async def test_health_has_no_token_and_reports_the_contract(make_client: ClientF
         "version",
         "protocol",
         "status",
+        "server_id",
         "instance",
         "uptime_s",
         "workspaces",

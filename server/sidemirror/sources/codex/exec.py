@@ -24,6 +24,7 @@ from sidemirror.core.models import (
     TurnStatus,
 )
 from sidemirror.core.redact import redact_text
+from sidemirror.core.typed import hide_typed_values
 from sidemirror.sources.base import Emitted
 from sidemirror.sources.codex.parser import CodexParser
 from sidemirror.sources.common import as_dict as _dict
@@ -135,7 +136,7 @@ class CodexExecConverter:
             return items
         if kind == "mcp_tool_call":
             name = f"mcp__{_text(item.get('server'))}__{_text(item.get('tool'))}"
-            args = item.get("arguments")
+            args = hide_typed_values(name, item.get("arguments"))
             items = self._use(item_id, name, "mcp", compact_json(args) if args else "", ts)
             if done:
                 error = _text(_dict(item.get("error")).get("message"))

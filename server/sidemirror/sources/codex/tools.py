@@ -13,6 +13,8 @@ import re
 from typing import Any
 
 from sidemirror.core.models import PlanEntry, ToolKind
+from sidemirror.core.redact import redact_text
+from sidemirror.core.typed import hide_typed_values
 from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.common import compact_json, one_line
@@ -70,11 +72,13 @@ def _command(value: Any) -> str:
 
 
 def summary(name: str, args: Any) -> str:
-    """The one-line input shown for a call."""
+    """The one-line input shown for a call (typed values of browser tools hidden)."""
+    args = hide_typed_values(name, args)
     if name == "apply_patch":
         patch = args if isinstance(args, str) else _text(_dict(args).get("input"))
         files = _PATCH_FILE.findall(patch)
-        return one_line(", ".join(files)) if files else one_line(patch[:200])
+        # Redacted before the cut, so a secret across the cut leaves no prefix behind.
+        return one_line(", ".join(files)) if files else one_line(redact_text(patch)[:200])
     if not isinstance(args, dict):
         return one_line(args if isinstance(args, str) else compact_json(args))
     for key in ("cmd", "command"):

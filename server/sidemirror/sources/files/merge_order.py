@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sidemirror.core.private import open_private, private_dir, write_private
+
 logger = logging.getLogger(__name__)
 FORMAT = 1
 
@@ -73,10 +75,8 @@ class MergeOrder:
         body = json.dumps(header) + "\n"
         body += "".join(_line(e) for e in self.entries)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(body, encoding="utf-8")
-            os.replace(tmp, self.path)
+            private_dir(self.path.parent)
+            write_private(self.path, body)
         except OSError as exc:
             self._warn(exc)
 
@@ -85,7 +85,8 @@ class MergeOrder:
         if self.path is None or not entries or self._broken:
             return
         try:
-            with open(self.path, "a", encoding="utf-8") as fh:
+            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
+            with os.fdopen(fd, "a", encoding="utf-8") as fh:
                 fh.write("".join(_line(e) for e in entries))
         except OSError as exc:
             self._warn(exc)

@@ -1,0 +1,48 @@
+"""What finding a connection's owner costs (server/sidemirror/web/peer.py), per connection.
+
+The lookup reads /proc/net/tcp and tcp6 whole, so its cost grows with the sockets open in the
+namespace. This opens N extra loopback connections (a busy desktop holds a few hundred), then
+times lookups of one more. Run: `PYTHONPATH=server python bench/peer_owner.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+
+from sidemirror.web.peer import TCP_TABLES, socket_uid
+
+
+def measure(extra_connections: int, rounds: int = 300) -> dict[str, float]:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(extra_connections + 1)
+    held: list[socket.socket] = [listener]
+    try:
+        for _ in range(extra_connections + 1):
+            held.append(socket.create_connection(listener.getsockname()))
+            held.append(listener.accept()[0])
+        server = held[-1]
+        peer, local = server.getpeername(), server.getsockname()
+        samples = []
+        for _ in range(rounds):
+            start = time.perf_counter()
+            uid = socket_uid(peer, local)
+            samples.append(time.perf_counter() - start)
+            assert uid == os.geteuid(), uid
+        samples.sort()
+        listed = sum(t.read_bytes().count(b"\n") - 1 for t in TCP_TABLES if t.exists())
+        return {
+            "sockets_listed": listed,
+            "median_us": round(samples[len(samples) // 2] * 1e6, 1),
+            "p95_us": round(samples[int(len(samples) * 0.95)] * 1e6, 1),
+        }
+    finally:
+        for s in held:
+            s.close()
+
+
+if __name__ == "__main__":
+    for n in (0, 250, 1000, 4000):
+        print(f"{n:>5} extra connections: {measure(n)}")

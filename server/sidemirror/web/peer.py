@@ -1,0 +1,141 @@
+"""Who owns a loopback connection: the OS user of the client's socket (Linux).
+
+The kernel lists every TCP socket of this network namespace with its owner's uid in
+/proc/net/tcp and /proc/net/tcp6. The client's socket is the entry whose local address is our
+peer address and whose remote address is our own address, so one exact 4-tuple finds it.
+Other systems (and a connection whose socket is not listed) give no owner: `Owner.UNKNOWN`,
+for which pairing needs a code the user reads with `sidemirror pair` (web/pairing.py).
+
+The lookup reads the whole table (every socket of the namespace), so it runs once per
+connection, when its first request arrives, and the answer is kept with the connection's
+transport for as long as that lives (`OwnerCache`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import ipaddress
+import os
+import struct
+import sys
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+
+TCP_TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
+# A closed socket waiting out TIME_WAIT is listed with uid 0 and inode 0: it belongs to no one.
+_TIME_WAIT = b"06"
+# A line is `sl: local remote st tx:rx tr:when retrnsmt uid timeout inode ...`; counted from
+# the local address, the state is the third column and the uid the seventh.
+_STATE, _UID = 2, 6
+
+
+class Owner(enum.Enum):
+    SAME = "same"  # this server's own OS user
+    OTHER = "other"  # another OS user: refused before any handler
+    UNKNOWN = "unknown"  # the OS does not say: pairing needs a code
+
+
+def _words(packed: bytes) -> str:
+    # The kernel prints each 32-bit word of the address as %08X of its in-memory value.
+    return "".join(f"{w:08X}" for w in struct.unpack(f"={len(packed) // 4}I", packed))
+
+
+def _ipv4(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """The address, with an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) as its IPv4 self."""
+    address = ipaddress.ip_address(host.split("%", 1)[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def table_entries(peer: tuple[str, int], local: tuple[str, int]) -> list[tuple[int, bytes]]:
+    """Where the client socket `peer` → `local` is listed: (index in TCP_TABLES, the text of
+    its local and remote addresses). An IPv4 client is in tcp, or in tcp6 under its mapped
+    IPv6 form when it used a dual-stack socket."""
+    a, b = _ipv4(peer[0]), _ipv4(local[0])
+    if isinstance(a, ipaddress.IPv4Address) and isinstance(b, ipaddress.IPv4Address):
+        mapped = [ipaddress.IPv6Address(f"::ffff:{x}") for x in (a, b)]
+        pairs = [(0, a.packed, b.packed), (1, mapped[0].packed, mapped[1].packed)]
+    else:
+        pairs = [(1, ipaddress.IPv6Address(int(a)).packed, ipaddress.IPv6Address(int(b)).packed)]
+    return [
+        (table, f" {_words(p)}:{peer[1]:04X} {_words(q)}:{local[1]:04X} ".encode())
+        for table, p, q in pairs
+    ]
+
+
+def socket_uid(
+    peer: tuple[str, int], local: tuple[str, int], tables: Sequence[Path] = TCP_TABLES
+) -> int | None:
+    """The uid owning the client socket `peer` → `local`, or None if no table lists it."""
+    for table, needle in table_entries(peer, local):
+        try:
+            data = tables[table].read_bytes()
+        except OSError:
+            continue
+        start = data.find(needle)
+        while start >= 0:
+            line_end = data.find(b"\n", start)
+            fields = data[start : None if line_end < 0 else line_end].split()
+            if len(fields) > _UID and fields[_STATE] != _TIME_WAIT:
+                return int(fields[_UID])
+            start = data.find(needle, start + 1)
+    return None
+
+
+def lookup_available(tables: Sequence[Path] = TCP_TABLES) -> bool:
+    """Whether this OS lists socket owners where we can read them."""
+    return sys.platform.startswith("linux") and any(os.access(t, os.R_OK) for t in tables)
+
+
+def _address(value: object) -> tuple[str, int] | None:
+    if isinstance(value, tuple) and len(value) >= 2:
+        return str(value[0]), int(value[1])
+    return None
+
+
+class OwnerCache:
+    """The owner of each connection, looked up once (in a thread: the tables can be large)
+    and kept with the connection's transport for as long as it lives."""
+
+    def __init__(
+        self, *, enabled: bool, uid: int | None = None, tables: Sequence[Path] = TCP_TABLES
+    ) -> None:
+        # `enabled=False` (a setting, or an OS without the tables) makes every owner UNKNOWN.
+        self.enabled = enabled and lookup_available(tables)
+        # Where there is no uid (Windows) the lookup is off anyway (`lookup_available`).
+        self.uid = getattr(os, "geteuid", lambda: -1)() if uid is None else uid
+        self.tables = tables
+        self._known: weakref.WeakKeyDictionary[object, Owner] = weakref.WeakKeyDictionary()
+        self.lookups = 0
+
+    async def owner(self, transport: asyncio.BaseTransport | None) -> Owner:
+        if transport is None:
+            return Owner.UNKNOWN  # the connection is already gone
+        known = self._known.get(transport)
+        if known is None:
+            peer = _address(transport.get_extra_info("peername"))
+            local = _address(transport.get_extra_info("sockname"))
+            loop = asyncio.get_running_loop()
+            known = await loop.run_in_executor(None, self._look_up, peer, local)
+            self._known[transport] = known
+        return known
+
+    def _look_up(self, peer: tuple[str, int] | None, local: tuple[str, int] | None) -> Owner:
+        if not self.enabled or peer is None or local is None or not _is_loopback(peer[0]):
+            # A remote client (only with --allow-remote) has no socket in our tables.
+            return Owner.UNKNOWN
+        self.lookups += 1
+        uid = socket_uid(peer, local, self.tables)
+        if uid is None:
+            return Owner.UNKNOWN
+        return Owner.SAME if uid == self.uid else Owner.OTHER
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return _ipv4(host).is_loopback
+    except ValueError:
+        return False
