@@ -375,8 +375,10 @@ def test_server_id_survives_a_restart_and_only_the_token_holder_can_prove_it(
 
     server = Server(tmp_path)
     server.start()
-    first = server.health()["server_id"]
-    server.stop()
+    try:
+        first = server.health()["server_id"]
+    finally:
+        server.stop()
     server.start()
     try:
         assert server.health()["server_id"] == first
