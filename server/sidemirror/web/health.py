@@ -19,7 +19,7 @@ INDEXING = web.AppKey("indexing", Indexing)
 
 @public
 async def health(request: web.Request) -> web.Response:
-    # Never a token here: anything on this machine may read /health.
+    # Never a token here: any process of this OS user may read /health.
     state = request.app[APP_STATE]
     return web.json_response(
         {
