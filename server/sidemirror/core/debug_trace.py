@@ -30,9 +30,10 @@ from sidemirror.core.store import SessionLog, Store
 def path_problem(path: Path) -> str | None:
     """Why the trace cannot be written at `path` (a one-line reason), or None if it can."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8"):
-            return None
+        if not path.parent.is_dir():
+            private_dir(path.parent)  # as DebugTrace would make it: private
+        os.close(open_private(path, os.O_WRONLY | os.O_APPEND))
+        return None
     except OSError as exc:
         return exc.strerror or str(exc)
 

@@ -167,7 +167,7 @@ class AcpConverter:
         handler = HANDLERS.get(kind)
         if handler is not None:
             return handler(self, s, update, ts, parent)
-        content = f"Unrecognized ACP session update {kind!r}"
+        content = redact_text(f"Unrecognized ACP session update {kind!r}")
         return s.line(SystemEvent(ts=ts, subtype="unknown", content=content))
 
     def _on_tool(self, s: AcpSession, u: Update, ts: str, _p: str | None) -> list[Emitted]:

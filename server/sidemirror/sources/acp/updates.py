@@ -144,7 +144,7 @@ class Modes:
         if first and not ts:
             return None
         name = self.names.get(mode_id, mode_id)
-        return SystemEvent(ts=ts, subtype="mode", content=f"Mode: {name}")
+        return SystemEvent(ts=ts, subtype="mode", content=redact_text(f"Mode: {name}"))
 
     def options(self, options: list[Any], ts: str) -> SystemEvent | None:
         """The `mode` category of config options (names, current value); `ts` "" only learns."""
@@ -191,7 +191,8 @@ class Compactions:
             error = _text(update.get("error")) or "unknown error"
             return [ErrorEvent(ts=ts, message=redact_text(f"Compaction failed: {error}"))]
         if status != "completed":
-            return [SystemEvent(ts=ts, subtype="compact", content=f"Compaction {status}")]
+            text = redact_text(f"Compaction {status}")
+            return [SystemEvent(ts=ts, subtype="compact", content=text)]
         summary = block_text(update.get("summary")) or "".join(pieces)
         content = redact_text(summary) or "Conversation compacted"
         return [SystemEvent(ts=ts, subtype="compact", content=content)]

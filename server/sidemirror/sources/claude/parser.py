@@ -43,8 +43,8 @@ from sidemirror.sources.claude.tools import (
     user_kind,
 )
 from sidemirror.sources.claude.turns import TurnTracker, usage_from
+from sidemirror.sources.common import as_dict, attachments, flatten_content, one_line
 from sidemirror.sources.common import as_text as _text
-from sidemirror.sources.common import attachments, flatten_content, one_line
 from sidemirror.sources.tool_names import TASK_TOOLS
 
 MAIN = ""  # origin of records from the session's own file (agent files pass their agent id)
@@ -144,7 +144,7 @@ class ClaudeParser:
         if kind == "compact":
             return [self._system_item(record, parent, "compact", text)]
         # Images are shown as chips (type, size) beside the text, never inside it.
-        media = attachments((record.get("message") or {}).get("content"))
+        media = attachments(as_dict(record.get("message")).get("content"))
         if parent is not None:
             return [
                 UserEvent(

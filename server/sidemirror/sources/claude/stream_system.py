@@ -74,7 +74,7 @@ class SystemRecords:
         items: list[SessionItem] = []
         mode = _text(record.get("permissionMode"))
         if mode and self.mode is not None and mode != self.mode:
-            items.append(SystemEvent(ts=ts, subtype="mode", content=f"Mode: {mode}"))
+            items.append(SystemEvent(ts=ts, subtype="mode", content=redact_text(f"Mode: {mode}")))
         self.mode = mode or self.mode
         if record.get("status") == "compacting":
             items.append(
