@@ -40,6 +40,7 @@ def routes() -> list[web.RouteDef]:
     How each one authenticates is declared on its handler (`web/security.py`)."""
     return [
         web.get("/health", health.health),
+        web.get("/api/identify", health.identify),
         web.post("/api/pair", health.pair),
         web.post("/api/ticket", health.ticket),
         # Sessions: JSON reads and the live stream.
@@ -94,6 +95,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     )
     app = web.Application(middlewares=[security_middleware(guard)], client_max_size=NDJSON_LIMIT)
     app[APP_STATE] = state
+    app[health.SERVER_ID] = health.load_server_id(settings.data_dir)
     app[mcp.MCP_SESSIONS] = mcp.SessionTable()
     app.add_routes(routes())
     trace = None
