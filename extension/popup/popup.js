@@ -1,6 +1,7 @@
 // Toolbar popup: connection status, manual port, token fallback, and opening the side panel.
 
 import { onStatus, readStatus, send } from "../lib/page/client.js";
+import { setText } from "../lib/page/dom.js";
 import { KEYS, MSG, PORT_RANGE, parsePort, parseToken } from "../lib/shared/config.js";
 
 const $ = (id) => document.getElementById(id);
@@ -27,8 +28,8 @@ function renderStatus(s) {
   } else {
     text = "Checking…";
   }
-  $("status-text").textContent = text;
-  $("status-detail").textContent = detail;
+  setText($("status-text"), text);
+  setText($("status-detail"), detail);
   if (state === "error" && s.error?.code !== "protocol_mismatch") $("token-section").open = true;
 }
 
@@ -90,7 +91,7 @@ $("port-form").addEventListener("submit", async (ev) => {
           : `Saved: port ${port} (no server answers there yet).`;
   } catch (e) {
     input.setAttribute("aria-invalid", "true");
-    err.textContent = e.message;
+    setText(err, e.message);
   }
 });
 
@@ -117,7 +118,7 @@ $("token-form").addEventListener("submit", async (ev) => {
     msg.textContent = status.state === "connected" ? "Token accepted." : "Token saved; the server isn't reachable yet.";
   } catch (e) {
     input.setAttribute("aria-invalid", "true");
-    msg.textContent = e.message;
+    setText(msg, e.message);
   }
 });
 

@@ -9,7 +9,7 @@
 
 import { ApiError, api, path } from "../lib/page/client.js";
 import { SERVE_COMMAND } from "../lib/shared/config.js";
-import { h } from "../lib/page/dom.js";
+import { h, setText } from "../lib/page/dom.js";
 import { clockTimeSeconds, duration, fullTime } from "../lib/page/format.js";
 import { ActivityStream } from "../lib/page/activity-stream.js";
 import { CATEGORY_LABELS, categoryOf, errorMessage, searchText } from "./activity-model.js";
@@ -177,7 +177,7 @@ class ActivityTab {
   _conn(text, canRetry = false) {
     this.connBanner.hidden = !text;
     this.connBanner.classList.toggle("reconnecting", Boolean(text));
-    if (text && this.connText.textContent !== text) this.connText.textContent = text;
+    if (text) setText(this.connText, text);
     this.connRetry.hidden = !canRetry;
   }
 
@@ -422,7 +422,7 @@ class ActivityTab {
     this.empty.hidden = total > 0;
     this.list.hidden = total === 0;
     this.noMatch.hidden = !(total > 0 && shown === 0);
-    if (!this.noMatch.hidden) this.noMatch.textContent = `No entries match “${this.filterInput.value.trim()}”.`;
+    if (!this.noMatch.hidden) setText(this.noMatch, `No entries match “${this.filterInput.value.trim()}”.`);
     const parts = [];
     if (total) parts.push(this.filter ? `${shown} of ${total} entries` : `${total} ${total === 1 ? "entry" : "entries"}`);
     if (pending) parts.push(`${pending} running`);

@@ -4,7 +4,7 @@
 
 import { connection } from "../lib/page/client.js";
 import { baseUrl } from "../lib/shared/config.js";
-import { copyText, h } from "../lib/page/dom.js";
+import { copyText, h, setText } from "../lib/page/dom.js";
 import { MCP_PROTOCOL_VERSION, McpClient } from "../lib/shared/mcp-client.js";
 import { icon } from "./icons.js";
 
@@ -170,7 +170,7 @@ class ConnectTab {
       }
       const info = this.client.serverInfo;
       this.protocol.textContent = this.client.protocolVersion || MCP_PROTOCOL_VERSION;
-      this.serverName.textContent = info ? `${info.name || "sidemirror"} ${info.version || ""}`.trim() : "—";
+      setText(this.serverName, info ? `${info.name || "sidemirror"} ${info.version || ""}`.trim() : "—");
       const n = this.toolCount ?? 0;
       this._setHealth("ok", `Reachable — ${n} ${n === 1 ? "tool" : "tools"} available`);
     } catch (err) {
@@ -183,7 +183,7 @@ class ConnectTab {
 
   _setHealth(state, text) {
     this.health.dataset.state = state;
-    if (this.healthText.textContent !== text) this.healthText.textContent = text;
+    setText(this.healthText, text);
   }
 
   _renderTools(tools) {

@@ -3,7 +3,7 @@
 // what an item looks like can change apart. Every string from the server is set with textContent
 // (lib/page/dom.js); nothing is parsed as HTML.
 
-import { h } from "../lib/page/dom.js";
+import { h, setText, textNode } from "../lib/page/dom.js";
 import { clockTime, compactNumber, cost, duration, fullTime } from "../lib/page/format.js";
 import { TRUNCATED_FIELDS } from "../lib/shared/protocol.gen.js";
 import { KIND_LABELS, icon } from "./icons.js";
@@ -291,7 +291,7 @@ function more(item, ctx, target, render) {
         full = String(data?.[field] ?? "");
       } catch (err) {
         btn.disabled = false;
-        btn.textContent = `Couldn't load (${err.message}) — retry`;
+        setText(btn, `Couldn't load (${err.message}) — retry`);
         return;
       }
       btn.disabled = false;
@@ -318,7 +318,7 @@ function safeToken(s) {
 
 /** Plain text, whitespace preserved by CSS. */
 export function renderPlain(target, text) {
-  target.append(document.createTextNode(String(text ?? "")));
+  target.append(textNode(text));
 }
 
 /** Light Markdown: fenced code blocks and `inline code`; everything else stays literal text. */
@@ -340,6 +340,6 @@ function inline(target, text) {
   const parts = text.split(/(`[^`\n]+`)/);
   for (const part of parts) {
     if (part.length > 2 && part.startsWith("`") && part.endsWith("`")) target.append(h("code", { text: part.slice(1, -1) }));
-    else if (part) target.append(document.createTextNode(part));
+    else if (part) target.append(textNode(part));
   }
 }

@@ -2,7 +2,7 @@
 
 import { ApiError, api, path } from "../lib/page/client.js";
 import { KEYS, PORT_RANGE, SERVE_COMMAND } from "../lib/shared/config.js";
-import { copyText, h } from "../lib/page/dom.js";
+import { copyText, h, setText } from "../lib/page/dom.js";
 import { relativeTime } from "../lib/page/format.js";
 import { CONTROL_TYPES, PROTOCOL_VERSION } from "../lib/shared/protocol.gen.js";
 import { SessionStream } from "../lib/page/session-stream.js";
@@ -342,7 +342,7 @@ class SessionTab {
   _setSessionState(state) {
     if (!state) return;
     this.stateChip.hidden = false;
-    this.stateChip.textContent = state;
+    setText(this.stateChip, state);
     this.stateChip.className = `chip session-state st-${state.replace(/[^a-z]/g, "")}`;
   }
 

@@ -6,7 +6,8 @@
 
 import { checkNow, onStatus, readStatus, send } from "../lib/page/client.js";
 import { MSG } from "../lib/shared/config.js";
-import { h } from "../lib/page/dom.js";
+import { h, setText } from "../lib/page/dom.js";
+import { visible } from "../lib/page/visible-text.js";
 import { createActivityTab } from "./activity-tab.js";
 import { createConnectTab } from "./connect-tab.js";
 import { createSessionTab } from "./session-tab.js";
@@ -47,8 +48,8 @@ function renderConnection(s) {
   else if (state === "not_running") label = "Server not running";
   else if (state === "error") label = s.error?.code === "protocol_mismatch" ? "Protocol mismatch" : "Connection error";
   else label = "Connecting…";
-  if (text.textContent !== label) text.textContent = label;
-  el.title = s?.error?.message || label;
+  setText(text, label);
+  el.title = visible(s?.error?.message || label);
 }
 
 // --- tabs (WAI-ARIA tabs pattern, automatic activation) ---
