@@ -2,6 +2,7 @@
 
 import { onStatus, readStatus, send } from "../lib/page/client.js";
 import { setText } from "../lib/page/dom.js";
+import { renderOffers } from "../lib/page/server-offer.js";
 import { KEYS, MSG, PORT_RANGE, parsePort, parseToken } from "../lib/shared/config.js";
 
 const $ = (id) => document.getElementById(id);
@@ -19,6 +20,8 @@ function renderStatus(s) {
   if (state === "connected") {
     text = `Connected · server v${s.version ?? "?"}`;
     detail = `127.0.0.1:${s.port} · protocol ${s.protocol}`;
+  } else if (state === "other_server") {
+    text = "Not connected";
   } else if (state === "not_running") {
     text = "Server not running";
     detail = "Start it with: sidemirror serve";
@@ -30,6 +33,7 @@ function renderStatus(s) {
   }
   setText($("status-text"), text);
   setText($("status-detail"), detail);
+  renderOffers($("server-offer"), s);
   if (state === "error" && s.error?.code !== "protocol_mismatch") $("token-section").open = true;
 }
 

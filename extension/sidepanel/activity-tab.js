@@ -122,6 +122,7 @@ class ActivityTab {
     if (this.stream && this.stream.state === "live") return; // the stream notices by itself
     if (!status || status.state === "connecting") this._conn("Connecting to the Sidemirror server…");
     else if (status.state === "not_running") this._conn(`Server not running — start it with ${SERVE_COMMAND}`, true);
+    else if (status.state === "other_server") this._conn("Not connected — choose a Sidemirror server above.", true);
     else this._conn(status.error?.message || "Connection error", true);
   }
 

@@ -152,7 +152,12 @@ class ConnectTab {
       this.token = null;
       this._renderEndpoint();
       this._renderSnippets();
-      this._setHealth("error", s?.state === "not_running" ? "Unreachable — the Sidemirror server isn't running" : s?.state === "connecting" || !s ? "Connecting…" : `Not connected — ${s.error?.message || "connection error"}`);
+      const why = {
+        not_running: "Unreachable — the Sidemirror server isn't running",
+        connecting: "Connecting…",
+        other_server: "Not connected — choose a Sidemirror server above",
+      }[s?.state || "connecting"];
+      this._setHealth("error", why || `Not connected — ${s.error?.message || "connection error"}`);
       return;
     }
     this.port = conn.port;

@@ -1,5 +1,5 @@
-// The Session tab's full-panel states: connecting, server not running, no sessions yet, and
-// errors. Only constant text and the worker's own messages appear here.
+// The Session tab's full-panel states: connecting, server not running, another server found,
+// no sessions yet, and errors. Only constant text and the worker's own messages appear here.
 
 import { KEYS, PORT_RANGE, SERVE_COMMAND } from "../lib/shared/config.js";
 import { copyText, h } from "../lib/page/dom.js";
@@ -37,7 +37,17 @@ export async function stateContent(view, { error = null, checkNow }) {
       h("p", { text: "Start it in a terminal, next to your agent:" }),
       h("div", { class: "command" }, h("code", { class: "serve-command", text: command }), copy),
       copied,
-      h("p", { class: "muted", text: `Looking on 127.0.0.1 ports ${PORT_RANGE[0]}–${PORT_RANGE.at(-1)}${port ? ` and ${port}` : ""}. This panel connects by itself once it starts.` }),
+      h("p", { class: "muted", text: `${port ? `Looking on 127.0.0.1:${port} only (the port set in the toolbar popup)` : `Looking on 127.0.0.1 ports ${PORT_RANGE[0]}–${PORT_RANGE.at(-1)}`}. This panel connects by itself once it starts.` }),
+      retry,
+    );
+  }
+  if (view === "other_server") {
+    // The offer itself (with its "Use it" buttons) is above the tabs, for every tab.
+    return h(
+      "div",
+      { class: "state other-server" },
+      h("h2", { text: "Not connected to your Sidemirror server" }),
+      h("p", { text: "Another Sidemirror server answers, but this panel does not switch by itself: choose above, or start your server again." }),
       retry,
     );
   }

@@ -110,7 +110,7 @@ class SessionTab {
       return;
     }
     if (this.stream) return; // the stream's own reconnect banner covers it
-    if (status.state === "not_running") this._state("not_running");
+    if (status.state === "not_running" || status.state === "other_server") this._state(status.state);
     else this._state("error", status.error);
   }
 
