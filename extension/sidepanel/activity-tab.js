@@ -81,8 +81,11 @@ class ActivityTab {
     this.noMatch = h("p", { class: "act-nomatch muted", hidden: true });
     this.scroller = h("div", { class: "scroller act-scroller" }, this.list, this.noMatch, this.empty);
     this.stuck = true; // following the bottom; updated by scrolling, read without layout
+    this.autoTop = 0; // where the tab last scrolled itself to
     this.scroller.addEventListener("scroll", () => {
-      this.stuck = this._atBottom();
+      // The event of a scroll the tab made itself comes a frame later, when a burst may have
+      // added rows below: only a move up from where the tab put it means the user left.
+      this.stuck = this._atBottom() || this.scroller.scrollTop >= this.autoTop;
       if (this.stuck) this._setUnseen(0);
     });
     this.pill = h(
@@ -345,6 +348,7 @@ class ActivityTab {
 
   _scrollToBottom() {
     this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.autoTop = this.scroller.scrollTop;
     this.stuck = true;
     this._setUnseen(0);
   }
