@@ -1,8 +1,8 @@
 // Sidemirror service worker: finds the companion server, pairs, watches its health and shows it
-// on the toolbar badge, and answers the page overlay's look-ups.
+// on the toolbar badge; turns the page overlay on and off per site and answers its look-ups.
 // Chrome may stop this worker at any moment, so every listener is registered at the top level and
 // all state lives in chrome.storage (keys in lib/shared/config.js):
-//   local:   port (manual), paired {server_id, port}
+//   local:   port (manual), paired {server_id, port}, overlaySites
 //   session: token {value, source, instance, server_id}, status (read by the popup and side panel)
 // There is exactly one retry loop: the "health" alarm. Checks are single-flight, so a burst of
 // triggers (alarm, popup, side panel) shares one probe. The check itself, and the rule that the
@@ -10,6 +10,7 @@
 
 import { HEALTH_ALARM, HEALTH_PERIOD_MIN, KEYS, MSG, parsePort, parseToken } from "./lib/shared/config.js";
 import { check } from "./lib/worker/connection.js";
+import * as overlaySites from "./lib/worker/overlay-sites.js";
 import { PageOverlaySource } from "./lib/worker/page-overlay.js";
 
 // --- listeners (top level) ---
@@ -28,6 +29,10 @@ chrome.runtime.onStartup.addListener(() => {
 
 chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === HEALTH_ALARM) checkNow("alarm");
+});
+
+chrome.permissions.onRemoved.addListener((removed) => {
+  overlaySites.onPermissionsRemoved(removed).catch((err) => console.warn("sidemirror: overlay sites", err.message));
 });
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
@@ -51,6 +56,7 @@ function setup() {
   ensureAlarm();
   // The toolbar button opens the popup; the popup opens the side panel.
   chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: false }).catch(() => {});
+  overlaySites.sync().catch((err) => console.warn("sidemirror: overlay sites", err.message));
 }
 
 async function ensureAlarm() {
@@ -60,12 +66,10 @@ async function ensureAlarm() {
 
 // --- messages ---
 
-// The page overlay (content/content-script.js). The content script is declared in the manifest
-// for http(s) pages: the overlay must appear on whatever page the agent drives, without a click,
-// and a declared content script gets no host permission of its own (it cannot reach the server,
-// and never holds the token). The alternatives are worse: `activeTab` needs a click on every
-// page, and optional host permissions + registerContentScripts need a permission prompt for the
-// same "all sites" scope. Host permissions stay loopback-only; this worker does the fetching.
+// The page overlay (content/content-script.js) runs only on sites the user turned it on for
+// (lib/worker/overlay-sites.js); it makes no request and never holds the token. This worker does
+// the fetching with its loopback-only host permissions, for the sender tab's own URL, and only
+// while the overlay is on for that site: no other page URL ever reaches the server.
 const overlay = new PageOverlaySource(async () => {
   if (inflight) await inflight.catch(() => {}); // a check is deciding who the server is: wait
   const got = await chrome.storage.session.get([KEYS.status, KEYS.token]);
@@ -77,6 +81,7 @@ const overlay = new PageOverlaySource(async () => {
 async function handlePage(message, sender) {
   if (message?.type !== MSG.pageOverlay) throw codeError("forbidden", "content scripts may only ask for the page overlay");
   if (sender.frameId !== 0 || !/^https?:/.test(sender.url || "")) return { connected: false, refs: [], acted: null };
+  if (!(await overlaySites.isOn(sender.url))) return { off: true, connected: false, refs: [], acted: null };
   const reply = await overlay.lookup(sender.url);
   if (reply.unreachable) checkNow("overlay"); // the server went away: update the badge too
   const { unreachable, error, ...data } = reply;
@@ -122,6 +127,8 @@ async function handle(message) {
       await chrome.storage.local.set({ [KEYS.paired]: { server_id: offered.server_id, port: offered.port } });
       return checkNow("use", { fresh: true });
     }
+    case MSG.setOverlay:
+      return message.on ? overlaySites.enable(message.origin) : overlaySites.disable(message.origin);
     default:
       throw codeError("unknown_message", `unknown message type: ${JSON.stringify(message?.type)}`);
   }

@@ -4,6 +4,7 @@
 // server's `start_id`) replaces it in place with ✓/✗ and the duration. Rows expand (button with
 // aria-expanded) to show URL, arguments, result and refs. A filter box matches command, args and
 // URL; the list sticks to the bottom only when the user is there; the DOM is capped at MAX_ROWS.
+// Above the list, the page overlay's switch for the site the agent acted on (overlay-toggle.js).
 // A `gap` from the server (cursor fell out of the 1000-entry ring) shows a "missed N" banner;
 // `reset` clears the list first. Every string from the server goes through textContent.
 
@@ -13,6 +14,7 @@ import { h, setText } from "../lib/page/dom.js";
 import { ActivityStream } from "../lib/page/activity-stream.js";
 import { fillDetails, fillRow } from "./activity-row.js";
 import { icon } from "./icons.js";
+import { OverlayToggles } from "./overlay-toggle.js";
 
 const MAX_ROWS = 1000;
 const BOTTOM_SLACK_PX = 40;
@@ -95,7 +97,8 @@ class ActivityTab {
       h("span", { class: "pill-text", text: "New activity" }),
     );
     this.footer = h("div", { class: "act-footer" }, this.count);
-    this.panel = h("div", { class: "activity-tab" }, toolbar, this.connBanner, this.gapBanner, this.scroller, this.pill, this.footer);
+    this.overlay = new OverlayToggles();
+    this.panel = h("div", { class: "activity-tab" }, toolbar, this.overlay.el, this.connBanner, this.gapBanner, this.scroller, this.pill, this.footer);
     this._renderEmpty();
     this._sync();
   }
@@ -207,6 +210,7 @@ class ActivityTab {
 
   _add(entry) {
     if (!entry || !entry.id || this.rows.has(entry.id)) return;
+    if (entry.url) this.overlay.noteUrl(entry.url);
     const stick = this.stuck;
     const start = entry.type === "command_end" && entry.start_id ? this.rows.get(entry.start_id) : null;
     if (start && !start.end) {

@@ -266,6 +266,8 @@ def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:
         "--no-first-run",
         "--disable-sync",
         "--disable-features=DisableLoadExtensionCommandLineSwitch",
+        # An ordinary website for the overlay tests, served locally (test_overlay.py).
+        "--host-resolver-rules=MAP shop.test 127.0.0.1",
     ]
     return pw.chromium.launch_persistent_context(
         str(profile),

@@ -9,6 +9,7 @@ export const SERVE_COMMAND = "sidemirror serve";
 export const KEYS = Object.freeze({
   port: "port", // local: the user's manual port (number): only that port is probed; absent = the range
   paired: "paired", // local: {server_id, port} of the server this extension paired with
+  overlaySites: "overlaySites", // local: origins where the user turned the page overlay on
   token: "token", // session: {value, source: "paired"|"manual", instance, server_id}
   status: "status", // session: see lib/worker/connection.js
 });
@@ -20,6 +21,7 @@ export const MSG = Object.freeze({
   setPort: "setPort",
   setToken: "setToken",
   useServer: "useServer", // {port, server_id}: the user picked a server the status offers
+  setOverlay: "setOverlay", // {origin, on}: the page overlay on or off for one site
   pageOverlay: "pageOverlay", // the only type a content script may send
 });
 
