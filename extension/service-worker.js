@@ -93,7 +93,9 @@ async function handle(message) {
     case MSG.getStatus:
       return (await getStatus()) || (await checkNow("status"));
     case MSG.checkNow:
-      return checkNow("request");
+      // A page that saw its server fail asks for a check that starts after the failure: one
+      // already running may have verified the old server just before it went away.
+      return checkNow("request", { fresh: message.fresh === true });
     case MSG.setPort: {
       if (message.port === null || message.port === "") {
         await chrome.storage.local.remove(KEYS.port);
@@ -145,7 +147,8 @@ let queued = null;
 
 /**
  * Probe, pair if needed, publish the status. Concurrent calls share one run; a `fresh` call
- * (after a setting changed) gets a run that starts after the change, shared with other fresh ones.
+ * (after a setting changed, or a page saw its server fail) gets a run that starts after that,
+ * shared with other fresh ones.
  */
 function checkNow(reason, { fresh = false } = {}) {
   if (inflight && fresh) {

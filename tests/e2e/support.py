@@ -69,6 +69,15 @@ def port_free(port: int) -> bool:
         return True
 
 
+def quiet_port() -> int:
+    """A free port just above the probe range: no discovery (ours or another checkout's tests)
+    looks there, so a server pinned to it meets no one else."""
+    for port in range(47480, 47490):
+        if port_free(port):
+            return port
+    raise RuntimeError("no free port in 47480-47489")
+
+
 def free_port(prefer: list[int] | None = None, avoid: set[int] | None = None) -> int:
     """A free port in the extension's probe range, trying `prefer` first, then from the top,
     never one of `avoid`."""

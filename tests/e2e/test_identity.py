@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from decoy import DECOY_TOKEN, Decoy
 from playwright.sync_api import Page, expect
-from support import TOKEN, Extension, Server, free_port, wait_until
+from support import BROWSER_MARK, TOKEN, Extension, Server, free_port, quiet_port, wait_until
 
 
 def token_in_storage(page: Page) -> Any:
@@ -93,10 +93,13 @@ def test_follows_its_server_to_a_new_port_and_offers_another_without_switching(
         other.stop()
 
 
-def test_an_impostor_on_the_port_never_gets_the_token(ext: Extension, server: Server) -> None:
+def test_an_impostor_on_the_port_never_gets_the_token(ext: Extension, server_factory: Any) -> None:
     """The server goes away and something else takes its port, copying its `server_id` from
     `/health`: neither the worker nor the open panel sends it the token; the real server coming
-    back is trusted again."""
+    back is trusted again. (The port is taken once the extension has seen the server go, as a
+    dropped stream or a refused probe: a request already on its way at the very instant of the
+    swap is out of any client's reach, see docs/security.md.)"""
+    server = server_factory(quiet_port())  # pinned: the extension probes this port only
     server.ingest("/tmp/e2e-impostor", "s1", [{"type": "assistant", "content": "real answer"}])
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
@@ -104,6 +107,8 @@ def test_an_impostor_on_the_port_never_gets_the_token(ext: Extension, server: Se
     assert token_in_storage(panel)["value"] == TOKEN
 
     server.stop()
+    expect(panel.locator(".banner.reconnecting")).to_be_visible(timeout=10_000)
+    wait_until(lambda: ext.check(panel)["state"] == "not_running", message="the server is gone")
     impostor = Decoy(server.port, server_id=server.server_id).start()
     try:
         status = wait_until(lambda: (s := ext.check(panel))["state"] == "error" and s, timeout=20,
@@ -117,9 +122,10 @@ def test_an_impostor_on_the_port_never_gets_the_token(ext: Extension, server: Se
         popup.close()
         # Let the open panel retry a few times against the impostor (its stream backs off).
         started = time.monotonic()
-        wait_until(lambda: sum(s.path.startswith("/api/identify") for s in impostor.since(started, ""))
-                   >= 4, timeout=30, message="a few rounds of checks")  # fmt: skip
-        seen = impostor.since(0, "")
+        wait_until(lambda: sum(s.path.startswith("/api/identify")
+                               for s in impostor.since(started, BROWSER_MARK)) >= 4,
+                   timeout=30, message="a few rounds of checks")  # fmt: skip
+        seen = impostor.since(0, BROWSER_MARK)
         assert not [s for s in seen if s.carries(TOKEN)], "the impostor received the token"
         paths = {re.sub(r"\?.*", "", s.path) for s in seen}
         assert paths <= {"/health", "/api/identify", "/api/pair"}, paths

@@ -27,7 +27,7 @@ let checking = null; // this page's pending re-check: token use waits for it
 /** Ask the worker to (re)check the server now; resolves to the fresh status. Until it does,
  * this page sends no token. Overlapping calls share one check. */
 export function checkNow() {
-  checking ||= send(MSG.checkNow).finally(() => {
+  checking ||= send(MSG.checkNow, { fresh: true }).finally(() => {
     checking = null;
   });
   return checking;
