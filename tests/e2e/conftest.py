@@ -32,6 +32,7 @@ from support import (  # noqa: E402
     ServerExited,
     free_port,
     port_free,
+    quiet_port,
     start_extension,
 )
 
@@ -83,17 +84,30 @@ def claude_dir(tmp_path: Path) -> Path:
 def server_factory(tmp_path: Path, claude_dir: Path) -> Iterator[Any]:
     started: list[Server] = []
 
-    def make(port: int | None = None, claude: Path | None = None) -> Server:
-        tried: set[int] = set()
+    def make(
+        port: int | None = None,
+        claude: Path | None = None,
+        *,
+        in_range: bool = False,
+        avoid: frozenset[int] = frozenset(),
+        home: Path | None = None,
+    ) -> Server:
+        """A started server: on `port`, else on a free port above the probe range (tests pin
+        the extension to it), or in the range for tests of discovery (`in_range`: from the
+        bottom, away from the top ports other checkouts' tests take first)."""
+        tried: set[int] = set(avoid)
         while True:
-            server = Server(tmp_path, port or free_port(avoid=tried), claude or claude_dir)
+            chosen = port or (
+                free_port(prefer=list(PORT_RANGE), avoid=tried) if in_range else quiet_port(tried)
+            )
+            server = Server(home or tmp_path, chosen, claude or claude_dir)
             started.append(server)
             try:
                 return server.start()
             except ServerExited:
                 # A port we chose was taken before our server bound it: choose another.
                 tried.add(server.port)
-                if port is not None or len(tried) >= 3:
+                if port is not None or len(tried) >= len(avoid) + 3:
                     raise
 
     yield make

@@ -69,11 +69,15 @@ def port_free(port: int) -> bool:
         return True
 
 
-def quiet_port() -> int:
-    """A free port just above the probe range: no discovery (ours or another checkout's tests)
-    looks there, so a server pinned to it meets no one else."""
-    for port in range(47480, 47490):
-        if port_free(port):
+QUIET_PORTS = range(47480, 47490)
+
+
+def quiet_port(avoid: set[int] | None = None) -> int:
+    """A free port just above the probe range. No discovery (ours, or that of another
+    checkout's tests running at the same time) looks there, so a server the extension is pinned
+    to meets no one else, and keeps its port across a restart."""
+    for port in QUIET_PORTS:
+        if port not in (avoid or set()) and port_free(port):
             return port
     raise RuntimeError("no free port in 47480-47489")
 

@@ -14,7 +14,6 @@ from support import (
     BROWSER_MARK,
     TOKEN,
     Extension,
-    free_port,
     parked_port,
     port_free,
     wait_until,
@@ -27,7 +26,7 @@ def test_first_discovery_with_several_servers_asks_which_and_pairs_only_with_the
 ) -> None:
     """A fresh extension, unpinned, finds the decoy and the test's own server on the range: it
     pairs with neither by itself; the user picks in the popup, and only that one gets paired."""
-    server = server_factory(free_port(prefer=[47473, 47474, 47475]))
+    server = server_factory(in_range=True)
     assert server.port != decoy.port
     started = time.monotonic()
     popup = ext.open_popup()

@@ -8,10 +8,8 @@ with the extension loaded, a real Claude Code transcript appended live; no mocks
 
 from __future__ import annotations
 
-import contextlib
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from playwright.sync_api import ConsoleMessage, Page, expect
@@ -72,16 +70,6 @@ def watch_warnings(page: Page) -> list[str]:
     return warnings
 
 
-@contextlib.contextmanager
-def held(port: int) -> Iterator[None]:
-    """Keep `port` bound (not listening: connecting is refused) while the server is down, so no
-    other process on this machine (another checkout's tests) takes it for the minute."""
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind(("127.0.0.1", port))
-        yield
-
-
 def refuses(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(1)
@@ -96,25 +84,24 @@ def test_server_killed_for_60_s_then_back(ext: Extension, server: Server, claude
 
     server.kill()
     killed = time.monotonic()
-    with held(server.port):
-        banner = panel.locator(".banner.reconnecting")
-        expect(banner).to_be_visible(timeout=10_000)
-        wait_until(lambda: ext.badge(panel) == "off", timeout=30, message="badge off while down")
+    banner = panel.locator(".banner.reconnecting")
+    expect(banner).to_be_visible(timeout=10_000)
+    wait_until(lambda: ext.badge(panel) == "off", timeout=30, message="badge off while down")
 
-        # The agent keeps working while the server is down: real lines, spread over the outage.
-        answers = []
-        for i, at in enumerate((5, 25, 45)):
-            time.sleep(max(0.0, killed + at - time.monotonic()))
-            answer = f"Answer {i + 1} written while the server was down."
-            append_exchange(transcript(claude_dir), f"Prompt {i + 1} during the outage", answer)
-            answers.append(answer)
-            assert refuses(server.port)
-            expect(banner).to_be_visible()
-        time.sleep(max(0.0, killed + OUTAGE_S - time.monotonic()))
-        # Still waiting after a minute, with a countdown (the backoff), showing nothing invented.
+    # The agent keeps working while the server is down: real lines, spread over the outage.
+    answers = []
+    for i, at in enumerate((5, 25, 45)):
+        time.sleep(max(0.0, killed + at - time.monotonic()))
+        answer = f"Answer {i + 1} written while the server was down."
+        append_exchange(transcript(claude_dir), f"Prompt {i + 1} during the outage", answer)
+        answers.append(answer)
+        assert refuses(server.port)
         expect(banner).to_be_visible()
-        expect(banner).to_contain_text("reconnecting in")
-        assert log_order(panel) == before
+    time.sleep(max(0.0, killed + OUTAGE_S - time.monotonic()))
+    # Still waiting after a minute, with a countdown (the backoff), showing nothing invented.
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("reconnecting in")
+    assert log_order(panel) == before
 
     server.start()  # same port, same data dir, same transcript dir
     restarted = time.monotonic()

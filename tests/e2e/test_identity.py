@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from decoy import DECOY_TOKEN, Decoy
 from playwright.sync_api import Page, expect
-from support import BROWSER_MARK, TOKEN, Extension, Server, free_port, quiet_port, wait_until
+from support import BROWSER_MARK, TOKEN, Extension, wait_until
 
 
 def token_in_storage(page: Page) -> Any:
@@ -25,9 +25,9 @@ def token_in_storage(page: Page) -> Any:
 
 @pytest.mark.scans_range
 def test_follows_its_server_to_a_new_port_and_offers_another_without_switching(
-    ext: Extension, server_factory: Any, tmp_path: Path, claude_dir: Path
+    ext: Extension, server_factory: Any, tmp_path: Path
 ) -> None:
-    first = server_factory(free_port())
+    first = server_factory(in_range=True)
     first.ingest("/tmp/e2e-identity", "s1", [{"type": "assistant", "content": "from the first"}])
     panel = ext.open_panel()
     ext.use_port(panel, first.port)
@@ -40,7 +40,7 @@ def test_follows_its_server_to_a_new_port_and_offers_another_without_switching(
 
     # The same server (same data dir) comes back on another port: followed, no question asked.
     first.stop()
-    moved = server_factory(free_port(avoid={first.port}))
+    moved = server_factory(in_range=True, avoid=frozenset({first.port}))
     assert moved.server_id == server_id and moved.port != first.port
     status = wait_until(lambda: (s := ext.check(panel))["state"] == "connected" and s, timeout=20,
                         message="found on its new port")  # fmt: skip
@@ -52,10 +52,10 @@ def test_follows_its_server_to_a_new_port_and_offers_another_without_switching(
 
     # It stops; another server (its own data dir) is on the range: offered, never switched to.
     moved.stop()
-    other = Server(tmp_path / "other", free_port(avoid={first.port, moved.port}), claude_dir)
     (tmp_path / "other").mkdir()
+    other = server_factory(in_range=True, avoid=frozenset({first.port, moved.port}),
+                           home=tmp_path / "other")  # fmt: skip
     try:
-        other.start()
         other.ingest(
             "/tmp/e2e-identity", "s1", [{"type": "assistant", "content": "from the other"}]
         )
@@ -99,7 +99,7 @@ def test_an_impostor_on_the_port_never_gets_the_token(ext: Extension, server_fac
     back is trusted again. (The port is taken once the extension has seen the server go, as a
     dropped stream or a refused probe: a request already on its way at the very instant of the
     swap is out of any client's reach, see docs/security.md.)"""
-    server = server_factory(quiet_port())  # pinned: the extension probes this port only
+    server = server_factory()  # above the range; pinned: the extension probes this port only
     server.ingest("/tmp/e2e-impostor", "s1", [{"type": "assistant", "content": "real answer"}])
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
