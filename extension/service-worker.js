@@ -1,21 +1,25 @@
 // Sidemirror service worker: finds the companion server, pairs, watches its health and shows it
-// on the toolbar badge. Chrome may stop this worker at any moment, so every listener is
-// registered at the top level and all state lives in chrome.storage:
-//   local:   port (manual), lastPort
-//   session: token {value, source, instance}, status (read by the popup and the side panel)
+// on the toolbar badge; turns the page overlay on and off per site and answers its look-ups.
+// Chrome may stop this worker at any moment, so every listener is registered at the top level and
+// all state lives in chrome.storage (keys in lib/shared/config.js):
+//   local:   port (manual), paired {server_id, port}, overlaySites
+//   session: token {value, source, instance, server_id}, status (read by the popup and side panel)
 // There is exactly one retry loop: the "health" alarm. Checks are single-flight, so a burst of
-// triggers (alarm, popup, side panel) shares one probe.
+// triggers (alarm, popup, side panel) shares one probe. The check itself, and the rule that the
+// token goes only to a server that proves it holds it, are in lib/worker/connection.js.
 
 import { HEALTH_ALARM, HEALTH_PERIOD_MIN, KEYS, MSG, parsePort, parseToken } from "./lib/shared/config.js";
-import { PROTOCOL_VERSION } from "./lib/shared/protocol.gen.js";
+import { check } from "./lib/worker/connection.js";
+import * as overlaySites from "./lib/worker/overlay-sites.js";
 import { PageOverlaySource } from "./lib/worker/page-overlay.js";
-import { ServerError, discover, pair, probe, tokenWorks } from "./lib/worker/server.js";
 
 // --- listeners (top level) ---
 
 chrome.runtime.onInstalled.addListener(() => {
   setup();
-  checkNow("installed");
+  // A fresh install contacts no server: the first probe comes when the user opens the popup or
+  // the side panel (or at the next alarm). An update reconnects to the server it paired with.
+  chrome.storage.local.get(KEYS.paired).then((got) => got[KEYS.paired] && checkNow("installed"));
 });
 
 chrome.runtime.onStartup.addListener(() => {
@@ -25,6 +29,10 @@ chrome.runtime.onStartup.addListener(() => {
 
 chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === HEALTH_ALARM) checkNow("alarm");
+});
+
+chrome.permissions.onRemoved.addListener((removed) => {
+  overlaySites.onPermissionsRemoved(removed).catch((err) => console.warn("sidemirror: overlay sites", err.message));
 });
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
@@ -48,6 +56,7 @@ function setup() {
   ensureAlarm();
   // The toolbar button opens the popup; the popup opens the side panel.
   chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: false }).catch(() => {});
+  overlaySites.sync().catch((err) => console.warn("sidemirror: overlay sites", err.message));
 }
 
 async function ensureAlarm() {
@@ -57,13 +66,12 @@ async function ensureAlarm() {
 
 // --- messages ---
 
-// The page overlay (content/content-script.js). The content script is declared in the manifest
-// for http(s) pages: the overlay must appear on whatever page the agent drives, without a click,
-// and a declared content script gets no host permission of its own (it cannot reach the server,
-// and never holds the token). The alternatives are worse: `activeTab` needs a click on every
-// page, and optional host permissions + registerContentScripts need a permission prompt for the
-// same "all sites" scope. Host permissions stay loopback-only; this worker does the fetching.
+// The page overlay (content/content-script.js) runs only on sites the user turned it on for
+// (lib/worker/overlay-sites.js); it makes no request and never holds the token. This worker does
+// the fetching with its loopback-only host permissions, for the sender tab's own URL, and only
+// while the overlay is on for that site: no other page URL ever reaches the server.
 const overlay = new PageOverlaySource(async () => {
+  if (inflight) await inflight.catch(() => {}); // a check is deciding who the server is: wait
   const got = await chrome.storage.session.get([KEYS.status, KEYS.token]);
   const status = got[KEYS.status];
   const token = got[KEYS.token]?.value;
@@ -73,6 +81,7 @@ const overlay = new PageOverlaySource(async () => {
 async function handlePage(message, sender) {
   if (message?.type !== MSG.pageOverlay) throw codeError("forbidden", "content scripts may only ask for the page overlay");
   if (sender.frameId !== 0 || !/^https?:/.test(sender.url || "")) return { connected: false, refs: [], acted: null };
+  if (!(await overlaySites.isOn(sender.url))) return { off: true, connected: false, refs: [], acted: null };
   const reply = await overlay.lookup(sender.url);
   if (reply.unreachable) checkNow("overlay"); // the server went away: update the badge too
   const { unreachable, error, ...data } = reply;
@@ -84,28 +93,44 @@ async function handle(message) {
     case MSG.getStatus:
       return (await getStatus()) || (await checkNow("status"));
     case MSG.checkNow:
-      return checkNow("request");
+      // A page that saw its server fail asks for a check that starts after the failure: one
+      // already running may have verified the old server just before it went away.
+      return checkNow("request", { fresh: message.fresh === true });
     case MSG.setPort: {
       if (message.port === null || message.port === "") {
         await chrome.storage.local.remove(KEYS.port);
       } else {
         const port = parsePort(message.port);
         if (port === null) throw codeError("invalid_port", `not a port: ${JSON.stringify(message.port)} (1–65535)`);
+        // The user said where the server is: whatever Sidemirror server answers there becomes
+        // the paired one (its identity is checked before our token goes to it).
         await chrome.storage.local.set({ [KEYS.port]: port });
+        await chrome.storage.local.remove(KEYS.paired);
       }
-      return checkNow("port");
+      return checkNow("port", { fresh: true });
     }
     case MSG.setToken: {
       const token = parseToken(message.token);
       if (token === null) throw codeError("invalid_token", "that does not look like a token (run `sidemirror token`)");
-      await chrome.storage.session.set({ [KEYS.token]: { value: token, source: "manual", instance: null } });
-      const status = await checkNow("token");
+      await chrome.storage.session.set({ [KEYS.token]: { value: token, source: "manual", instance: null, server_id: null } });
+      const status = await checkNow("token", { fresh: true });
       const stored = (await chrome.storage.session.get(KEYS.token))[KEYS.token];
       if (status.state === "connected" && stored?.value !== token) {
         throw codeError("token_rejected", "the server rejected that token; paired automatically instead");
       }
       return status;
     }
+    case MSG.useServer: {
+      // Only a server the worker itself offered: a page cannot name an arbitrary port.
+      const offered = (await getStatus())?.offers?.find((o) => o.port === message.port && o.server_id === message.server_id);
+      if (!offered) throw codeError("not_offered", `no server on :${message.port} is on offer now`);
+      // A token never moves from one server to another.
+      await chrome.storage.session.remove(KEYS.token);
+      await chrome.storage.local.set({ [KEYS.paired]: { server_id: offered.server_id, port: offered.port } });
+      return checkNow("use", { fresh: true });
+    }
+    case MSG.setOverlay:
+      return message.on ? overlaySites.enable(message.origin) : overlaySites.disable(message.origin);
     default:
       throw codeError("unknown_message", `unknown message type: ${JSON.stringify(message?.type)}`);
   }
@@ -118,9 +143,21 @@ function codeError(code, message) {
 // --- the check ---
 
 let inflight = null;
+let queued = null;
 
-/** Probe, pair if needed, publish the status. Concurrent calls share one run. */
-function checkNow(reason) {
+/**
+ * Probe, pair if needed, publish the status. Concurrent calls share one run; a `fresh` call
+ * (after a setting changed, or a page saw its server fail) gets a run that starts after that,
+ * shared with other fresh ones.
+ */
+function checkNow(reason, { fresh = false } = {}) {
+  if (inflight && fresh) {
+    queued ||= inflight.catch(() => {}).then(() => {
+      queued = null;
+      return checkNow(reason);
+    });
+    return queued;
+  }
   if (!inflight) {
     inflight = runCheck(reason).finally(() => {
       inflight = null;
@@ -134,76 +171,14 @@ async function getStatus() {
 }
 
 async function runCheck() {
-  const local = await chrome.storage.local.get([KEYS.port, KEYS.lastPort]);
-  const manualPort = local[KEYS.port] ?? null;
-  const previous = await getStatus();
-  if (!previous) await publish({ state: "connecting", port: manualPort });
-
-  const found = await discover([manualPort, local[KEYS.lastPort], previous?.port]);
-  if (!found) {
-    return publish({
-      state: "not_running",
-      port: manualPort,
-      error: { code: "not_running", message: "No Sidemirror server answered on 127.0.0.1" },
-    });
+  if (!(await getStatus())) {
+    const { [KEYS.port]: port } = await chrome.storage.local.get(KEYS.port);
+    await publish({ state: "connecting", port: port ?? null, offers: [], error: null, checkedAt: Date.now() });
   }
-  const { port, health } = found;
-  const base = { port, version: health.version ?? null, protocol: health.protocol ?? null, instance: health.instance ?? null };
-  await chrome.storage.local.set({ [KEYS.lastPort]: port });
-
-  if (health.protocol !== PROTOCOL_VERSION) {
-    return publish({
-      ...base,
-      state: "error",
-      error: {
-        code: "protocol_mismatch",
-        message: `The server speaks protocol ${health.protocol}; this extension speaks ${PROTOCOL_VERSION}.`,
-      },
-    });
-  }
-
-  try {
-    await ensureToken(port, health.instance);
-  } catch (err) {
-    const unreachable = !(err instanceof ServerError);
-    if (unreachable && !(await probe(port))) {
-      return publish({ state: "not_running", port: manualPort, error: { code: "not_running", message: "The server went away" } });
-    }
-    return publish({
-      ...base,
-      state: "error",
-      error: {
-        code: err.code || "pair_failed",
-        message: `Pairing failed: ${err.message}. Paste the output of \`sidemirror token\` in the popup.`,
-      },
-    });
-  }
-  return publish({ ...base, state: "connected", error: null });
+  return publish(await check());
 }
 
-/** Keep a token the server accepts: the stored one if it still works, else pair for a new one. */
-async function ensureToken(port, instance) {
-  const stored = (await chrome.storage.session.get(KEYS.token))[KEYS.token];
-  if (stored?.value && (await tokenWorks(port, stored.value))) {
-    if (stored.instance !== instance) {
-      await chrome.storage.session.set({ [KEYS.token]: { ...stored, instance } });
-    }
-    return;
-  }
-  const token = await pair(port);
-  await chrome.storage.session.set({ [KEYS.token]: { value: token, source: "paired", instance } });
-}
-
-async function publish(fields) {
-  const status = {
-    state: fields.state,
-    port: fields.port ?? null,
-    version: fields.version ?? null,
-    protocol: fields.protocol ?? null,
-    instance: fields.instance ?? null,
-    error: fields.error ?? null,
-    checkedAt: Date.now(),
-  };
+async function publish(status) {
   await chrome.storage.session.set({ [KEYS.status]: status });
   await showBadge(status);
   return status;
@@ -211,6 +186,7 @@ async function publish(fields) {
 
 const BADGES = {
   connected: { text: "on", color: "#1a7f37", title: (s) => `Sidemirror — connected to 127.0.0.1:${s.port} (server ${s.version})` },
+  other_server: { text: "?", color: "#8a5a00", title: (s) => `Sidemirror — ${s.error?.message || "another server found"}` },
   connecting: { text: "…", color: "#6e7781", title: () => "Sidemirror — connecting…" },
   not_running: { text: "off", color: "#6e7781", title: () => "Sidemirror — server not running" },
   error: { text: "!", color: "#cf222e", title: (s) => `Sidemirror — ${s.error?.message || "error"}` },

@@ -1,4 +1,7 @@
-// Sidemirror page overlay (content script, http/https pages, top frame only).
+// Sidemirror page overlay (content script, top frame only), on the sites the user turned it on
+// for: registered per site by the service worker (lib/worker/overlay-sites.js), and injected into
+// tabs already open when the user turns it on. When it is turned off, the worker answers "off":
+// the overlay goes away and this script stops asking until it is injected again.
 //
 // While the companion server knows element refs for this page, small inert badges mark the
 // referenced elements (found by CSS selector, else by role + accessible name), and the element
@@ -12,8 +15,9 @@
 // this page's own elements (ref ids, roles, names), so the page learns nothing new from it.
 
 (() => {
-  if (globalThis.__sidemirrorOverlay) return;
-  globalThis.__sidemirrorOverlay = true;
+  // Injected again into a page that has it (turned off, then on): wake the one already here.
+  if (globalThis.__sidemirrorOverlay?.wake()) return;
+  globalThis.__sidemirrorOverlay = { wake };
 
   const POLL_REFS_MS = 1500; // refs known: follow the agent closely
   const POLL_IDLE_MS = 3000; // connected, nothing for this page yet
@@ -49,7 +53,8 @@
   let firstReply = true;
   let timer = null;
   let frame = 0;
-  let dead = false;
+  let dead = false; // the extension was reloaded or removed: this script is orphaned
+  let off = false; // the user turned the overlay off for this site
 
   // --- the overlay DOM ---
 
@@ -237,9 +242,16 @@
 
   // --- talking to the worker ---
 
+  function wake() {
+    if (dead || !chrome.runtime?.id) return false; // orphaned: let the new injection take over
+    off = false;
+    schedule(0);
+    return true;
+  }
+
   async function poll() {
     timer = null;
-    if (dead) return;
+    if (dead || off) return;
     if (document.visibilityState !== "visible") return; // resumes on visibilitychange
     let reply;
     try {
@@ -251,6 +263,11 @@
       return;
     }
     const data = reply?.ok ? reply.data : null;
+    if (data?.off) {
+      off = true;
+      clearAll();
+      return;
+    }
     const refs = data?.connected ? data.refs || [] : [];
     if (refs.length) render(refs, data.acted || null);
     else clearAll();
@@ -264,7 +281,7 @@
   }
 
   document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "visible" && !dead) schedule(0);
+    if (document.visibilityState === "visible" && !dead && !off) schedule(0);
   });
 
   schedule(0);

@@ -1,6 +1,8 @@
 // Toolbar popup: connection status, manual port, token fallback, and opening the side panel.
 
 import { onStatus, readStatus, send } from "../lib/page/client.js";
+import { setText } from "../lib/page/dom.js";
+import { renderOffers } from "../lib/page/server-offer.js";
 import { KEYS, MSG, PORT_RANGE, parsePort, parseToken } from "../lib/shared/config.js";
 
 const $ = (id) => document.getElementById(id);
@@ -18,6 +20,8 @@ function renderStatus(s) {
   if (state === "connected") {
     text = `Connected · server v${s.version ?? "?"}`;
     detail = `127.0.0.1:${s.port} · protocol ${s.protocol}`;
+  } else if (state === "other_server") {
+    text = "Not connected";
   } else if (state === "not_running") {
     text = "Server not running";
     detail = "Start it with: sidemirror serve";
@@ -27,8 +31,9 @@ function renderStatus(s) {
   } else {
     text = "Checking…";
   }
-  $("status-text").textContent = text;
-  $("status-detail").textContent = detail;
+  setText($("status-text"), text);
+  setText($("status-detail"), detail);
+  renderOffers($("server-offer"), s);
   if (state === "error" && s.error?.code !== "protocol_mismatch") $("token-section").open = true;
 }
 
@@ -90,7 +95,7 @@ $("port-form").addEventListener("submit", async (ev) => {
           : `Saved: port ${port} (no server answers there yet).`;
   } catch (e) {
     input.setAttribute("aria-invalid", "true");
-    err.textContent = e.message;
+    setText(err, e.message);
   }
 });
 
@@ -117,7 +122,7 @@ $("token-form").addEventListener("submit", async (ev) => {
     msg.textContent = status.state === "connected" ? "Token accepted." : "Token saved; the server isn't reachable yet.";
   } catch (e) {
     input.setAttribute("aria-invalid", "true");
-    msg.textContent = e.message;
+    setText(msg, e.message);
   }
 });
 

@@ -4,20 +4,20 @@
 // server's `start_id`) replaces it in place with ✓/✗ and the duration. Rows expand (button with
 // aria-expanded) to show URL, arguments, result and refs. A filter box matches command, args and
 // URL; the list sticks to the bottom only when the user is there; the DOM is capped at MAX_ROWS.
+// Above the list, the page overlay's switch for the site the agent acted on (overlay-toggle.js).
 // A `gap` from the server (cursor fell out of the 1000-entry ring) shows a "missed N" banner;
 // `reset` clears the list first. Every string from the server goes through textContent.
 
 import { ApiError, api, path } from "../lib/page/client.js";
 import { SERVE_COMMAND } from "../lib/shared/config.js";
-import { h } from "../lib/page/dom.js";
-import { clockTimeSeconds, duration, fullTime } from "../lib/page/format.js";
+import { h, setText } from "../lib/page/dom.js";
 import { ActivityStream } from "../lib/page/activity-stream.js";
-import { CATEGORY_LABELS, categoryOf, errorMessage, searchText } from "./activity-model.js";
+import { fillDetails, fillRow } from "./activity-row.js";
 import { icon } from "./icons.js";
+import { OverlayToggles } from "./overlay-toggle.js";
 
 const MAX_ROWS = 1000;
 const BOTTOM_SLACK_PX = 40;
-let uid = 0;
 
 export function createActivityTab(ctx) {
   return new ActivityTab(ctx);
@@ -83,8 +83,11 @@ class ActivityTab {
     this.noMatch = h("p", { class: "act-nomatch muted", hidden: true });
     this.scroller = h("div", { class: "scroller act-scroller" }, this.list, this.noMatch, this.empty);
     this.stuck = true; // following the bottom; updated by scrolling, read without layout
+    this.autoTop = 0; // where the tab last scrolled itself to
     this.scroller.addEventListener("scroll", () => {
-      this.stuck = this._atBottom();
+      // The event of a scroll the tab made itself comes a frame later, when a burst may have
+      // added rows below: only a move up from where the tab put it means the user left.
+      this.stuck = this._atBottom() || this.scroller.scrollTop >= this.autoTop;
       if (this.stuck) this._setUnseen(0);
     });
     this.pill = h(
@@ -94,7 +97,8 @@ class ActivityTab {
       h("span", { class: "pill-text", text: "New activity" }),
     );
     this.footer = h("div", { class: "act-footer" }, this.count);
-    this.panel = h("div", { class: "activity-tab" }, toolbar, this.connBanner, this.gapBanner, this.scroller, this.pill, this.footer);
+    this.overlay = new OverlayToggles();
+    this.panel = h("div", { class: "activity-tab" }, toolbar, this.overlay.el, this.connBanner, this.gapBanner, this.scroller, this.pill, this.footer);
     this._renderEmpty();
     this._sync();
   }
@@ -124,6 +128,7 @@ class ActivityTab {
     if (this.stream && this.stream.state === "live") return; // the stream notices by itself
     if (!status || status.state === "connecting") this._conn("Connecting to the Sidemirror server…");
     else if (status.state === "not_running") this._conn(`Server not running — start it with ${SERVE_COMMAND}`, true);
+    else if (status.state === "other_server") this._conn("Not connected — choose a Sidemirror server above.", true);
     else this._conn(status.error?.message || "Connection error", true);
   }
 
@@ -177,7 +182,7 @@ class ActivityTab {
   _conn(text, canRetry = false) {
     this.connBanner.hidden = !text;
     this.connBanner.classList.toggle("reconnecting", Boolean(text));
-    if (text && this.connText.textContent !== text) this.connText.textContent = text;
+    if (text) setText(this.connText, text);
     this.connRetry.hidden = !canRetry;
   }
 
@@ -205,6 +210,7 @@ class ActivityTab {
 
   _add(entry) {
     if (!entry || !entry.id || this.rows.has(entry.id)) return;
+    if (entry.url) this.overlay.noteUrl(entry.url);
     const stick = this.stuck;
     const start = entry.type === "command_end" && entry.start_id ? this.rows.get(entry.start_id) : null;
     if (start && !start.end) {
@@ -235,109 +241,15 @@ class ActivityTab {
 
   /** (Re)build a row from its start (or lone entry) and its end. */
   _fill(rec) {
-    const { entry, end } = rec;
-    const last = end || entry;
-    const cat = categoryOf(entry, end);
-    rec.cat = cat;
-    rec.search = searchText(entry, end);
-    const li = rec.li;
-    li.className = `act-row cat-${cat}`;
-    li.dataset.id = entry.id;
-    if (end) li.dataset.endId = end.id;
-    li.dataset.category = cat;
-    li.hidden = !this._matches(rec);
-
-    const detailsId = rec.detailsId || (rec.detailsId = `act-d-${++uid}`);
-    const args = (entry.args || []).join(" ");
-    const target = args || (entry.type === "navigation" || cat === "navigation" ? entry.url || "" : "");
-    const summary = h(
-      "button",
-      {
-        type: "button",
-        class: "act-summary",
-        attrs: { "aria-expanded": String(rec.open), "aria-controls": detailsId },
-        on: { click: () => this._toggle(rec) },
-      },
-      h("span", { class: "act-cat", title: CATEGORY_LABELS[cat], attrs: { "aria-hidden": "true" } }),
-      h("time", { class: "act-time", dateTime: entry.ts || null, text: clockTimeSeconds(entry.ts) }),
-      h("span", { class: "act-cmd", text: entry.command || entry.type }),
-      target ? h("span", { class: "act-args", text: target }) : h("span", { class: "act-args" }),
-      this._status(entry, end, cat),
-    );
-    const err = errorMessage(entry, end);
-    const details = h("div", { class: "act-details", id: detailsId, hidden: !rec.open });
-    if (rec.open) this._details(rec, details);
-    li.replaceChildren(...[summary, err ? h("p", { class: "act-error", text: err }) : null, details].filter(Boolean));
-    rec.detailsEl = details;
-    rec.summary = summary;
-    rec.ts = last.ts;
-  }
-
-  _status(entry, end, cat) {
-    if (cat === "pending") {
-      return h(
-        "span",
-        { class: "act-status pending" },
-        h("span", { class: "spinner", attrs: { "aria-hidden": "true" } }),
-        h("span", { class: "visually-hidden", text: "running" }),
-      );
-    }
-    const e = end || entry;
-    if (e.type !== "command_end" && e.type !== "command_start" && !e.status) {
-      return h("span", { class: "act-status obs" }, h("span", { class: "act-kind", text: e.type }));
-    }
-    const failed = e.status === "error" || Boolean(e.error);
-    const dur = duration(e.duration_ms);
-    return h(
-      "span",
-      { class: `act-status ${failed ? "error" : "ok"}` },
-      h("span", { class: "mark", attrs: { "aria-hidden": "true" }, text: failed ? "✗" : "✓" }),
-      h("span", { class: "visually-hidden", text: failed ? "failed" : "succeeded" }),
-      dur ? h("span", { class: "dur", text: dur }) : null,
-    );
-  }
-
-  _details(rec, box) {
-    const { entry, end } = rec;
-    const last = end || entry;
-    const rows = [];
-    const add = (label, value, mono = false) => {
-      if (value === null || value === undefined || value === "") return;
-      rows.push(h("dt", { text: label }), h("dd", { class: mono ? "mono" : null, text: String(value) }));
-    };
-    add("Category", CATEGORY_LABELS[rec.cat]);
-    add("URL", last.url || entry.url, true);
-    if ((entry.args || []).length) add("Arguments", entry.args.map((a, i) => `${i + 1}. ${a}`).join("\n"), true);
-    add("Result", last.result != null ? last.result + (last.truncated ? " …(truncated)" : "") : null, true);
-    add("Error", last.error);
-    add("Started", entry.type === "command_start" ? fullTime(entry.ts) : null);
-    add(end ? "Finished" : "Time", fullTime(last.ts));
-    add("Duration", last.duration_ms != null ? duration(last.duration_ms) : null);
-    const ws = last.workspace || entry.workspace;
-    add("Workspace", ws ? `${this.workspaceNames.get(ws) || "workspace"} (${ws})` : null);
-    add("Source", last.source || entry.source);
-    add("Tab", last.tab_id ?? entry.tab_id);
-    add("Request", entry.request_id, true);
-    add("Entry ids", [entry.id, end?.id].filter(Boolean).join(" → "), true);
-    const refs = last.refs?.length ? last.refs : entry.refs || [];
-    if (refs.length) {
-      add("Refs", `${refs.length} element${refs.length === 1 ? "" : "s"}`);
-      const list = h(
-        "ul",
-        { class: "act-refs" },
-        refs.slice(0, 50).map((r) => h("li", {}, h("code", { text: r.ref || "?" }), ` ${r.role || ""} ${r.name ? `“${r.name}”` : ""}`.trimEnd())),
-      );
-      box.replaceChildren(h("dl", { class: "act-dl" }, rows), list);
-    } else {
-      box.replaceChildren(h("dl", { class: "act-dl" }, rows));
-    }
+    fillRow(rec, { onToggle: () => this._toggle(rec), names: this.workspaceNames });
+    rec.li.hidden = !this._matches(rec);
   }
 
   _toggle(rec) {
     rec.open = !rec.open;
     rec.summary.setAttribute("aria-expanded", String(rec.open));
     rec.detailsEl.hidden = !rec.open;
-    if (rec.open) this._details(rec, rec.detailsEl);
+    if (rec.open) fillDetails(rec, rec.detailsEl, this.workspaceNames);
     else rec.detailsEl.replaceChildren();
   }
 
@@ -422,7 +334,7 @@ class ActivityTab {
     this.empty.hidden = total > 0;
     this.list.hidden = total === 0;
     this.noMatch.hidden = !(total > 0 && shown === 0);
-    if (!this.noMatch.hidden) this.noMatch.textContent = `No entries match “${this.filterInput.value.trim()}”.`;
+    if (!this.noMatch.hidden) setText(this.noMatch, `No entries match “${this.filterInput.value.trim()}”.`);
     const parts = [];
     if (total) parts.push(this.filter ? `${shown} of ${total} entries` : `${total} ${total === 1 ? "entry" : "entries"}`);
     if (pending) parts.push(`${pending} running`);
@@ -440,6 +352,7 @@ class ActivityTab {
 
   _scrollToBottom() {
     this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.autoTop = this.scroller.scrollTop;
     this.stuck = true;
     this._setUnseen(0);
   }

@@ -4,7 +4,7 @@
 
 import { connection } from "../lib/page/client.js";
 import { baseUrl } from "../lib/shared/config.js";
-import { copyText, h } from "../lib/page/dom.js";
+import { copyText, h, setText } from "../lib/page/dom.js";
 import { MCP_PROTOCOL_VERSION, McpClient } from "../lib/shared/mcp-client.js";
 import { icon } from "./icons.js";
 
@@ -152,7 +152,12 @@ class ConnectTab {
       this.token = null;
       this._renderEndpoint();
       this._renderSnippets();
-      this._setHealth("error", s?.state === "not_running" ? "Unreachable — the Sidemirror server isn't running" : s?.state === "connecting" || !s ? "Connecting…" : `Not connected — ${s.error?.message || "connection error"}`);
+      const why = {
+        not_running: "Unreachable — the Sidemirror server isn't running",
+        connecting: "Connecting…",
+        other_server: "Not connected — choose a Sidemirror server above",
+      }[s?.state || "connecting"];
+      this._setHealth("error", why || `Not connected — ${s.error?.message || "connection error"}`);
       return;
     }
     this.port = conn.port;
@@ -170,7 +175,7 @@ class ConnectTab {
       }
       const info = this.client.serverInfo;
       this.protocol.textContent = this.client.protocolVersion || MCP_PROTOCOL_VERSION;
-      this.serverName.textContent = info ? `${info.name || "sidemirror"} ${info.version || ""}`.trim() : "—";
+      setText(this.serverName, info ? `${info.name || "sidemirror"} ${info.version || ""}`.trim() : "—");
       const n = this.toolCount ?? 0;
       this._setHealth("ok", `Reachable — ${n} ${n === 1 ? "tool" : "tools"} available`);
     } catch (err) {
@@ -183,7 +188,7 @@ class ConnectTab {
 
   _setHealth(state, text) {
     this.health.dataset.state = state;
-    if (this.healthText.textContent !== text) this.healthText.textContent = text;
+    setText(this.healthText, text);
   }
 
   _renderTools(tools) {

@@ -3,10 +3,10 @@
 // what an item looks like can change apart. Every string from the server is set with textContent
 // (lib/page/dom.js); nothing is parsed as HTML.
 
-import { h } from "../lib/page/dom.js";
+import { h, textNode } from "../lib/page/dom.js";
 import { byteSize, clockTime, compactNumber, cost, duration, fullTime } from "../lib/page/format.js";
-import { TRUNCATED_FIELDS } from "../lib/shared/protocol.gen.js";
 import { KIND_LABELS, icon } from "./icons.js";
+import { more } from "./show-more.js";
 
 let uid = 0;
 const nextId = (prefix) => `${prefix}-${++uid}`;
@@ -314,44 +314,6 @@ export function renderPartial(item) {
   return { el, text };
 }
 
-/** "Show more" for a truncated item: fetches the full item once, then toggles. */
-function more(item, ctx, target, render) {
-  const fields = TRUNCATED_FIELDS[item.type];
-  if (!fields) return null;
-  const [field, flag] = fields;
-  if (!item[flag]) return null;
-  const short = item[field];
-  let full = null;
-  let expanded = false;
-  const btn = h("button", {
-    type: "button",
-    class: "more",
-    text: `Show more (${compactNumber(item.full_length)} chars)`,
-    attrs: { "aria-expanded": "false" },
-  });
-  btn.addEventListener("click", async () => {
-    if (!expanded && full === null) {
-      btn.disabled = true;
-      btn.textContent = "Loading…";
-      try {
-        const data = await ctx.fetchFull(item.id);
-        full = String(data?.[field] ?? "");
-      } catch (err) {
-        btn.disabled = false;
-        btn.textContent = `Couldn't load (${err.message}) — retry`;
-        return;
-      }
-      btn.disabled = false;
-    }
-    expanded = !expanded;
-    target.replaceChildren();
-    render(target, expanded ? full : short);
-    btn.textContent = expanded ? "Show less" : `Show more (${compactNumber(item.full_length)} chars)`;
-    btn.setAttribute("aria-expanded", String(expanded));
-  });
-  return btn;
-}
-
 // --- text rendering (never HTML) ---
 
 function firstLine(text) {
@@ -365,7 +327,7 @@ function safeToken(s) {
 
 /** Plain text, whitespace preserved by CSS. */
 export function renderPlain(target, text) {
-  target.append(document.createTextNode(String(text ?? "")));
+  target.append(textNode(text));
 }
 
 /** Light Markdown: fenced code blocks and `inline code`; everything else stays literal text. */
@@ -387,6 +349,6 @@ function inline(target, text) {
   const parts = text.split(/(`[^`\n]+`)/);
   for (const part of parts) {
     if (part.length > 2 && part.startsWith("`") && part.endsWith("`")) target.append(h("code", { text: part.slice(1, -1) }));
-    else if (part) target.append(document.createTextNode(part));
+    else if (part) target.append(textNode(part));
   }
 }

@@ -1,15 +1,14 @@
 // The Session tab: workspace and session pickers, connection states, and the live timeline.
 
 import { ApiError, api, path } from "../lib/page/client.js";
-import { KEYS, PORT_RANGE, SERVE_COMMAND } from "../lib/shared/config.js";
-import { copyText, h } from "../lib/page/dom.js";
-import { relativeTime } from "../lib/page/format.js";
+import { h, setText } from "../lib/page/dom.js";
 import { CONTROL_TYPES, PROTOCOL_VERSION } from "../lib/shared/protocol.gen.js";
 import { SessionStream } from "../lib/page/session-stream.js";
 import { icon } from "./icons.js";
+import { AUTO, fillPicker, sessionOptions, workspaceOptions } from "./session-pickers.js";
+import { stateContent } from "./session-states.js";
 import { Timeline } from "./timeline.js";
 
-const AUTO = "";
 const TICK_MS = 2000; // while waiting for a first session
 const REFRESH_TICKS = 5; // while streaming: refresh pickers every 10 s
 const BROWSER_FOLLOW_MS = 15 * 60 * 1000; // a browser action this recent decides "Auto"
@@ -111,7 +110,7 @@ class SessionTab {
       return;
     }
     if (this.stream) return; // the stream's own reconnect banner covers it
-    if (status.state === "not_running") this._state("not_running");
+    if (status.state === "not_running" || status.state === "other_server") this._state(status.state);
     else this._state("error", status.error);
   }
 
@@ -187,16 +186,7 @@ class SessionTab {
   }
 
   _fillWorkspaces() {
-    const auto = this._autoWorkspace();
-    const autoText = !auto ? "Most recent" : auto.why === "browser" ? `In the browser — ${auto.ws.name}` : `Most recent — ${auto.ws.name}`;
-    const options = [h("option", { value: AUTO, text: autoText, title: auto?.why === "browser" ? "The workspace whose agent acted in the browser last" : "The most recently active workspace" })];
-    for (const w of this.workspaces) {
-      const flags = [w.active ? "active" : null, w.branch ? `⎇ ${w.branch}` : null].filter(Boolean).join(" · ");
-      options.push(h("option", { value: w.id, title: w.directory, text: flags ? `${w.name} (${flags})` : w.name }));
-    }
-    this.wsSelect.replaceChildren(...options);
-    this.wsSelect.value = this.wsChoice;
-    if (this.wsSelect.value !== this.wsChoice) this.wsSelect.value = AUTO;
+    fillPicker(this.wsSelect, workspaceOptions(this.workspaces, this._autoWorkspace()), this.wsChoice);
   }
 
   async _openWorkspace(id) {
@@ -232,14 +222,7 @@ class SessionTab {
   }
 
   _fillSessions() {
-    const latest = this.sessions[0];
-    const options = [h("option", { value: AUTO, text: latest ? `Latest — ${sessionLabel(latest)}` : "Latest" })];
-    for (const s of this.sessions) {
-      options.push(h("option", { value: s.id, title: s.id, text: `${sessionLabel(s)} · ${relativeTime(s.last_activity)}` }));
-    }
-    this.sessionSelect.replaceChildren(...options);
-    this.sessionSelect.value = this.sessionChoice;
-    if (this.sessionSelect.value !== this.sessionChoice) this.sessionSelect.value = AUTO;
+    fillPicker(this.sessionSelect, sessionOptions(this.sessions), this.sessionChoice);
   }
 
   _pickWorkspace() {
@@ -342,7 +325,7 @@ class SessionTab {
   _setSessionState(state) {
     if (!state) return;
     this.stateChip.hidden = false;
-    this.stateChip.textContent = state;
+    setText(this.stateChip, state);
     this.stateChip.className = `chip session-state st-${state.replace(/[^a-z]/g, "")}`;
   }
 
@@ -375,69 +358,7 @@ class SessionTab {
     this.pickers.hidden = !(timeline || (view === "no_sessions" && this.workspaces.length));
     if (!timeline) this.pill.hidden = true;
     if (timeline) return;
-    const content = await this._stateContent(view, error);
+    const content = await stateContent(view, { error, checkNow: () => this.ctx.checkNow() });
     if (this.view === view) this.stateView.replaceChildren(content);
   }
-
-  async _stateContent(view, error) {
-    const retry = h("button", { type: "button", class: "button", text: "Retry now", on: { click: () => this.ctx.checkNow() } });
-    if (view === "connecting") {
-      return h("div", { class: "state connecting" }, h("span", { class: "spinner big", attrs: { "aria-hidden": "true" } }), h("p", { text: "Connecting to the Sidemirror server…" }));
-    }
-    if (view === "not_running") {
-      const { [KEYS.port]: port } = await chrome.storage.local.get(KEYS.port);
-      const command = port && !PORT_RANGE.includes(port) ? `${SERVE_COMMAND} --port ${port}` : SERVE_COMMAND;
-      const copied = h("span", { class: "copied", attrs: { role: "status" } });
-      const copy = h(
-        "button",
-        {
-          type: "button",
-          class: "icon-button",
-          attrs: { "aria-label": "Copy command" },
-          title: "Copy command",
-          on: {
-            click: async () => {
-              copied.textContent = (await copyText(command)) ? "Copied" : "Copy failed — select the text";
-              setTimeout(() => (copied.textContent = ""), 2000);
-            },
-          },
-        },
-        icon("copy"),
-      );
-      return h(
-        "div",
-        { class: "state not-running" },
-        h("h2", { text: "The Sidemirror server isn't running" }),
-        h("p", { text: "Start it in a terminal, next to your agent:" }),
-        h("div", { class: "command" }, h("code", { class: "serve-command", text: command }), copy),
-        copied,
-        h("p", { class: "muted", text: `Looking on 127.0.0.1 ports ${PORT_RANGE[0]}–${PORT_RANGE.at(-1)}${port ? ` and ${port}` : ""}. This panel connects by itself once it starts.` }),
-        retry,
-      );
-    }
-    if (view === "no_sessions") {
-      return h(
-        "div",
-        { class: "state empty" },
-        h("h2", { text: "No sessions yet" }),
-        h("p", { text: "Start Claude Code (or another agent) in a project. Its session shows up here as soon as it writes its first message." }),
-        h("p", { class: "muted" }, "Sidemirror reads ", h("code", { text: "~/.claude/projects" }), " by default; see ", h("code", { text: "sidemirror serve --help" }), "."),
-      );
-    }
-    // error
-    const mismatch = error?.code === "protocol_mismatch";
-    return h(
-      "div",
-      { class: "state error-state" },
-      h("h2", { text: mismatch ? "Update needed" : "Can't talk to the server" }),
-      h("p", { text: error?.message || "Unknown error" }),
-      mismatch ? null : h("p", { class: "muted" }, "If pairing keeps failing, run ", h("code", { text: "sidemirror token" }), " and paste the token in the Sidemirror toolbar popup."),
-      mismatch ? null : retry,
-    );
-  }
-}
-
-function sessionLabel(s) {
-  const title = (s.title || "").trim();
-  return title ? (title.length > 60 ? `${title.slice(0, 59)}…` : title) : `Session ${String(s.id).slice(0, 8)}`;
 }

@@ -4,9 +4,10 @@
 //
 // ctx: status() → last worker status | null; onStatus(fn) → unsubscribe; checkNow() → Promise.
 
-import { checkNow, onStatus, readStatus, send } from "../lib/page/client.js";
-import { MSG } from "../lib/shared/config.js";
-import { h } from "../lib/page/dom.js";
+import { checkNow, onStatus, readStatus } from "../lib/page/client.js";
+import { h, setText } from "../lib/page/dom.js";
+import { renderOffers } from "../lib/page/server-offer.js";
+import { visible } from "../lib/page/visible-text.js";
 import { createActivityTab } from "./activity-tab.js";
 import { createConnectTab } from "./connect-tab.js";
 import { createSessionTab } from "./session-tab.js";
@@ -45,10 +46,12 @@ function renderConnection(s) {
   let label;
   if (state === "connected") label = `Connected · v${s.version ?? "?"} · :${s.port}`;
   else if (state === "not_running") label = "Server not running";
+  else if (state === "other_server") label = "Another server found";
   else if (state === "error") label = s.error?.code === "protocol_mismatch" ? "Protocol mismatch" : "Connection error";
   else label = "Connecting…";
-  if (text.textContent !== label) text.textContent = label;
-  el.title = s?.error?.message || label;
+  setText(text, label);
+  el.title = visible(s?.error?.message || label);
+  renderOffers(document.getElementById("server-offer"), s);
 }
 
 // --- tabs (WAI-ARIA tabs pattern, automatic activation) ---
@@ -116,13 +119,15 @@ function select(id, focus = false) {
 async function main() {
   buildTabs();
   onStatus(setStatus);
+  // Always ask for a fresh check on open: wakes the worker, re-pairs if the server restarted,
+  // and holds this page's requests until the worker has checked who answers (lib/page/client.js).
+  const first = checkNow();
   status = await readStatus();
   renderConnection(status);
   const saved = sessionStorage.getItem(TAB_KEY);
   select(tabs.has(saved) ? saved : TABS[0].id);
-  // Always ask for a fresh check on open: wakes the worker, re-pairs if the server restarted.
   try {
-    setStatus(await send(MSG.checkNow));
+    setStatus(await first);
   } catch (err) {
     console.warn("sidemirror: worker unavailable", err);
   }

@@ -7,7 +7,7 @@
 // server's log. Tool results attach to their tool card, sub-agent items nest under their Task
 // card (via parent_tool_use_id), and the DOM is capped at `maxItems` top-level entries.
 
-import { h } from "../lib/page/dom.js";
+import { h, textNode } from "../lib/page/dom.js";
 import { byteSize } from "../lib/page/format.js";
 import { attachResult, renderItem, renderPartial, settlePending, showProgress } from "./item-renderers.js";
 
@@ -187,7 +187,7 @@ export class Timeline {
       else (frag || this.list).append(holder.el);
       this._syncEmpty();
     }
-    holder.text.append(document.createTextNode(item.text || ""));
+    holder.text.append(textNode(item.text || ""));
     if (stick) this.scrollToBottom();
   }
 

@@ -1,12 +1,17 @@
 """E2E fixtures: a real `sidemirror serve` subprocess and Debian Chromium with the extension loaded.
 
 No mocks: the extension finds, pairs with and streams from the real server over 127.0.0.1.
+A decoy Sidemirror server sits on the port range for the whole session; after each test,
+`decoy_untouched` checks the browser under test never sent it anything (tests marked
+`scans_range`, which exercise discovery on purpose, may have asked its `/health`, nothing more),
+and never the test token.
 """
 
 from __future__ import annotations
 
 import shutil
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +21,53 @@ from playwright.sync_api import Playwright, expect, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from support import FIXTURES, Extension, Server, free_port, launch  # noqa: E402
+from decoy import Decoy  # noqa: E402
+from support import (  # noqa: E402
+    BROWSER_MARK,
+    FIXTURES,
+    PORT_RANGE,
+    TOKEN,
+    Extension,
+    Server,
+    ServerExited,
+    free_port,
+    port_free,
+    quiet_port,
+    start_extension,
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "scans_range: the test makes the extension probe the port range on purpose"
+    )
+
+
+@pytest.fixture(scope="session")
+def decoy() -> Iterator[Decoy]:
+    """On 47470 (where a fresh extension looks first) if free, else the first free port of the
+    range: a user's real server may hold 47470, and then it is that server the tests avoid."""
+    port = next((p for p in PORT_RANGE if port_free(p)), None)
+    if port is None:
+        raise RuntimeError("no free port in 47470-47479 for the decoy")
+    running = Decoy(port).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(autouse=True)
+def decoy_untouched(request: pytest.FixtureRequest, decoy: Decoy) -> Iterator[Decoy]:
+    mark = time.monotonic()
+    yield decoy
+    seen = decoy.since(mark, BROWSER_MARK)
+    assert not [s for s in seen if s.carries(TOKEN)], "the decoy received the test token"
+    if request.node.get_closest_marker("scans_range"):
+        unexpected = [
+            f"{s.method} {s.path}" for s in seen if not (s.method == "GET" and s.path == "/health")
+        ]
+        assert unexpected == [], f"the decoy was asked more than /health: {unexpected}"
+    else:
+        assert [f"{s.method} {s.path}" for s in seen] == [], "the extension contacted the decoy"
 
 # Assertions wait for a state, never for a time; the default bound (5 s) is sized for an idle
 # machine, and the suite must pass on a loaded 2-core one.
@@ -37,10 +88,31 @@ def claude_dir(tmp_path: Path) -> Path:
 def server_factory(tmp_path: Path, claude_dir: Path) -> Iterator[Any]:
     started: list[Server] = []
 
-    def make(port: int | None = None, claude: Path | None = None) -> Server:
-        server = Server(tmp_path, port or free_port(), claude or claude_dir)
-        started.append(server)
-        return server.start()
+    def make(
+        port: int | None = None,
+        claude: Path | None = None,
+        *,
+        in_range: bool = False,
+        avoid: frozenset[int] = frozenset(),
+        home: Path | None = None,
+    ) -> Server:
+        """A started server: on `port`, else on a free port above the probe range (tests pin
+        the extension to it), or in the range for tests of discovery (`in_range`: from the
+        bottom, away from the top ports other checkouts' tests take first)."""
+        tried: set[int] = set(avoid)
+        while True:
+            chosen = port or (
+                free_port(prefer=list(PORT_RANGE), avoid=tried) if in_range else quiet_port(tried)
+            )
+            server = Server(home or tmp_path, chosen, claude or claude_dir)
+            started.append(server)
+            try:
+                return server.start()
+            except ServerExited:
+                # A port we chose was taken before our server bound it: choose another.
+                tried.add(server.port)
+                if port is not None or len(tried) >= len(avoid) + 3:
+                    raise
 
     yield make
     for server in started:
@@ -62,17 +134,6 @@ def pw() -> Iterator[Playwright]:
 
 @pytest.fixture
 def ext(pw: Playwright, tmp_path: Path) -> Iterator[Extension]:
-    ctx = launch(pw, tmp_path / "profile")
-    extension = Extension(ctx)
-    worker = extension.worker()
-    # The install handler has run once the alarm exists (it is created there).
-    worker.evaluate(
-        """async () => {
-            for (let i = 0; i < 100; i++) {
-                if (await chrome.alarms.get('health')) return;
-                await new Promise((r) => setTimeout(r, 50));
-            }
-        }"""
-    )
+    extension = start_extension(pw, tmp_path / "profile")
     yield extension
-    ctx.close()
+    extension.ctx.close()

@@ -1,12 +1,19 @@
 """E2E support: a real `sidemirror serve` subprocess and Debian Chromium with the extension loaded.
 
 No mocks: the extension finds, pairs with and streams from the real server over 127.0.0.1.
+
+A test run never pairs with a server it did not start. A fresh extension contacts no server
+until a page opens, so `start_extension` pins it, before that, to a port where nothing can
+answer (`parked_port`): a pinned port is the only port the extension probes. Each test then
+points it at its own server (`Extension.use_port`), or deliberately unpins it to test discovery.
+conftest.py runs a decoy Sidemirror server on the range for the whole session to prove it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -29,6 +36,26 @@ PORT_RANGE = range(47470, 47480)
 TOKEN = "e2e-token-" + "7f3a9c1d5b2e4f60"  # given to the server via SIDEMIRROR_TOKEN
 AXE_JS = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
 PANEL_SIZE = {"width": 420, "height": 820}
+# In the User-Agent of every request the browser under test makes, so the decoy can tell its
+# requests from those of other processes on this machine that probe the range too.
+BROWSER_MARK = f"SidemirrorE2E/{os.getpid()}"
+USER_AGENT = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    f"Chrome/{os.environ.get('SIDEMIRROR_UA_CHROME', '156.0.0.0')} Safari/537.36 {BROWSER_MARK}"
+)
+
+_parked: socket.socket | None = None
+
+
+def parked_port() -> int:
+    """A loopback port bound for the whole run but never listening: connecting is refused, so no
+    server of anyone's can answer there."""
+    global _parked
+    if _parked is None:
+        _parked = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        _parked.bind(("127.0.0.1", 0))
+    port: int = _parked.getsockname()[1]
+    return port
 
 
 def port_free(port: int) -> bool:
@@ -42,12 +69,30 @@ def port_free(port: int) -> bool:
         return True
 
 
-def free_port(prefer: list[int] | None = None) -> int:
-    """A free port in the extension's probe range, trying `prefer` first, then from the top."""
+QUIET_PORTS = range(47480, 47490)
+
+
+def quiet_port(avoid: set[int] | None = None) -> int:
+    """A free port just above the probe range. No discovery (ours, or that of another
+    checkout's tests running at the same time) looks there, so a server the extension is pinned
+    to meets no one else, and keeps its port across a restart."""
+    for port in QUIET_PORTS:
+        if port not in (avoid or set()) and port_free(port):
+            return port
+    raise RuntimeError("no free port in 47480-47489")
+
+
+def free_port(prefer: list[int] | None = None, avoid: set[int] | None = None) -> int:
+    """A free port in the extension's probe range, trying `prefer` first, then from the top,
+    never one of `avoid`."""
     for port in [*(prefer or []), *reversed(PORT_RANGE)]:
-        if port_free(port):
+        if port not in (avoid or set()) and port_free(port):
             return port
     raise RuntimeError("no free port in 47470-47479")
+
+
+class ServerExited(RuntimeError):
+    """The server process ended while starting (typically: its port was taken meanwhile)."""
 
 
 class Server:
@@ -60,6 +105,7 @@ class Server:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = tmp / f"server-{port}.log"
         self.instance: str | None = None
+        self.server_id: str | None = None
 
     @property
     def base(self) -> str:
@@ -82,13 +128,25 @@ class Server:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
+                raise ServerExited(f"server exited: {self.log.read_text()[-2000:]}")
             try:
-                self.instance = self.get("/health", auth=False)["instance"]
-                return self
+                health = self.get("/health", auth=False)
             except (OSError, urllib.error.URLError):
                 time.sleep(0.1)
+                continue
+            # Another process (another checkout's tests) may have taken the port after it was
+            # found free: only the server that uses this data dir counts as started.
+            if health.get("server_id") and health["server_id"] == self.own_server_id():
+                self.instance, self.server_id = health["instance"], health["server_id"]
+                return self
+            time.sleep(0.1)
         raise RuntimeError(f"server did not start: {self.log.read_text()[-2000:]}")
+
+    def own_server_id(self) -> str | None:
+        try:
+            return (self.tmp / "data" / "server_id").read_text().strip() or None
+        except OSError:
+            return None
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -99,6 +157,12 @@ class Server:
                 self.proc.kill()
                 self.proc.wait(5)
         self.proc = None
+
+    def requests(self) -> list[str]:
+        """`METHOD /path` of every request this server logged (its access log has no query
+        string and no header, by design)."""
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return re.findall(r"aiohttp\.access: (\S+ \S+) \d+", text)
 
     def kill(self) -> None:
         """SIGKILL, as a crash: no shutdown handlers run, connections are cut, files stay."""
@@ -166,6 +230,12 @@ class Extension:
             port,
         )
 
+    def check(self, page: Page) -> dict[str, Any]:
+        """Ask the worker for a check now (as a page opening does); the new status."""
+        return page.evaluate(
+            "async () => (await chrome.runtime.sendMessage({type: 'checkNow'})).data"
+        )
+
     def status(self, page: Page) -> dict[str, Any] | None:
         return page.evaluate(
             "async () => (await chrome.storage.session.get('status')).status || null"
@@ -198,6 +268,7 @@ def stop_worker(ext: Extension, page: Page) -> None:
 
 def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:
     args = [
+        f"--user-agent={USER_AGENT}",
         f"--disable-extensions-except={EXT_DIR}",
         f"--load-extension={EXT_DIR}",
         "--headless=new",
@@ -208,6 +279,8 @@ def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:
         "--no-first-run",
         "--disable-sync",
         "--disable-features=DisableLoadExtensionCommandLineSwitch",
+        # An ordinary website for the overlay tests, served locally (test_overlay.py).
+        "--host-resolver-rules=MAP shop.test 127.0.0.1",
     ]
     return pw.chromium.launch_persistent_context(
         str(profile),
@@ -217,6 +290,23 @@ def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:
         color_scheme="dark" if dark else "light",
         viewport=PANEL_SIZE,
     )
+
+
+def start_extension(pw: Playwright, profile: Path, dark: bool = False) -> Extension:
+    """Chromium with the extension, pinned to `parked_port()` before it looks for any server."""
+    ext = Extension(launch(pw, profile, dark))
+    # The install handler has run once the alarm exists (it is created there); the extension
+    # has not probed anything yet (a fresh install waits for a page or the 30 s alarm).
+    ext.worker().evaluate(
+        """async (port) => {
+            for (let i = 0; i < 100 && !(await chrome.alarms.get('health')); i++) {
+                await new Promise((r) => setTimeout(r, 50));
+            }
+            await chrome.storage.local.set({ port });
+        }""",
+        parked_port(),
+    )
+    return ext
 
 
 def wait_until(fn: Any, timeout: float = 10.0, interval: float = 0.1, message: str = "") -> Any:

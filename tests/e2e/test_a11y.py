@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
-from support import AXE_JS, ROOT, Extension, Server, launch, open_tab, post_activity
+from support import AXE_JS, ROOT, Extension, Server, open_tab, post_activity, start_extension
 
 DOC_SHOTS = ROOT / "docs" / "screenshots"
 
@@ -157,10 +157,8 @@ def test_screenshots_light_and_dark(pw: Any, server_factory: Any, tmp_path: Path
     post_activity(server, browse_story("http://localhost:5173/login", "/path/to/Demo"))
     shots.mkdir(parents=True, exist_ok=True)
     for scheme in ("light", "dark"):
-        ctx = launch(pw, tmp_path / f"profile-{scheme}", dark=scheme == "dark")
+        ext = start_extension(pw, tmp_path / f"profile-{scheme}", dark=scheme == "dark")
         try:
-            ext = Extension(ctx)
-            ext.worker()
             panel = ext.open_panel()
             # Extension pages don't inherit the context's emulated scheme: set it on the page.
             panel.emulate_media(color_scheme=scheme)
@@ -197,4 +195,4 @@ def test_screenshots_light_and_dark(pw: Any, server_factory: Any, tmp_path: Path
             path = shots / f"connect-{scheme}.png"
             panel.screenshot(path=str(path))
         finally:
-            ctx.close()
+            ext.ctx.close()

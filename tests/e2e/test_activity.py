@@ -152,7 +152,9 @@ def test_gap_banner_when_the_cursor_fell_out_of_the_ring(ext: Extension, server:
 
     # Scrolled up, the list does not jump: a pill counts what arrived below.
     scroller = panel.locator(".act-scroller")
-    scroller.evaluate("(s) => { s.scrollTop = 0; }")
+    # The browser fires the scroll event at its next frame; dispatching one now means the panel
+    # knows the user is away from the bottom before the next entry arrives.
+    scroller.evaluate("(s) => { s.scrollTop = 0; s.dispatchEvent(new Event('scroll')); }")
     post_activity(server, {"type": "command_end", "command": "press", "args": ["Enter"],
                            "workspace": WS, "status": "ok"})  # fmt: skip
     pill = panel.locator(".activity-tab .pill")

@@ -2,63 +2,71 @@
 
 from __future__ import annotations
 
-import http.server
 import json
 import re
-import threading
-from collections.abc import Iterator
+import time
+from typing import Any
 
 import pytest
+from decoy import Decoy
 from playwright.sync_api import expect
-from support import PORT_RANGE, TOKEN, Extension, free_port, port_free, wait_until
+from support import (
+    BROWSER_MARK,
+    TOKEN,
+    Extension,
+    parked_port,
+    port_free,
+    wait_until,
+)
 
 
-class NotSidemirror(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802
-        body = json.dumps({"app": "something-else", "status": "ok"}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def impostor() -> Iterator[int | None]:
-    """Another HTTP service on the default port, answering /health with a different app."""
-    if not port_free(PORT_RANGE[0]):
-        yield None  # already taken by something else: it is occupied either way
-        return
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", PORT_RANGE[0]), NotSidemirror)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield PORT_RANGE[0]
-    srv.shutdown()
-    srv.server_close()
-
-
-def test_discovers_server_on_non_default_port_and_pairs(
-    ext: Extension, impostor, server_factory
+@pytest.mark.scans_range
+def test_first_discovery_with_several_servers_asks_which_and_pairs_only_with_the_choice(
+    ext: Extension, server_factory: Any, decoy: Decoy
 ) -> None:
-    server = server_factory(free_port(prefer=[47473, 47474, 47475]))
-    assert server.port != PORT_RANGE[0]
-    panel = ext.open_panel()  # opening the panel asks the worker for a fresh check
-    status = wait_until(
-        lambda: (s := ext.status(panel)) and s["state"] == "connected" and s, message="connected"
+    """A fresh extension, unpinned, finds the decoy and the test's own server on the range: it
+    pairs with neither by itself; the user picks in the popup, and only that one gets paired."""
+    server = server_factory(in_range=True)
+    assert server.port != decoy.port
+    started = time.monotonic()
+    popup = ext.open_popup()
+    # Unpinned, the way the popup's "automatic" does it: the whole range is probed.
+    status = popup.evaluate(
+        "async () => (await chrome.runtime.sendMessage({type: 'setPort', port: null})).data"
     )
-    assert status["port"] == server.port
-    assert status["instance"] == server.instance
-    assert status["version"] and status["protocol"] == 1
-    token = panel.evaluate("async () => (await chrome.storage.session.get('token')).token")
-    assert token == {"value": TOKEN, "source": "paired", "instance": server.instance}
-    assert ext.badge(panel) == "on"
-    expect(panel.locator("#connection")).to_contain_text(
-        f"Connected · v{status['version']} · :{server.port}"
+    assert status["state"] == "other_server"
+    offered = {o["port"] for o in status["offers"]}
+    assert {server.port, decoy.port} <= offered
+    assert ext.badge(popup) == "?"
+    # The decoy was asked who it is, by this browser, and nothing else (checked after the test).
+    assert [s.path for s in decoy.since(started, BROWSER_MARK)][:1] == ["/health"]
+
+    expect(popup.locator("#status-text")).to_have_text("Not connected")
+    offer = popup.locator(f".offer[data-port='{server.port}']")
+    expect(offer.locator(".offer-text")).to_have_text(
+        f"A Sidemirror server on :{server.port} — use it?"
     )
+    offer.get_by_role("button", name="Use it").click()
+    expect(popup.locator("#status-text")).to_have_text(re.compile(r"Connected · server v\d"))
+    paired_at = time.monotonic()
+    status = ext.status(popup)
+    assert status["port"] == server.port and status["instance"] == server.instance
+    assert status["server_id"] == server.server_id
+    token = popup.evaluate("async () => (await chrome.storage.session.get('token')).token")
+    assert token == {"value": TOKEN, "source": "paired", "instance": server.instance,
+                     "server_id": server.server_id}  # fmt: skip
+    paired = popup.evaluate("async () => (await chrome.storage.local.get('paired')).paired")
+    assert paired == {"server_id": server.server_id, "port": server.port}
+    assert ext.badge(popup) == "on"
     # The token never reaches persistent storage.
-    assert TOKEN not in json.dumps(panel.evaluate("() => chrome.storage.local.get()"))
+    assert TOKEN not in json.dumps(popup.evaluate("() => chrome.storage.local.get()"))
+
+    # Checks from now on ask the paired server only: the side panel opening, a check, the alarm.
+    panel = ext.open_panel()
+    expect(panel.locator("#connection")).to_contain_text(f":{server.port}")
+    for _ in range(3):
+        assert ext.check(panel)["state"] == "connected"
+    assert decoy.since(paired_at, BROWSER_MARK) == []
 
 
 def test_not_running_state_then_manual_port_from_popup(ext: Extension, server_factory) -> None:
@@ -68,14 +76,14 @@ def test_not_running_state_then_manual_port_from_popup(ext: Extension, server_fa
     wait_until(
         lambda: (s := ext.status(popup)) and s["state"] != "connecting", message="first check"
     )
-    if ext.status(popup)["state"] == "not_running":
-        expect(popup.locator("#status-text")).to_have_text("Server not running")
-        expect(
-            panel.get_by_role("heading", name="The Sidemirror server isn't running")
-        ).to_be_visible()
-        expect(panel.locator(".serve-command")).to_have_text("sidemirror serve")
-        expect(panel.get_by_role("button", name="Copy command")).to_be_visible()
-        assert ext.badge(popup) == "off"
+    # Pinned (by the test setup) to a port where nothing answers: only that port is probed.
+    assert ext.status(popup)["state"] == "not_running"
+    expect(popup.locator("#status-text")).to_have_text("Server not running")
+    expect(panel.get_by_role("heading", name="The Sidemirror server isn't running")).to_be_visible()
+    expect(panel.locator(".serve-command")).to_have_text(f"sidemirror serve --port {parked_port()}")
+    expect(panel.get_by_text(f"Looking on 127.0.0.1:{parked_port()} only")).to_be_visible()
+    expect(panel.get_by_role("button", name="Copy command")).to_be_visible()
+    assert ext.badge(popup) == "off"
 
     port_input = popup.get_by_label("Server port")
     for bad in ("abc", "0", "70000", "12.5"):
@@ -83,8 +91,8 @@ def test_not_running_state_then_manual_port_from_popup(ext: Extension, server_fa
         port_input.press("Enter")
         expect(popup.locator("#port-error")).to_contain_text("not a port")
         expect(port_input).to_have_attribute("aria-invalid", "true")
-    assert (
-        popup.evaluate("async () => (await chrome.storage.local.get('port')).port ?? null") is None
+    assert popup.evaluate("async () => (await chrome.storage.local.get('port')).port") == (
+        parked_port()
     )
 
     server = server_factory(port)

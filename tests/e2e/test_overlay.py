@@ -1,15 +1,19 @@
-"""The page overlay: badges on a real local page for refs posted to the server, a flash on the
-element the agent acted on, nothing once the server is gone, and no token in the page."""
+"""The page overlay, opt-in per site: nothing on any page until the user turns it on for that
+site in the Activity tab; then badges on a real local page for refs posted to the server, a flash
+on the element the agent acted on, nothing once turned off or once the server is gone, and no
+token in the page."""
 
 from __future__ import annotations
 
 import http.server
+import json
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from playwright.sync_api import Request, expect
-from support import TOKEN, Extension, Server, post_activity
+from playwright.sync_api import Locator, Page, Request, expect
+from support import EXT_DIR, TOKEN, Extension, Server, open_tab, post_activity
 
 PAGE = b"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Shop</title>
@@ -53,10 +57,47 @@ REFS = [
 ]
 
 
-def test_badges_for_posted_refs_flash_on_action_and_vanish_when_server_stops(
+def registered(ext: Extension) -> list[dict[str, Any]]:
+    scripts: list[dict[str, Any]] = ext.worker().evaluate(
+        "() => chrome.scripting.getRegisteredContentScripts()"
+    )
+    return scripts
+
+
+def overlay_reply(ext: Extension, url: str) -> dict[str, Any]:
+    """What the overlay's content script hears from the worker for the tab showing `url`: asked
+    from the content scripts' own world in that tab, the way the script asks."""
+    reply: dict[str, Any] = ext.worker().evaluate(
+        """async (url) => {
+            const [tab] = await chrome.tabs.query({ url });
+            const [{ result }] = await chrome.scripting.executeScript({
+                target: { tabId: tab.id },
+                func: () => chrome.runtime.sendMessage({ type: "pageOverlay" }),
+            });
+            return result;
+        }""",
+        url,
+    )
+    return reply
+
+
+def overlay_switch(panel: Page, host: str) -> Locator:
+    return panel.get_by_role("switch", name=f"Show element refs on {host}")
+
+
+def test_install_asks_for_no_site_access() -> None:
+    manifest = json.loads((EXT_DIR / "manifest.json").read_text())
+    assert "content_scripts" not in manifest
+    assert sorted(manifest["permissions"]) == ["alarms", "scripting", "sidePanel", "storage"]
+    assert manifest["host_permissions"] == ["http://127.0.0.1/*", "http://localhost/*"]
+    assert manifest["optional_host_permissions"] == ["http://*/*", "https://*/*"]
+
+
+def test_badges_for_posted_refs_once_turned_on_for_the_site(
     ext: Extension, server: Server, site: str
 ) -> None:
     url = f"{site}/checkout?step=2"
+    host = site.removeprefix("http://")
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
     post_activity(server, [
@@ -77,6 +118,23 @@ def test_badges_for_posted_refs_flash_on_action_and_vanish_when_server_stops(
         ),
     )
     page.goto(url)
+    # Off until the user turns it on: no script for any site, nothing asked about this page.
+    assert registered(ext) == []
+    assert overlay_reply(ext, url) == {"ok": True, "data": {"off": True, "connected": False,
+                                                          "refs": [], "acted": None}}  # fmt: skip
+    assert "GET /api/refs" not in server.requests()
+
+    # The Activity tab offers the site the agent acted on; one click turns it on (a loopback
+    # site: the install-time permission covers it, so Chrome asks nothing).
+    open_tab(panel, "Activity")
+    switch = overlay_switch(panel, host)
+    expect(switch).not_to_be_checked()
+    switch.click()
+    expect(switch).to_be_checked()
+    expect(panel.locator(".overlay-note")).to_have_text(f"Element refs show on {host}.")
+    assert [s["matches"] for s in registered(ext)] == [[f"{site}/*"]]
+
+    # The tab already open gets the overlay without a reload.
     overlay = page.locator("sidemirror-overlay")
     badges = overlay.locator(".badge")
     expect(badges).to_have_count(4, timeout=10_000)
@@ -111,13 +169,59 @@ def test_badges_for_posted_refs_flash_on_action_and_vanish_when_server_stops(
     assert to_server == []
     assert TOKEN not in page.content()
 
-    # Another page of the same site has no refs: no overlay at all.
+    # Another page of the same site (loaded now: the registered script) has no refs: no overlay.
     other = ext.ctx.new_page()
     other.goto(f"{site}/elsewhere")
-    other.wait_for_timeout(1500)
+    assert overlay_reply(ext, f"{site}/elsewhere")["data"] == {"connected": True, "refs": [],
+                                                               "acted": None}  # fmt: skip
     expect(other.locator("sidemirror-overlay")).to_have_count(0)
     other.close()
+
+    # Turned off: gone from the open tab, and no script left for the site.
+    switch.click()
+    expect(switch).not_to_be_checked()
+    expect(overlay).to_have_count(0, timeout=10_000)
+    assert registered(ext) == []
+    assert overlay_reply(ext, url)["data"]["off"] is True
+    # On again: the same tab wakes its overlay.
+    switch.click()
+    expect(switch).to_be_checked()
+    expect(badges).to_have_count(4, timeout=10_000)
 
     # The server stops: the badges go away.
     server.stop()
     expect(overlay).to_have_count(0, timeout=10_000)
+
+
+def test_a_site_off_the_loopback_needs_chrome_to_grant_it(
+    ext: Extension, server: Server, site: str
+) -> None:
+    """shop.test (mapped to 127.0.0.1 for the browser) is an ordinary website: the extension
+    has no access to it until Chrome grants it. Turning the overlay on asks Chrome; Chrome's
+    prompt is browser UI that Playwright cannot answer, so it stays open, and nothing runs."""
+    port = site.rsplit(":", 1)[1]
+    url = f"http://shop.test:{port}/checkout"
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    post_activity(server, {"type": "command_end", "command": "snapshot", "url": url,
+                           "workspace": "/tmp/shop", "status": "ok", "refs": REFS})  # fmt: skip
+    page = ext.ctx.new_page()
+    page.goto(url)
+    expect(page.locator("#save")).to_be_visible()
+    origins = panel.evaluate("async () => (await chrome.permissions.getAll()).origins")
+    assert origins == ["http://127.0.0.1/*", "http://localhost/*"]
+
+    open_tab(panel, "Activity")
+    switch = overlay_switch(panel, f"shop.test:{port}")
+    switch.click()
+    expect(panel.locator(".overlay-note")).to_have_text(
+        f"Chrome is asking whether Sidemirror may show element refs on shop.test:{port}…"
+    )
+    expect(switch).to_be_disabled()
+    expect(switch).not_to_be_checked()
+    assert registered(ext) == []
+    assert panel.evaluate(
+        "(o) => chrome.permissions.contains({origins: [o]})", f"http://shop.test:{port}/*"
+    ) is False  # fmt: skip
+    expect(page.locator("sidemirror-overlay")).to_have_count(0)
+    assert "GET /api/refs" not in server.requests()

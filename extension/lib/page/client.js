@@ -1,6 +1,11 @@
 // Extension pages (side panel, popup) → service worker messages and server requests.
 // Pages read the port and token the worker keeps in chrome.storage, then talk to the server
 // directly, so they keep working while Chrome has the worker stopped.
+//
+// The worker sends the token only to a server that proved it holds it (lib/worker/identity.js).
+// A page that saw its server fail (a dropped stream, a refused request, a 401) cannot know who
+// answers on that port now, so it asks the worker to check again, and until that check is done
+// no request of this page carries the token (`connection` waits for it).
 
 import { KEYS, MSG, baseUrl } from "../shared/config.js";
 
@@ -17,9 +22,15 @@ export async function readStatus() {
   return got[KEYS.status] || null;
 }
 
-/** Ask the worker to (re)check the server now; resolves to the fresh status. */
-export async function checkNow() {
-  return send(MSG.checkNow);
+let checking = null; // this page's pending re-check: token use waits for it
+
+/** Ask the worker to (re)check the server now; resolves to the fresh status. Until it does,
+ * this page sends no token. Overlapping calls share one check. */
+export function checkNow() {
+  checking ||= send(MSG.checkNow, { fresh: true }).finally(() => {
+    checking = null;
+  });
+  return checking;
 }
 
 /** Calls `fn(status)` whenever the worker publishes a new status. Returns an unsubscribe. */
@@ -41,6 +52,7 @@ export class ApiError extends Error {
 
 /** The current {port, token, base} or throws ApiError(0, "not_connected"). */
 export async function connection() {
+  if (checking) await checking.catch(() => {});
   const got = await chrome.storage.session.get([KEYS.status, KEYS.token]);
   const status = got[KEYS.status];
   const token = got[KEYS.token]?.value;
@@ -67,8 +79,10 @@ export async function api(path, { method = "GET", body, signal } = {}) {
       signal: signal || AbortSignal.timeout(10000),
     });
   } catch (err) {
+    checkNow().catch(() => {}); // who answers on that port now is unknown: no token until checked
     throw new ApiError(0, "unreachable", `server unreachable (${err.message})`);
   }
+  if (res.status === 401 || res.status === 403) checkNow().catch(() => {});
   if (!res.ok) {
     let code = `http_${res.status}`;
     let message = `${res.status} ${res.statusText}`.trim();

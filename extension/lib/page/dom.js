@@ -1,12 +1,15 @@
 // DOM building without HTML parsing: every string from the server goes through textContent
-// or createTextNode, so markup in session data is always inert text (docs/security.md).
+// or createTextNode, so markup in session data is always inert text, and through `visible`, so
+// bidi controls and other invisible characters show as markers (docs/security.md).
+
+import { visible } from "./visible-text.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /**
- * Build an element. `props`: `class`, `text`, `attrs` (set with setAttribute; event-handler
- * attributes, `style` and `src`/`href` are refused), `on` (event listeners), `dataset`, and
- * plain DOM properties (`type`, `value`, `hidden`, `disabled`, `id`, `tabIndex`...).
+ * Build an element. `props`: `class`, `text` and `title` (shown text, made visible), `attrs` (set
+ * with setAttribute; event-handler attributes, `style` and `src`/`href` are refused), `on`
+ * (event listeners), `dataset`, and plain DOM properties (`type`, `value`, `hidden`, `id`...).
  */
 export function h(tag, props = {}, ...children) {
   const el = document.createElement(tag);
@@ -19,7 +22,8 @@ function applyProps(el, props) {
   for (const [key, value] of Object.entries(props || {})) {
     if (value === undefined || value === null) continue;
     if (key === "class") el.className = Array.isArray(value) ? value.filter(Boolean).join(" ") : value;
-    else if (key === "text") el.textContent = String(value);
+    else if (key === "text") el.textContent = visible(value);
+    else if (key === "title") el.title = visible(value);
     else if (key === "attrs") setAttrs(el, value);
     else if (key === "dataset") Object.assign(el.dataset, value);
     else if (key === "on") for (const [ev, fn] of Object.entries(value)) el.addEventListener(ev, fn);
@@ -27,12 +31,15 @@ function applyProps(el, props) {
   }
 }
 
+// Attributes a user reads (tooltips) or hears (screen readers): shown like text.
+const SHOWN_ATTR = new Set(["title", "aria-label", "aria-description"]);
 const FORBIDDEN_ATTR = /^(on|style$|src$|href$|srcdoc$|formaction$|xlink:href$)/i;
 
 export function setAttrs(el, attrs) {
   for (const [name, value] of Object.entries(attrs)) {
     if (FORBIDDEN_ATTR.test(name)) throw new Error(`refusing to set attribute ${name}`);
     if (value === false || value === null || value === undefined) el.removeAttribute(name);
+    else if (SHOWN_ATTR.has(name)) el.setAttribute(name, visible(value));
     else el.setAttribute(name, value === true ? "" : String(value));
   }
 }
@@ -41,9 +48,20 @@ export function setAttrs(el, attrs) {
 export function append(parent, children) {
   for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
-    parent.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    parent.append(child instanceof Node ? child : textNode(child));
   }
   return parent;
+}
+
+/** A text node for a string from the server (never parsed, invisible characters shown). */
+export function textNode(text) {
+  return document.createTextNode(visible(text));
+}
+
+/** Set an element's text to a string from the server; unchanged text is not rewritten. */
+export function setText(el, text) {
+  const shown = visible(text);
+  if (el.textContent !== shown) el.textContent = shown;
 }
 
 export function clear(el) {

@@ -133,10 +133,10 @@ export class ResumableStream {
     try {
       url = await this._url();
     } catch (err) {
-      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
-        await checkNow().catch(() => {}); // re-pair, then retry
-      } else if (err instanceof ApiError && err.status === 0) {
-        checkNow().catch(() => {}); // rediscover (the server may have moved port)
+      if (err instanceof ApiError && (err.status === 0 || err.status === 401 || err.status === 403)) {
+        // Re-pair, or find the server again (it may have moved port, or another may hold the
+        // port now): the token is used again only once the worker has checked who answers there.
+        await checkNow().catch(() => {});
       }
       this._scheduleRetry(err);
       return;
@@ -152,6 +152,7 @@ export class ResumableStream {
     };
     source.onerror = () => {
       if (source !== this.source) return;
+      checkNow().catch(() => {}); // the server dropped us: no token until the worker checked again
       this._close();
       this._scheduleRetry(new Error("stream interrupted"));
     };

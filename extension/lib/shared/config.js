@@ -7,10 +7,11 @@ export const SERVE_COMMAND = "sidemirror serve";
 
 /** chrome.storage keys. `local` survives restarts; `session` is memory-only (tokens). */
 export const KEYS = Object.freeze({
-  port: "port", // local: the user's manual port (number) or absent for auto-discovery
-  lastPort: "lastPort", // local: where the server was last found
-  token: "token", // session: {value, source: "paired"|"manual", instance}
-  status: "status", // session: see service-worker.js `Status`
+  port: "port", // local: the user's manual port (number): only that port is probed; absent = the range
+  paired: "paired", // local: {server_id, port} of the server this extension paired with
+  overlaySites: "overlaySites", // local: origins where the user turned the page overlay on
+  token: "token", // session: {value, source: "paired"|"manual", instance, server_id}
+  status: "status", // session: see lib/worker/connection.js
 });
 
 /** Message types the service worker answers with {ok, data} | {ok: false, error}. */
@@ -19,6 +20,8 @@ export const MSG = Object.freeze({
   checkNow: "checkNow",
   setPort: "setPort",
   setToken: "setToken",
+  useServer: "useServer", // {port, server_id}: the user picked a server the status offers
+  setOverlay: "setOverlay", // {origin, on}: the page overlay on or off for one site
   pageOverlay: "pageOverlay", // the only type a content script may send
 });
 

@@ -1,6 +1,7 @@
-// Talking to the companion server from the service worker: discovery, health, pairing.
+// Talking to the companion server from the service worker: health probes and pairing. Neither
+// sends the token; lib/worker/identity.js decides when a server may have it.
 
-import { PORT_RANGE, baseUrl } from "../shared/config.js";
+import { baseUrl } from "../shared/config.js";
 
 const PROBE_TIMEOUT_MS = 1500;
 
@@ -20,22 +21,10 @@ export async function probe(port, timeoutMs = PROBE_TIMEOUT_MS) {
   }
 }
 
-/**
- * Find the server: each preferred port in order, then the whole default range in parallel
- * (lowest port wins). Returns {port, health} or null.
- */
-export async function discover(preferred = []) {
-  const seen = new Set();
-  for (const port of preferred) {
-    if (port == null || seen.has(port)) continue;
-    seen.add(port);
-    const health = await probe(port);
-    if (health) return { port, health };
-  }
-  const rest = PORT_RANGE.filter((p) => !seen.has(p));
-  const results = await Promise.all(rest.map((p) => probe(p)));
-  const index = results.findIndex(Boolean);
-  return index === -1 ? null : { port: rest[index], health: results[index] };
+/** GET /health on each port at once: [{port, health}] for the Sidemirror servers, by port. */
+export async function scan(ports) {
+  const results = await Promise.all(ports.map(async (port) => ({ port, health: await probe(port) })));
+  return results.filter((r) => r.health).sort((a, b) => a.port - b.port);
 }
 
 export class ServerError extends Error {
@@ -77,17 +66,4 @@ export async function pair(port) {
     throw new ServerError(res.status, "bad_pair_response", "the server sent no token");
   }
   return body.token;
-}
-
-/** True when the server accepts the token (an authenticated read), false on 401/403. */
-export async function tokenWorks(port, token) {
-  const res = await fetch(`${baseUrl(port)}/api/workspaces`, {
-    headers: { Authorization: `Bearer ${token}` },
-    cache: "no-store",
-    credentials: "omit",
-    signal: AbortSignal.timeout(5000),
-  });
-  if (res.status === 401 || res.status === 403) return false;
-  if (!res.ok) throw await errorFrom(res);
-  return true;
 }
