@@ -8,18 +8,10 @@
 
 import { send } from "../lib/page/client.js";
 import { KEYS, MSG } from "../lib/shared/config.js";
+import { originOf, patternOf } from "../lib/shared/sites.js";
 import { h, setText } from "../lib/page/dom.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
-
-function originOf(url) {
-  try {
-    const u = new URL(url);
-    return u.protocol === "http:" || u.protocol === "https:" ? u.origin : null;
-  } catch {
-    return null;
-  }
-}
 
 export class OverlayToggles {
   constructor() {
@@ -76,7 +68,7 @@ export class OverlayToggles {
     const on = input.checked;
     const site = new URL(origin).host;
     // Loopback sites are covered by the install-time permission: Chrome asks nothing for them.
-    const granting = on ? chrome.permissions.request({ origins: [`${origin}/*`] }) : Promise.resolve(true);
+    const granting = on ? chrome.permissions.request({ origins: [patternOf(origin)] }) : Promise.resolve(true);
     this.busy.add(origin);
     input.disabled = true;
     input.checked = this.sites.includes(origin); // the switch shows what is, not what is asked

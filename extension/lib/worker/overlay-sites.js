@@ -9,24 +9,10 @@
 // so Chrome asks nothing for them and they cannot be given back; the switch is what counts.
 
 import { KEYS } from "../shared/config.js";
+import { originOf, patternOf } from "../shared/sites.js";
 
 const SCRIPT = { js: ["content/content-script.js"], css: ["content/content-script.css"] };
 const ID_PREFIX = "overlay ";
-
-/** The origin of an http(s) URL, or null. */
-export function originOf(url) {
-  try {
-    const u = new URL(url);
-    return u.protocol === "http:" || u.protocol === "https:" ? u.origin : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The match pattern Chrome's permissions and content scripts use for one origin. */
-export function patternOf(origin) {
-  return `${origin}/*`;
-}
 
 export async function enabledSites() {
   const sites = (await chrome.storage.local.get(KEYS.overlaySites))[KEYS.overlaySites];
