@@ -26,7 +26,6 @@ HEADER_TIMEOUT_S = 10.0
 MAX_CONNECTIONS = 1024
 FD_RESERVE = 128  # descriptors kept for followed files, journals and logs
 _HEADERS_END = b"\r\n\r\n"
-_MAX_HEADER_BYTES = 64 * 1024  # aiohttp refuses larger headers itself (400)
 
 
 class ConnectionGuard:
@@ -75,7 +74,7 @@ class _GuardedProtocol(asyncio.Protocol):
         self.guard = guard
         self.transport: asyncio.Transport | None = None
         self.admitted = False
-        self.head = b""  # the first request's bytes until its headers end
+        self.head = b""  # the last bytes seen before the first request's headers end
         self.timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -91,11 +90,15 @@ class _GuardedProtocol(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         if self.timer is not None:
-            self.head = (self.head + data)[-_MAX_HEADER_BYTES:]
-            if _HEADERS_END in self.head:
+            # Only the tail of what came before can hold the start of a header end split
+            # across two reads; the data itself may be a whole body after the headers.
+            seen = self.head + data
+            if _HEADERS_END in seen:
                 self._stop_timer()
                 self.guard._headers_done(self)
                 self.head = b""
+            else:
+                self.head = seen[-(len(_HEADERS_END) - 1) :]
         self.inner.data_received(data)
 
     def eof_received(self) -> bool | None:
