@@ -376,3 +376,20 @@ def fixture_lines(path: Path) -> list[bytes]:
 
 
 __all__ = ["CLAUDE_FIX", "LONG_SESSION", "MID_SESSION", "Mirror", "Server", "wait_for"]
+
+
+async def start_load_clients(
+    server: Server, path: str, clients: int, ready_within: float = 60
+) -> asyncio.subprocess.Process:
+    """`clients` SSE readers of `path` in a process of their own (load_clients.py), started and
+    subscribed; tell it `TOTAL n` on stdin and it prints a JSON summary once all have n items."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.reliability.load_clients", str(server.port), path,
+        str(clients), cwd=ROOT, env={**os.environ, "SIDEMIRROR_TOKEN": TOKEN,
+        "PYTHONPATH": f"{ROOT}:{ROOT / 'server'}"},
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    ready = await asyncio.wait_for(proc.stdout.readline(), ready_within)
+    assert ready.strip() == b"READY", ready
+    return proc

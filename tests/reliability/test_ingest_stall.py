@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -21,9 +19,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.conftest import ROOT
-
-from .harness import NDJSON, TOKEN, Server, unexpected_tracebacks
+from .harness import NDJSON, Server, start_load_clients, unexpected_tracebacks
 from .report import record
 from .test_crash_restart import ws_id
 
@@ -85,15 +81,8 @@ async def _stall_run(tmp_path: Path, clients: int) -> None:
     try:
         server.ingest([{"type": "user", "content": "start"}], WS_DIR, SESSION)
         path = f"/workspace/{ws_id(WS_DIR)}/session/stream?session={SESSION}"
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tests.reliability.load_clients", str(server.port), path,
-            str(clients), cwd=ROOT, env={**os.environ, "SIDEMIRROR_TOKEN": TOKEN,
-            "PYTHONPATH": f"{ROOT}:{ROOT / 'server'}"},
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        )  # fmt: skip
+        proc = await start_load_clients(server, path, clients)
         assert proc.stdout is not None and proc.stdin is not None
-        ready = await asyncio.wait_for(proc.stdout.readline(), 60)
-        assert ready.strip() == b"READY", ready
         latencies: list[float] = []
         stop = asyncio.Event()
         prober = asyncio.create_task(_probe(server, stop, latencies))

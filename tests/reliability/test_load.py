@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import socket
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -16,9 +14,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.conftest import ROOT
-
-from .harness import NDJSON, TOKEN, Server, unexpected_tracebacks
+from .harness import NDJSON, TOKEN, Server, start_load_clients, unexpected_tracebacks
 from .report import record
 from .test_crash_restart import ws_id
 
@@ -77,15 +73,8 @@ async def load_run(tmp: Path, *, seconds: float, rate: int, clients: int = 50) -
     try:
         server.ingest([{"type": "user", "content": "start"}], WS_DIR, SESSION)
         path = f"/workspace/{ws_id(WS_DIR)}/session/stream?session={SESSION}&limit=10000"
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tests.reliability.load_clients", str(server.port), path,
-            str(clients), cwd=ROOT, env={**os.environ, "SIDEMIRROR_TOKEN": TOKEN,
-            "PYTHONPATH": f"{ROOT}:{ROOT / 'server'}"},
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        )  # fmt: skip
+        proc = await start_load_clients(server, path, clients)
         assert proc.stdout is not None and proc.stdin is not None
-        ready = await asyncio.wait_for(proc.stdout.readline(), 40)
-        assert ready.strip() == b"READY", ready
         stalled = _stalled_client(server)
         await asyncio.sleep(0.2)
         rss_before = server.rss()
