@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "core": 0,
     "settings": 1,
     "log_filter": 1,  # redaction of every log line, installed by runtime.py
+    "index": 1,  # the embedded SQLite index (file metadata, full-text search)
     "sources": 2,
     "runtime": 2,  # the runtime file and token: used by the server and its clients
     "activity": 3,

@@ -1,0 +1,65 @@
+"""Open the index database: one SQLite file, WAL mode, rebuilt when missing or corrupt.
+
+The index only ever holds what can be derived again from the agent files and the journals, so
+a damaged file is moved aside and started afresh rather than repaired: losing it costs a
+background re-index, never data.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+INDEX_FILE = "index.sqlite3"
+# Bump when a table changes shape: an index of another version is rebuilt, not migrated.
+SCHEMA_VERSION = 1
+
+
+def index_path(data_dir: Path) -> Path:
+    return data_dir / INDEX_FILE
+
+
+def open_index(data_dir: Path) -> sqlite3.Connection:
+    """A connection to the index, checked; a corrupt or foreign-version file is replaced.
+
+    `check_same_thread=False` because the index is filled from a worker thread while the event
+    loop reads it; callers serialise their own use of one connection (or open one each).
+    """
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = index_path(data_dir)
+    try:
+        return _open_checked(path)
+    except sqlite3.DatabaseError as error:
+        logger.warning("index %s unreadable (%s); rebuilding it", path.name, error)
+        _move_aside(path)
+        return _open_checked(path)
+
+
+def _open_checked(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        connection.execute("PRAGMA journal_mode=WAL")
+        # The index can always be rebuilt; durability of its last transaction is not worth
+        # an fsync per commit.
+        connection.execute("PRAGMA synchronous=NORMAL")
+        (check,) = connection.execute("PRAGMA quick_check").fetchone()
+        if check != "ok":
+            raise sqlite3.DatabaseError(f"quick_check: {check}")
+        (version,) = connection.execute("PRAGMA user_version").fetchone()
+        if version not in (0, SCHEMA_VERSION):
+            raise sqlite3.DatabaseError(f"schema version {version}, expected {SCHEMA_VERSION}")
+        connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    except sqlite3.DatabaseError:
+        connection.close()
+        raise
+    return connection
+
+
+def _move_aside(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        part = path.with_name(path.name + suffix)
+        if part.exists():
+            part.replace(part.with_name(part.name + ".corrupt"))
