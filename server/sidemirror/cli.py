@@ -26,12 +26,15 @@ from sidemirror.core.projection import DEFAULT_MAX_CHARS
 from sidemirror.runtime import (
     PortUnavailable,
     ScrubbedAccessLogger,
-    UntrustedRuntimeFile,
     bind_socket,
     configure_logging,
+    resolve_token,
+)
+from sidemirror.runtime_file import (
+    UntrustedRuntimeFile,
+    default_runtime_dir,
     prepare_runtime_dir,
     read_runtime_file,
-    resolve_token,
     write_runtime_file,
 )
 from sidemirror.settings import (
@@ -39,7 +42,6 @@ from sidemirror.settings import (
     default_claude_dirs,
     default_codex_dir,
     default_data_dir,
-    default_runtime_dir,
     unique_dirs,
 )
 from sidemirror.web.connections import (
@@ -138,7 +140,6 @@ def build_parser() -> argparse.ArgumentParser:
     tap.add_argument("--runtime-dir", type=Path, default=None)
     tap.add_argument("agent_cmd", nargs=argparse.REMAINDER)
     return parser
-
 
 
 def raise_fd_limit() -> int | None:

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import os
-import sys
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
 
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
+from sidemirror.runtime_file import APP_NAME, default_runtime_dir
 
-APP_NAME = "sidemirror"
 DEFAULT_PORT = 47470
 PORT_RANGE = range(47470, 47480)
 # The ID that the pinned `key` in extension/manifest.json gives the extension.
@@ -22,19 +20,6 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME))
-
-
-def default_runtime_dir() -> Path:
-    """Where the runtime file (port and token) goes: $XDG_RUNTIME_DIR/sidemirror, the
-    per-user runtime folder on macOS and Windows, else a folder in the user's cache dir."""
-    if sys.platform in ("darwin", "win32") or os.environ.get("XDG_RUNTIME_DIR"):
-        with warnings.catch_warnings():
-            # A set but unusable XDG_RUNTIME_DIR makes platformdirs warn and fall back.
-            warnings.simplefilter("ignore")
-            return Path(platformdirs.user_runtime_dir(APP_NAME))
-    # Without XDG_RUNTIME_DIR (root, containers, cron) platformdirs would fall back to a folder
-    # under /tmp, which another user can create first; nobody else can create one in our home.
-    return Path(platformdirs.user_cache_dir(APP_NAME)) / "run"
 
 
 def default_claude_dirs() -> list[Path]:

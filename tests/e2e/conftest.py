@@ -69,6 +69,7 @@ def decoy_untouched(request: pytest.FixtureRequest, decoy: Decoy) -> Iterator[De
     else:
         assert [f"{s.method} {s.path}" for s in seen] == [], "the extension contacted the decoy"
 
+
 # Assertions wait for a state, never for a time; the default bound (5 s) is sized for an idle
 # machine, and the suite must pass on a loaded 2-core one.
 expect.set_options(timeout=20_000)

@@ -192,6 +192,6 @@ def test_huge_transcript_opens_at_its_tail_and_says_what_was_not_loaded(
     expect(feed.locator("[data-type=turn_complete] .turn-label").last).to_have_text("Turn")
 
     append_exchange(path, "Still live at 34 MB?", "Yes: appended and shown.")
-    expect(feed.locator("[data-type=assistant]", has_text="Yes: appended and shown.")).to_be_visible(
-        timeout=10_000
-    )
+    expect(
+        feed.locator("[data-type=assistant]", has_text="Yes: appended and shown.")
+    ).to_be_visible(timeout=10_000)

@@ -64,8 +64,14 @@ def _ingest(server: Server, contents: list[str]) -> tuple[int, Any]:
 def _report(server: Server, commands: list[str]) -> tuple[int, Any]:
     """Entries named by their commands; `big` carries a URL longer than a page's slack."""
     body = json.dumps(
-        [{"command": c, "workspace": WS_DIR, **({"url": f"https://x.test/{BIG}"} if c == "big"
-                                                 else {})} for c in commands]  # fmt: skip
+        [
+            {
+                "command": c,
+                "workspace": WS_DIR,
+                **({"url": f"https://x.test/{BIG}"} if c == "big" else {}),
+            }
+            for c in commands
+        ]  # fmt: skip
     ).encode()
     return _post(server, "/api/activity", body, {**AUTH, "Content-Type": "application/json"})
 
@@ -134,8 +140,13 @@ def test_ingest_on_a_full_disk_loses_no_acknowledged_line_and_reuses_no_id(
     mirror = asyncio.run(_resume(server, held_by_client))
     record(
         "disk full: ingest (tmpfs, short write)",
-        {"status": full_status, "body": full_body, "lost": len(lost), "reused_ids": len(reused),
-         "resets": mirror.resets},  # fmt: skip
+        {
+            "status": full_status,
+            "body": full_body,
+            "lost": len(lost),
+            "reused_ids": len(reused),
+            "resets": mirror.resets,
+        },  # fmt: skip
         trials=1,
     )
     assert not lost, f"acknowledged lines lost after the restart: {lost}"

@@ -96,9 +96,13 @@ def test_restart_with_10000_sessions_and_workspaces_answers_health_fast(tmp_path
         server.stop()
     record(
         "restart: 10,000 ingested sessions in 10,000 workspaces + 10,000 activity workspaces",
-        {"time_to_health_s": round(wall, 3), "empty_data_dir_s": round(base_wall, 3),
-         "cpu_s": round(cpu, 3), "empty_data_dir_cpu_s": round(base_cpu, 3),
-         "workspaces": health["workspaces"]},  # fmt: skip
+        {
+            "time_to_health_s": round(wall, 3),
+            "empty_data_dir_s": round(base_wall, 3),
+            "cpu_s": round(cpu, 3),
+            "empty_data_dir_cpu_s": round(base_cpu, 3),
+            "workspaces": health["workspaces"],
+        },  # fmt: skip
         trials=1,
     )
     assert health["workspaces"] == COUNT

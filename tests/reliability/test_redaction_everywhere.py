@@ -210,8 +210,13 @@ def claude_transcript(server: Server) -> str:
     ]):  # fmt: skip
         rec = copy.deepcopy(template)
         rec["uuid"] = f"browser-{n}"
-        rec["message"] = {**rec["message"], "id": f"msg_browser_{n}", "content": [
-            {"type": "tool_use", "id": f"toolu_browser_{n}", "name": name, "input": tool_input}]}
+        rec["message"] = {
+            **rec["message"],
+            "id": f"msg_browser_{n}",
+            "content": [
+                {"type": "tool_use", "id": f"toolu_browser_{n}", "name": name, "input": tool_input}
+            ],
+        }
         lines.append(rec)
     project = server.claude / "-home-dev-salted"
     project.mkdir(parents=True, exist_ok=True)
@@ -233,7 +238,9 @@ def codex_rollout(server: Server) -> None:
 
 def request(server: Server, method: str, path: str, body: Any = None,
             headers: dict[str, str] | None = None) -> tuple[int, str]:  # fmt: skip
-    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    data = (
+        None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    )
     req = urllib.request.Request(server.url(path), data=data, method=method,
                                  headers={**AUTH, **(headers or {})})  # fmt: skip
     try:
@@ -304,9 +311,12 @@ def sse_until_snapshot(server: Server, path: str) -> str:
 
 
 async def live_stream(server: Server, path: str, stop: asyncio.Event, out: list[str]) -> None:
-    async with aiohttp.ClientSession() as http_session, http_session.get(
-        server.url(path), headers=AUTH, timeout=aiohttp.ClientTimeout(total=None)
-    ) as resp:
+    async with (
+        aiohttp.ClientSession() as http_session,
+        http_session.get(
+            server.url(path), headers=AUTH, timeout=aiohttp.ClientTimeout(total=None)
+        ) as resp,
+    ):
         while not stop.is_set():
             try:
                 chunk = await asyncio.wait_for(resp.content.readany(), 0.2)
@@ -369,9 +379,10 @@ async def test_no_secret_in_any_field_reaches_any_output(tmp_path: Path) -> None
                                    {"Content-Type": "application/json"})  # fmt: skip
             assert status == 200, (entry, text)
             errors.append(text)
-        async with aiohttp.ClientSession() as http_session, http_session.ws_connect(
-            server.url("/api/activity/ws"), headers=AUTH
-        ) as ws:
+        async with (
+            aiohttp.ClientSession() as http_session,
+            http_session.ws_connect(server.url("/api/activity/ws"), headers=AUTH) as ws,
+        ):
             for entry in activity_entries()[:20]:
                 await ws.send_str(json.dumps(entry))
                 errors.append((await ws.receive()).data)
@@ -391,14 +402,25 @@ async def test_no_secret_in_any_field_reaches_any_output(tmp_path: Path) -> None
         # MCP: arguments of every tool, a client name and a method name that carry secrets.
         mcp = Mcp(server, KINDS[0][2])
         for _rule, secret, text in KINDS:
-            mcp.call("sidemirror_report_browser_action", {
-                "command": text, "args": [text, f"https://a.test/?{text}"], "url": text,
-                "request_id": text, "result": text, "error": text, "workspace": f"/w/{text}",
-                "refs": [{"ref": text, "name": text, "selector": text, "role": text}]})
-            mcp.call("sidemirror_report_browser_action", {"command": "fill",
-                                                           "args": ["@e1", secret]})
-            mcp.call("sidemirror_get_session", {"workspace": f"/home/dev/{text}/x",
-                                                 "session": text})
+            mcp.call(
+                "sidemirror_report_browser_action",
+                {
+                    "command": text,
+                    "args": [text, f"https://a.test/?{text}"],
+                    "url": text,
+                    "request_id": text,
+                    "result": text,
+                    "error": text,
+                    "workspace": f"/w/{text}",
+                    "refs": [{"ref": text, "name": text, "selector": text, "role": text}],
+                },
+            )
+            mcp.call(
+                "sidemirror_report_browser_action", {"command": "fill", "args": ["@e1", secret]}
+            )
+            mcp.call(
+                "sidemirror_get_session", {"workspace": f"/home/dev/{text}/x", "session": text}
+            )
             mcp.call("sidemirror_get_activity", {"workspace": f"/w/{text}"})
             mcp.call(text, {})
             mcp.method(text)  # fmt: skip
@@ -421,10 +443,13 @@ async def test_no_secret_in_any_field_reaches_any_output(tmp_path: Path) -> None
                     item_q = urllib.parse.urlencode({"session": session["id"]})
                     full.append(request(server, "GET", f"/workspace/{ws_['id']}/session/items/"
                                         f"{urllib.parse.quote(item['id'])}?{item_q}")[1])  # fmt: skip
-                sse.append(sse_until_snapshot(
-                    server, f"/workspace/{ws_['id']}/session/stream?{query}"))
-                mcp.call("sidemirror_get_session", {"workspace": ws_["id"],
-                                                     "session": session["id"], "limit": 1000})
+                sse.append(
+                    sse_until_snapshot(server, f"/workspace/{ws_['id']}/session/stream?{query}")
+                )
+                mcp.call(
+                    "sidemirror_get_session",
+                    {"workspace": ws_["id"], "session": session["id"], "limit": 1000},
+                )
             mcp.call("sidemirror_get_activity", {"workspace": ws_["id"], "limit": 1000})
         mcp.call("sidemirror_list_workspaces", {})
         mcp.call("sidemirror_get_activity", {"limit": 1000})
@@ -491,4 +516,3 @@ def sse_until_snapshot_or_idle(server: Server) -> str:
         pass  # replay done: the stream went quiet
     conn.close()
     return seen.decode()
-

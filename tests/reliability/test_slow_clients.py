@@ -21,7 +21,9 @@ SLOW = 1_500
 FD_LIMIT = 1_024
 
 
-async def _slow_client(port: int, opened: list[int], closed: list[int], stop: asyncio.Event) -> None:
+async def _slow_client(
+    port: int, opened: list[int], closed: list[int], stop: asyncio.Event
+) -> None:
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
     except OSError:
@@ -46,7 +48,9 @@ async def _slow_client(port: int, opened: list[int], closed: list[int], stop: as
 async def _health_latency(port: int) -> float:
     start = time.monotonic()
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+    writer.write(
+        f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+    )
     await writer.drain()
     head = await asyncio.wait_for(reader.read(64), timeout=10)
     writer.close()
@@ -58,7 +62,9 @@ async def _scenario(server: Server) -> dict[str, float]:
     opened: list[int] = []
     closed: list[int] = []
     stop = asyncio.Event()
-    slow = [asyncio.create_task(_slow_client(server.port, opened, closed, stop)) for _ in range(SLOW)]
+    slow = [
+        asyncio.create_task(_slow_client(server.port, opened, closed, stop)) for _ in range(SLOW)
+    ]
     deadline = time.monotonic() + 30
     while len(opened) + len(closed) < SLOW * 0.9 and time.monotonic() < deadline:
         await asyncio.sleep(0.1)

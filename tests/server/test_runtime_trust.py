@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from sidemirror.cli import main as cli_main
-from sidemirror.runtime import write_runtime_file
+from sidemirror.runtime_file import write_runtime_file
 
 from tests.conftest import ROOT
 

@@ -27,20 +27,21 @@ PACKAGE = ROOT / "server" / "sidemirror"
 LAYERS: dict[str, int] = {
     "__init__": 0,  # the package face (`__version__`)
     "core": 0,
-    "settings": 1,
-    "log_filter": 1,  # redaction of every log line, installed by runtime.py
-    "index": 1,  # the embedded SQLite index (file metadata, full-text search)
-    "sources": 2,
-    "runtime": 2,  # the runtime file and token: used by the server and its clients
-    "activity": 3,
-    "ingest": 3,
-    "web": 4,
-    "mcp": 5,
-    "clients": 5,
-    "app": 6,
-    "gen_protocol": 6,
-    "cli": 7,
-    "__main__": 8,
+    "runtime_file": 1,  # finding the running server: standard library only (the hook reads it)
+    "settings": 2,
+    "log_filter": 2,  # redaction of every log line, installed by runtime.py
+    "index": 2,  # the embedded SQLite index (file metadata, full-text search)
+    "sources": 3,
+    "runtime": 3,  # port, token and access log of the running server
+    "activity": 4,
+    "ingest": 4,
+    "web": 5,
+    "mcp": 6,
+    "clients": 6,
+    "app": 7,
+    "gen_protocol": 7,
+    "cli": 8,
+    "__main__": 9,
 }
 
 
@@ -195,7 +196,9 @@ def test_architecture_tree_matches_the_server_folders() -> None:
             continue
         listed = {n.removesuffix(".py") for n in names if not n.endswith("/")}
         present = {p.stem for p in (ROOT / folder).glob("*.py") if p.stem != "__init__"}
-        assert listed == present, f"{folder}: not documented {present - listed}, gone {listed - present}"
+        assert listed == present, (
+            f"{folder}: not documented {present - listed}, gone {listed - present}"
+        )
 
 
 def test_architecture_tree_names_only_what_exists() -> None:
@@ -212,7 +215,10 @@ def test_architecture_tree_names_only_what_exists() -> None:
 def test_no_file_cites_a_document_outside_the_repository(needle: str) -> None:
     tracked = subprocess.run(
         ["git", "ls-files", "-co", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     exempt = {"docs/design-changes.md", "tests/unit/test_layout.py"}  # the history; this test
     citing = []
@@ -229,7 +235,10 @@ def test_help_texts_cite_no_outside_document() -> None:
     def help_of(*words: str) -> str:
         return subprocess.run(
             [sys.executable, "-m", "sidemirror", *words, "--help"],
-            cwd=ROOT, capture_output=True, text=True, check=True,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
 
     top = help_of()

@@ -57,9 +57,33 @@ _OBSERVATIONS = ("navigation", "console", "error")
 # `keyboard type "…"`: the first argument says which keyboard verb.
 _NAMESPACES = ("keyboard",)
 _NAMED_KEYS = frozenset(
-    {"enter", "return", "tab", "escape", "esc", "backspace", "delete", "del", "space", "insert",
-     "arrowup", "arrowdown", "arrowleft", "arrowright", "up", "down", "left", "right", "home",
-     "end", "pageup", "pagedown", "capslock", "numlock", "contextmenu"}
+    {
+        "enter",
+        "return",
+        "tab",
+        "escape",
+        "esc",
+        "backspace",
+        "delete",
+        "del",
+        "space",
+        "insert",
+        "arrowup",
+        "arrowdown",
+        "arrowleft",
+        "arrowright",
+        "up",
+        "down",
+        "left",
+        "right",
+        "home",
+        "end",
+        "pageup",
+        "pagedown",
+        "capslock",
+        "numlock",
+        "contextmenu",
+    }
     | {f"f{i}" for i in range(1, 25)}
 )
 _MODIFIERS = frozenset(

@@ -153,8 +153,9 @@ class ActivityLog:
         if workspace_id is not None:
             ring = self.rings.get(workspace_id)
             return list(ring.entries)[-limit:] if ring else []
-        merged = list(merge(*(list(r.entries)[-limit:] for r in self.rings.values()),
-                            key=lambda e: e.seq))
+        merged = list(
+            merge(*(list(r.entries)[-limit:] for r in self.rings.values()), key=lambda e: e.seq)
+        )
         return merged[-limit:]
 
     def since(self, seq: int, workspace_id: str | None) -> tuple[int, list[ActivityEntry]]:
@@ -179,8 +180,10 @@ class ActivityLog:
     def evicted_count(self, workspace_id: str | None) -> int:
         """Entries of this epoch no longer held (what a client from another epoch missed)."""
         self._ready()
-        rings = self.rings.values() if workspace_id is None else (
-            [self.rings[workspace_id]] if workspace_id in self.rings else []
+        rings = (
+            self.rings.values()
+            if workspace_id is None
+            else ([self.rings[workspace_id]] if workspace_id in self.rings else [])
         )
         return sum(r.first_n - 1 for r in rings)
 

@@ -25,7 +25,7 @@ from typing import Any
 import aiohttp
 
 from sidemirror.core.clock import now_iso
-from sidemirror.runtime import UntrustedRuntimeFile, read_runtime_file
+from sidemirror.runtime_file import UntrustedRuntimeFile, read_runtime_file
 
 CHUNK = 65536
 MAX_LINE = 8 * 1024 * 1024
@@ -109,7 +109,7 @@ class Sender:
     def runtime_path(self) -> Path:
         if self.runtime_dir is not None:
             return self.runtime_dir
-        from sidemirror.settings import default_runtime_dir
+        from sidemirror.runtime_file import default_runtime_dir
 
         return default_runtime_dir()
 
@@ -244,7 +244,7 @@ def main(agent_cmd: list[str], workspace: str | None, runtime_dir: Path | None) 
         return 2
     # Refuse before the agent starts, where the message can be read: the session would go to
     # whoever made the runtime file. Raises UntrustedRuntimeFile; the CLI prints it.
-    from sidemirror.settings import default_runtime_dir
+    from sidemirror.runtime_file import default_runtime_dir
 
     read_runtime_file(runtime_dir or default_runtime_dir())
     try:

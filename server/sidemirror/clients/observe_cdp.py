@@ -25,7 +25,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from sidemirror.clients.cdp_events import CdpMapper
-from sidemirror.runtime import UntrustedRuntimeFile, read_runtime_file
+from sidemirror.runtime_file import UntrustedRuntimeFile, read_runtime_file
 
 logger = logging.getLogger(__name__)
 DOMAINS = ("Page.enable", "Runtime.enable", "Network.enable", "Log.enable")

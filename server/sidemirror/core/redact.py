@@ -244,8 +244,18 @@ _RULES: tuple[_Rule, ...] = (
             # Or the value alone, as the only argument: `locator.fill("…")`.
             rf"|{_literal('q2', 'secret2')}\s*\))"
         ),
-        (".fill(", ".type(", "ressSequentially(", "ress_sequentially(", "nsertText(",
-         "nsert_text(", "endKeys(", "end_keys(", "etValue(", "et_value("),
+        (
+            ".fill(",
+            ".type(",
+            "ressSequentially(",
+            "ress_sequentially(",
+            "nsertText(",
+            "nsert_text(",
+            "endKeys(",
+            "end_keys(",
+            "etValue(",
+            "et_value(",
+        ),
         check=_not_placeholder,
     ),
     # Tokens recognisable by their own shape, redacted whole.

@@ -103,7 +103,9 @@ MCP_SESSIONS = web.AppKey("mcp_sessions", SessionTable)
 async def get_mcp(request: web.Request) -> web.Response:
     # We never push server-initiated messages, so there is no stream to open.
     return error_response(
-        405, "method_not_allowed", "this MCP endpoint answers POST only (JSON responses, no SSE)",
+        405,
+        "method_not_allowed",
+        "this MCP endpoint answers POST only (JSON responses, no SSE)",
         Allow="POST, DELETE",
     )
 
@@ -146,8 +148,7 @@ async def _handle(request: web.Request) -> web.Response:
     if not isinstance(params, dict):
         raise RpcError(INVALID_PARAMS, "Invalid params: params must be an object", id=message.id)
     result = await _dispatch(request.app, session, message.method, params, message.id)
-    return web.json_response({"jsonrpc": "2.0", "id": message.id, "result": result},
-                             headers=EXPOSE)
+    return web.json_response({"jsonrpc": "2.0", "id": message.id, "result": result}, headers=EXPOSE)
 
 
 def _accepts_json(accept: str | None) -> bool:
@@ -165,7 +166,8 @@ def _check_version_header(request: web.Request, msg_id: RequestId | None = None)
             INVALID_REQUEST,
             f"Bad Request: unsupported {VERSION_HEADER} {version!r}; this server speaks "
             f"{', '.join(SUPPORTED_VERSIONS)}",
-            status=400, id=msg_id,
+            status=400,
+            id=msg_id,
             data={"supported": list(SUPPORTED_VERSIONS), "requested": version},
         )
 
@@ -174,14 +176,18 @@ def _session(request: web.Request, msg_id: RequestId | None) -> McpSession:
     session_id = request.headers.get(SESSION_HEADER)
     if not session_id:
         raise RpcError(
-            INVALID_REQUEST, f"Bad Request: {SESSION_HEADER} header is required (call initialize "
-            "first)", status=400, id=msg_id,
+            INVALID_REQUEST,
+            f"Bad Request: {SESSION_HEADER} header is required (call initialize first)",
+            status=400,
+            id=msg_id,
         )
     session = request.app[MCP_SESSIONS].get(session_id)
     if session is None:
         raise RpcError(
-            SESSION_NOT_FOUND, "Session not found (ended or expired); initialize again",
-            status=404, id=msg_id,
+            SESSION_NOT_FOUND,
+            "Session not found (ended or expired); initialize again",
+            status=404,
+            id=msg_id,
         )
     return session
 
@@ -190,8 +196,11 @@ def _initialize(request: web.Request, message: Message) -> web.Response:
     msg_id, params = message.id, message.params
     # A new session every time, whatever Mcp-Session-Id came along: initialize starts over.
     if not isinstance(params, dict) or not isinstance(params.get("protocolVersion"), str):
-        raise RpcError(INVALID_PARAMS, "Invalid params: initialize needs a string "
-                       "params.protocolVersion", id=msg_id)
+        raise RpcError(
+            INVALID_PARAMS,
+            "Invalid params: initialize needs a string params.protocolVersion",
+            id=msg_id,
+        )
     asked = params["protocolVersion"]
     version = asked if asked in SUPPORTED_VERSIONS else LATEST_VERSION
     info = params.get("clientInfo")
@@ -212,7 +221,10 @@ def _initialize(request: web.Request, message: Message) -> web.Response:
 
 
 async def _dispatch(
-    app: web.Application, session: McpSession, method: str, params: dict[str, Any],
+    app: web.Application,
+    session: McpSession,
+    method: str,
+    params: dict[str, Any],
     msg_id: RequestId,
 ) -> dict[str, Any]:
     if method == "ping":
@@ -240,14 +252,19 @@ async def _call_tool(
         raise RpcError(INVALID_PARAMS, "Invalid params: tools/call needs a string name", id=msg_id)
     tool = TOOLS.get(name)
     if tool is None:
-        raise RpcError(INVALID_PARAMS, f"Unknown tool: {redact_text(name)!r}", id=msg_id,
-                       data={"tools": sorted(TOOLS)})
+        raise RpcError(
+            INVALID_PARAMS,
+            f"Unknown tool: {redact_text(name)!r}",
+            id=msg_id,
+            data={"tools": sorted(TOOLS)},
+        )
     arguments = params.get("arguments")
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
-        raise RpcError(INVALID_PARAMS, f"Invalid params: {name} arguments must be an object",
-                       id=msg_id)
+        raise RpcError(
+            INVALID_PARAMS, f"Invalid params: {name} arguments must be an object", id=msg_id
+        )
     try:
         # A tool's inputs are redacted like every field a client sends: a workspace directory
         # or session id then names the redacted one the store holds, and no answer, error or
@@ -264,8 +281,12 @@ async def _call_tool(
             for err in exc.errors(include_url=False, include_input=False)
         ]
         summary = "; ".join(f"{p['path']}: {p['message']}" for p in problems)
-        raise RpcError(INVALID_PARAMS, f"Invalid arguments for {name}: {summary}", id=msg_id,
-                       data={"errors": problems}) from None
+        raise RpcError(
+            INVALID_PARAMS,
+            f"Invalid arguments for {name}: {summary}",
+            id=msg_id,
+            data={"errors": problems},
+        ) from None
     try:
         structured = await tool.run(app, parsed)
     except ToolError as exc:

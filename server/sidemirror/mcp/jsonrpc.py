@@ -26,7 +26,12 @@ class RpcError(Exception):
     """An error answered as a JSON-RPC error response, with the HTTP status that carries it."""
 
     def __init__(
-        self, code: int, message: str, *, status: int = 200, id: RequestId | None = None,
+        self,
+        code: int,
+        message: str,
+        *,
+        status: int = 200,
+        id: RequestId | None = None,
         data: Any = None,
     ) -> None:
         super().__init__(message)
@@ -75,7 +80,8 @@ def parse_message(body: Any) -> Message:
         )
     if not isinstance(body, dict) or body.get("jsonrpc") != "2.0":
         raise RpcError(
-            INVALID_REQUEST, 'Invalid Request: expected a {"jsonrpc": "2.0", ...} object',
+            INVALID_REQUEST,
+            'Invalid Request: expected a {"jsonrpc": "2.0", ...} object',
             status=400,
         )
     msg_id = body.get("id")
@@ -86,12 +92,14 @@ def parse_message(body: Any) -> Message:
             raise RpcError(
                 INVALID_REQUEST,
                 "Invalid Request: method must be a string, and id a string or an integer",
-                status=400, id=msg_id if _valid_id(msg_id) else None,
+                status=400,
+                id=msg_id if _valid_id(msg_id) else None,
             )
         return Message(msg_id if has_id else None, method, body.get("params"))
     if _valid_id(msg_id) and ("result" in body or "error" in body):
         return Message(msg_id, None, None)
     raise RpcError(
-        INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response",
+        INVALID_REQUEST,
+        "Invalid Request: neither a request, a notification nor a response",
         status=400,
     )

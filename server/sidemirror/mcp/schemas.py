@@ -52,7 +52,7 @@ class GetSessionInput(_Input):
     types: list[ItemType] | None = Field(
         default=None,
         min_length=1,
-        description="Only items of these types (e.g. [\"user\", \"assistant\"]).",
+        description='Only items of these types (e.g. ["user", "assistant"]).',
     )
 
 

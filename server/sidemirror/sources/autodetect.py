@@ -58,4 +58,3 @@ class AutoConverter:
         out = self.inner.finish()
         self.run_status = getattr(self.inner, "run_status", None)
         return out
-

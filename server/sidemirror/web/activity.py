@@ -68,7 +68,9 @@ class _Batch:
 
     def result(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "accepted": self.accepted, "rejected": self.rejected, "ids": self.ids
+            "accepted": self.accepted,
+            "rejected": self.rejected,
+            "ids": self.ids,
         }
         if self.errors:
             out["errors"] = self.errors

@@ -67,4 +67,3 @@ async def identify(request: web.Request) -> web.Response:
     return web.json_response(
         {"server_id": server_id, "proof": identity_proof(token, server_id, nonce)}
     )
-

@@ -10,7 +10,7 @@ from typing import Any
 
 import sidemirror
 from sidemirror.core.store import workspace_id_for
-from sidemirror.runtime import write_runtime_file
+from sidemirror.runtime_file import write_runtime_file
 
 from tests.server.conftest import TOKEN, ClientFactory, state_of
 

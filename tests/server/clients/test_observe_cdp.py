@@ -19,7 +19,7 @@ from aiohttp.test_utils import TestServer
 from sidemirror.clients.cdp_events import CdpMapper
 from sidemirror.clients.observe_cdp import observe
 from sidemirror.core.store import workspace_id_for
-from sidemirror.runtime import write_runtime_file
+from sidemirror.runtime_file import write_runtime_file
 
 from tests.server.conftest import AUTH, TOKEN, ClientFactory
 from tests.server.sse import Frame, SSEReader
@@ -38,11 +38,21 @@ def free_port() -> int:
 async def chromium(tmp_path: Path) -> AsyncIterator[str]:
     port = free_port()
     proc = subprocess.Popen(
-        [str(CHROMIUM), "--headless", f"--remote-debugging-port={port}", "--no-sandbox",
-         "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--no-first-run", "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
-         "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            str(CHROMIUM),
+            "--headless",
+            f"--remote-debugging-port={port}",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         yield f"http://127.0.0.1:{port}"
@@ -151,8 +161,11 @@ async def test_observer_reports_real_browser_events_in_order(
         tab = created["targetId"]
         assert {e["tab_id"] for e in seen} == {tab}
         assert seen[1]["url"] == page_url
-        assert (seen[2]["error"], seen[2]["url"], seen[2]["status"]) == ("boom 42", page_url,
-                                                                           "error")
+        assert (seen[2]["error"], seen[2]["url"], seen[2]["status"]) == (
+            "boom 42",
+            page_url,
+            "error",
+        )
         assert seen[3]["args"] == ["GET", f"http://127.0.0.1:{refused}/nope"]
         assert "ERR_CONNECTION_REFUSED" in seen[3]["error"] and seen[3]["url"] == page_url
         ids = [int(e["id"].rpartition(".")[2]) for e in seen]
@@ -175,23 +188,47 @@ def test_mapper_reports_http_errors_dialogs_and_exceptions_with_the_page_url() -
     assert mapper.handle("Page.frameNavigated", nav, "s1")[0]["url"] == "https://a.test/"
     iframe = {"frame": {"id": "G", "parentId": "F", "url": "https://ads.test/"}}
     assert mapper.handle("Page.frameNavigated", iframe, "s1") == []
-    mapper.handle("Network.requestWillBeSent",
-                  {"requestId": "1", "request": {"method": "POST", "url": "https://a.test/api"}},
-                  "s1")
+    mapper.handle(
+        "Network.requestWillBeSent",
+        {"requestId": "1", "request": {"method": "POST", "url": "https://a.test/api"}},
+        "s1",
+    )
     [http_error] = mapper.handle(
         "Network.responseReceived",
-        {"requestId": "1", "response": {"status": 503, "statusText": "Service Unavailable",
-                                        "url": "https://a.test/api"}}, "s1")
-    assert (http_error["args"], http_error["error"]) == (["POST", "https://a.test/api"],
-                                                         "HTTP 503 Service Unavailable")
+        {
+            "requestId": "1",
+            "response": {
+                "status": 503,
+                "statusText": "Service Unavailable",
+                "url": "https://a.test/api",
+            },
+        },
+        "s1",
+    )
+    assert (http_error["args"], http_error["error"]) == (
+        ["POST", "https://a.test/api"],
+        "HTTP 503 Service Unavailable",
+    )
     assert mapper.handle("Network.loadingFailed", {"requestId": "2", "canceled": True}, "s1") == []
-    [dialog] = mapper.handle("Page.javascriptDialogOpening",
-                             {"type": "confirm", "message": "Sure?"}, "s1")
+    [dialog] = mapper.handle(
+        "Page.javascriptDialogOpening", {"type": "confirm", "message": "Sure?"}, "s1"
+    )
     assert (dialog["command"], dialog["args"]) == ("dialog", ["confirm", "Sure?"])
-    [exc] = mapper.handle("Runtime.exceptionThrown", {"exceptionDetails": {
-        "text": "Uncaught", "exception": {"description": "TypeError: x is undefined"}}}, "s1")
-    assert (exc["type"], exc["error"], exc["url"]) == ("error", "TypeError: x is undefined",
-                                                       "https://a.test/")
+    [exc] = mapper.handle(
+        "Runtime.exceptionThrown",
+        {
+            "exceptionDetails": {
+                "text": "Uncaught",
+                "exception": {"description": "TypeError: x is undefined"},
+            }
+        },
+        "s1",
+    )
+    assert (exc["type"], exc["error"], exc["url"]) == (
+        "error",
+        "TypeError: x is undefined",
+        "https://a.test/",
+    )
     assert mapper.handle("Runtime.consoleAPICalled", {"type": "log", "args": []}, "s1") == []
     assert mapper.handle("Page.frameNavigated", nav, "unknown-session") == []
     assert mapper.destroyed("T1")[0]["url"] == "https://a.test/"  # closing a tab we found

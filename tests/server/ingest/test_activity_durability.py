@@ -66,9 +66,7 @@ async def test_post_on_a_full_disk_is_507_naming_what_was_stored(
     assert str(tmp_path / "data") in body["error"]["message"]
     assert (body["accepted"], body["rejected"], body["first_unstored"]) == (1, 1, 2)
     log = state_of(client).activity
-    assert [e.command for e in log.entries(None, 10)] == ["a"] and body["ids"] == [
-        f"{log.epoch}.1"
-    ]
+    assert [e.command for e in log.entries(None, 10)] == ["a"] and body["ids"] == [f"{log.epoch}.1"]
 
 
 async def test_a_failed_fsync_moves_the_log_to_a_new_epoch(

@@ -82,8 +82,11 @@ async def test_lines_after_the_one_the_disk_refused_are_not_applied(
     assert str(tmp_path / "data") in body["error"]["message"]
     assert (body["accepted"], body["first_unstored_line"]) == (2, 2)
     assert [i["content"] for i in (await _snapshot(client))["items"]] == ["before", "a", "b"]
-    assert _journal_file(tmp_path).read_bytes().endswith(b'"b","truncated":false,'
-                                                        b'"full_length":0,"segment_id":null}\n')
+    assert (
+        _journal_file(tmp_path)
+        .read_bytes()
+        .endswith(b'"b","truncated":false,"full_length":0,"segment_id":null}\n')
+    )
 
 
 async def test_a_line_for_two_sessions_is_stored_in_both_or_neither(
@@ -92,7 +95,9 @@ async def test_a_line_for_two_sessions_is_stored_in_both_or_neither(
     client = await make_client()
     await ingest(client, [{"type": "assistant", "content": "one"}], session="s1")
     await ingest(client, [{"type": "assistant", "content": "two"}], session="s2")
-    body = _lines("s1-a", session="s1") + _lines("s2-a", session="s2") + _lines("s1-b", session="s1")
+    body = (
+        _lines("s1-a", session="s1") + _lines("s2-a", session="s2") + _lines("s1-b", session="s1")
+    )
     # s1's write (both of its lines) gets one line and a fragment in; s2's gets nothing.
     _disk_full_after(monkeypatch, 1)
     status, answer = await _post(client, body)
@@ -158,7 +163,8 @@ async def test_a_damaged_journal_is_replayed_under_a_new_epoch(
     snap = await _snapshot(client)
     assert snap["epoch"] != old
     assert [(i["id"], i["content"]) for i in snap["items"]] == [
-        (f"{snap['epoch']}.1", "l1"), (f"{snap['epoch']}.2", "l2")
+        (f"{snap['epoch']}.1", "l1"),
+        (f"{snap['epoch']}.2", "l2"),
     ]
     assert json.loads(path.read_bytes().split(b"\n", 1)[0])["epoch"] == snap["epoch"]
     assert (await (await client.get("/health")).json())["parse_errors"] == 1
@@ -180,7 +186,10 @@ async def test_an_old_journal_without_seqs_keeps_its_ids(
     await ingest(client, [{"type": "assistant", "content": "new"}])
     snap = await _snapshot(client)
     assert [(i["id"], i["content"]) for i in snap["items"]] == [
-        (f"{epoch}.1", "u1"), (f"{epoch}.2", "u2"), (f"{epoch}.3", "u3"), (f"{epoch}.4", "new")
+        (f"{epoch}.1", "u1"),
+        (f"{epoch}.2", "u2"),
+        (f"{epoch}.3", "u3"),
+        (f"{epoch}.4", "new"),
     ]
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import sidemirror
 from sidemirror.core.store import workspace_id_for
-from sidemirror.runtime import write_runtime_file
+from sidemirror.runtime_file import write_runtime_file
 
 from tests.conftest import FIXTURES
 from tests.server.conftest import AUTH, NDJSON, TOKEN, ClientFactory

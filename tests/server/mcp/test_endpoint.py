@@ -21,8 +21,14 @@ JSON = {**AUTH, "Content-Type": "application/json", "Accept": "application/json,
 V = "2025-06-18"
 
 
-async def post(client: Client, body: Any, *, session: str | None = None,
-               version: str | None = V, headers: dict[str, str] | None = None) -> ClientResponse:
+async def post(
+    client: Client,
+    body: Any,
+    *,
+    session: str | None = None,
+    version: str | None = V,
+    headers: dict[str, str] | None = None,
+) -> ClientResponse:
     h = dict(JSON)
     if session is not None:
         h["Mcp-Session-Id"] = session
@@ -34,23 +40,41 @@ async def post(client: Client, body: Any, *, session: str | None = None,
 
 
 def init_body(version: str = V, id_: Any = 0) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": id_, "method": "initialize", "params": {
-        "protocolVersion": version, "capabilities": {},
-        "clientInfo": {"name": "pytest", "version": "1"}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": id_,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "pytest", "version": "1"},
+        },
+    }
 
 
 async def open_session(client: Client, version: str = V) -> str:
     resp = await post(client, init_body(version), version=None)
     assert resp.status == 200, await resp.text()
     sid = resp.headers["Mcp-Session-Id"]
-    resp = await post(client, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                      session=sid, version=version)
+    resp = await post(
+        client,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        session=sid,
+        version=version,
+    )
     assert resp.status == 202
     return sid
 
 
-async def rpc(client: Client, sid: str, method: str, params: dict[str, Any] | None = None,
-              *, version: str = V, id_: Any = 7) -> tuple[int, dict[str, Any]]:
+async def rpc(
+    client: Client,
+    sid: str,
+    method: str,
+    params: dict[str, Any] | None = None,
+    *,
+    version: str = V,
+    id_: Any = 7,
+) -> tuple[int, dict[str, Any]]:
     body: dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "method": method}
     if params is not None:
         body["params"] = params
@@ -58,8 +82,9 @@ async def rpc(client: Client, sid: str, method: str, params: dict[str, Any] | No
     return resp.status, await resp.json()
 
 
-async def call(client: Client, sid: str, name: str, arguments: Any = None,
-               **kw: Any) -> dict[str, Any]:
+async def call(
+    client: Client, sid: str, name: str, arguments: Any = None, **kw: Any
+) -> dict[str, Any]:
     params: dict[str, Any] = {"name": name}
     if arguments is not None:
         params["arguments"] = arguments
@@ -79,8 +104,13 @@ def error_of(body: dict[str, Any]) -> tuple[int, str]:
 
 @pytest.mark.parametrize(
     ("asked", "answered"),
-    [("2025-06-18", "2025-06-18"), ("2025-03-26", "2025-03-26"),
-     ("2024-11-05", "2025-06-18"), ("2025-11-25", "2025-06-18"), ("someday", "2025-06-18")],
+    [
+        ("2025-06-18", "2025-06-18"),
+        ("2025-03-26", "2025-03-26"),
+        ("2024-11-05", "2025-06-18"),
+        ("2025-11-25", "2025-06-18"),
+        ("someday", "2025-06-18"),
+    ],
 )
 async def test_initialize_negotiates_and_issues_a_session(
     make_client: ClientFactory, asked: str, answered: str
@@ -140,8 +170,9 @@ async def test_initialized_notification_is_202_without_body(make_client: ClientF
     resp = await post(client, init_body(), version=None)
     sid = resp.headers["Mcp-Session-Id"]
     assert state_of_sessions(client).get(sid).initialized is False  # type: ignore[union-attr]
-    resp = await post(client, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                      session=sid)
+    resp = await post(
+        client, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session=sid
+    )
     assert resp.status == 202
     assert await resp.read() == b""
     assert state_of_sessions(client).get(sid).initialized is True  # type: ignore[union-attr]
@@ -150,8 +181,11 @@ async def test_initialized_notification_is_202_without_body(make_client: ClientF
 @pytest.mark.parametrize(
     "message",
     [
-        {"jsonrpc": "2.0", "method": "notifications/cancelled",
-         "params": {"requestId": 3, "reason": "x"}},
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": 3, "reason": "x"},
+        },
         {"jsonrpc": "2.0", "method": "notifications/whatever"},
         {"jsonrpc": "2.0", "id": 5, "result": {}},
         {"jsonrpc": "2.0", "id": "r", "error": {"code": -1, "message": "no"}},
@@ -171,7 +205,9 @@ async def test_ping(make_client: ClientFactory) -> None:
     client = await make_client()
     sid = await open_session(client)
     assert await rpc(client, sid, "ping", id_="p") == (
-        200, {"jsonrpc": "2.0", "id": "p", "result": {}})
+        200,
+        {"jsonrpc": "2.0", "id": "p", "result": {}},
+    )
 
 
 # --- JSON-RPC errors ---
@@ -191,8 +227,10 @@ async def test_parse_error(make_client: ClientFactory) -> None:
     "batch",
     [
         [{"jsonrpc": "2.0", "id": 1, "method": "ping"}],
-        [{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 2,
-                                                         "method": "ping"}],
+        [
+            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+        ],
         [],
     ],
 )
@@ -245,8 +283,9 @@ async def test_unknown_method(make_client: ClientFactory) -> None:
 async def test_params_must_be_an_object(make_client: ClientFactory, params: Any) -> None:
     client = await make_client()
     sid = await open_session(client)
-    resp = await post(client, {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                               "params": params}, session=sid)
+    resp = await post(
+        client, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}, session=sid
+    )
     assert resp.status == 200
     assert error_of(await resp.json())[0] == -32602
 
@@ -275,16 +314,19 @@ async def test_supported_or_missing_protocol_version_header_is_accepted(
     for version in ("2025-06-18", "2025-03-26"):
         assert (await rpc(client, sid, "ping", version=version))[0] == 200
     # No header: the spec says assume 2025-03-26, which this server speaks.
-    resp = await post(client, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, session=sid,
-                      version=None)
+    resp = await post(
+        client, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, session=sid, version=None
+    )
     assert resp.status == 200
 
 
 async def test_missing_session_id_is_400(make_client: ClientFactory) -> None:
     client = await make_client()
     await open_session(client)
-    for message in ({"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                    {"jsonrpc": "2.0", "method": "notifications/initialized"}):
+    for message in (
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ):
         resp = await post(client, message)
         assert resp.status == 400
         code, text = error_of(await resp.json())
@@ -348,8 +390,11 @@ async def test_evicted_session_gets_404(make_client: ClientFactory) -> None:
 async def test_token_is_required(make_client: ClientFactory) -> None:
     client = await make_client()
     for auth in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}):
-        resp = await client.post("/mcp", data=json.dumps(init_body()), headers={
-            "Content-Type": "application/json", **auth})
+        resp = await client.post(
+            "/mcp",
+            data=json.dumps(init_body()),
+            headers={"Content-Type": "application/json", **auth},
+        )
         assert resp.status == 401
         assert "Mcp-Session-Id" not in resp.headers
     assert (await client.get("/mcp")).status == 401
@@ -369,9 +414,14 @@ async def test_foreign_host_and_origin_are_refused(make_client: ClientFactory) -
 
 async def test_extension_origin_can_use_mcp(make_client: ClientFactory) -> None:
     client = await make_client()
-    preflight = await client.options("/mcp", headers={
-        "Origin": EXT_ORIGIN, "Access-Control-Request-Method": "DELETE",
-        "Access-Control-Request-Headers": "authorization, content-type, mcp-session-id"})
+    preflight = await client.options(
+        "/mcp",
+        headers={
+            "Origin": EXT_ORIGIN,
+            "Access-Control-Request-Method": "DELETE",
+            "Access-Control-Request-Headers": "authorization, content-type, mcp-session-id",
+        },
+    )
     assert preflight.status == 204
     assert "DELETE" in preflight.headers["Access-Control-Allow-Methods"]
     assert "Mcp-Session-Id" in preflight.headers["Access-Control-Allow-Headers"]
@@ -387,8 +437,9 @@ async def test_body_rules(make_client: ClientFactory) -> None:
     ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
     resp = await post(client, ping, session=sid, headers={"Content-Type": "text/plain"})
     assert resp.status == 415
-    big = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {
-        "pad": "x" * (1 << 20)}})
+    big = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * (1 << 20)}}
+    )
     resp = await post(client, big, session=sid)
     assert resp.status == 413
     resp = await post(client, ping, session=sid, headers={"Accept": "text/event-stream"})
@@ -409,8 +460,11 @@ async def test_tools_list(make_client: ClientFactory) -> None:
     tools = body["result"]["tools"]
     assert "nextCursor" not in body["result"]
     assert [t["name"] for t in tools] == [
-        "sidemirror_list_workspaces", "sidemirror_get_session",
-        "sidemirror_report_browser_action", "sidemirror_get_activity"]
+        "sidemirror_list_workspaces",
+        "sidemirror_get_session",
+        "sidemirror_report_browser_action",
+        "sidemirror_get_activity",
+    ]
     for tool in tools:
         assert tool["description"] and tool["title"]
         for schema in (tool["inputSchema"], tool["outputSchema"]):
@@ -445,8 +499,9 @@ def assert_structured(result: dict[str, Any], name: str) -> dict[str, Any]:
     """The 2025-06-18 contract: structured output matching the schema, and the same as text."""
     assert result["isError"] is False, result
     structured: dict[str, Any] = result["structuredContent"]
-    assert result["content"] == [{"type": "text", "text": json.dumps(
-        structured, ensure_ascii=False, separators=(",", ":"))}]
+    assert result["content"] == [
+        {"type": "text", "text": json.dumps(structured, ensure_ascii=False, separators=(",", ":"))}
+    ]
     jsonschema.validate(structured, TOOLS[name].definition["outputSchema"])
     return structured
 
@@ -456,8 +511,9 @@ async def test_list_workspaces_matches_the_http_api(make_client: ClientFactory) 
     await ingest(client, [{"type": "user", "content": "hi"}], workspace="/home/dev/one")
     await ingest(client, [{"type": "user", "content": "hi"}], workspace="/home/dev/two")
     sid = await open_session(client)
-    out = assert_structured(await call(client, sid, "sidemirror_list_workspaces", {}),
-                            "sidemirror_list_workspaces")
+    out = assert_structured(
+        await call(client, sid, "sidemirror_list_workspaces", {}), "sidemirror_list_workspaces"
+    )
     http = await (await client.get("/api/workspaces", headers=AUTH)).json()
     assert out == http
     assert [w["directory"] for w in out["workspaces"]] == ["/home/dev/two", "/home/dev/one"]
@@ -468,12 +524,15 @@ async def test_get_session_recent_items_filtered_and_truncated(
 ) -> None:
     client = await make_client()
     long_text = "word " * 300
-    await ingest(client, [
-        {"type": "user", "content": "first prompt"},
-        {"type": "assistant", "content": long_text},
-        {"type": "user", "content": "second prompt"},
-        {"type": "assistant", "content": "short answer"},
-    ])
+    await ingest(
+        client,
+        [
+            {"type": "user", "content": "first prompt"},
+            {"type": "assistant", "content": long_text},
+            {"type": "user", "content": "second prompt"},
+            {"type": "assistant", "content": "short answer"},
+        ],
+    )
     ws = next(iter(state_of(client).store.workspaces.values()))
     sid = await open_session(client)
     name = "sidemirror_get_session"
@@ -485,8 +544,15 @@ async def test_get_session_recent_items_filtered_and_truncated(
     assert long_item["truncated"] is True and long_item["full_length"] == len(long_text)
     assert len(long_item["content"]) <= 501
 
-    out = assert_structured(await call(client, sid, name, {
-        "workspace": "/home/dev/project", "session": "s1", "types": ["user"], "limit": 1}), name)
+    out = assert_structured(
+        await call(
+            client,
+            sid,
+            name,
+            {"workspace": "/home/dev/project", "session": "s1", "types": ["user"], "limit": 1},
+        ),
+        name,
+    )
     assert out["matched"] == 2
     assert [(i["type"], i["content"]) for i in out["items"]] == [("user", "second prompt")]
 
@@ -518,8 +584,13 @@ async def test_schema_violations_are_invalid_params(
 
 @pytest.mark.parametrize(
     "params",
-    [{"name": "sidemirror_nope"}, {"name": "list_workspaces"}, {}, {"name": 3},
-     {"name": "sidemirror_list_workspaces", "arguments": [1]}],
+    [
+        {"name": "sidemirror_nope"},
+        {"name": "list_workspaces"},
+        {},
+        {"name": 3},
+        {"name": "sidemirror_list_workspaces", "arguments": [1]},
+    ],
 )
 async def test_unknown_tool_and_bad_call_params_are_invalid_params(
     make_client: ClientFactory, params: dict[str, Any]
@@ -568,20 +639,35 @@ async def test_report_browser_action_feeds_the_activity_log(make_client: ClientF
     out = assert_structured(await call(client, sid, name, {"command": "goto"}), name)
     assert out["entry"]["command"] == "goto" and out["entry"]["id"]
     assert out["entry"]["source"] == "mcp" and out["entry"]["status"] == "ok"
-    out = assert_structured(await call(client, sid, name, {
-        "command": "fill", "args": ["#password", "hunter2"], "url": "https://example.com/login",
-        "workspace": "/home/dev/project", "status": "ok", "duration_ms": 12,
-        "refs": [{"ref": "e3", "role": "textbox", "name": "Password"}]}), name)
+    out = assert_structured(
+        await call(
+            client,
+            sid,
+            name,
+            {
+                "command": "fill",
+                "args": ["#password", "hunter2"],
+                "url": "https://example.com/login",
+                "workspace": "/home/dev/project",
+                "status": "ok",
+                "duration_ms": 12,
+                "refs": [{"ref": "e3", "role": "textbox", "name": "Password"}],
+            },
+        ),
+        name,
+    )
     entry = out["entry"]
     assert entry["args"] == ["#password", "[REDACTED:typed]"]
     assert "hunter2" not in json.dumps(out)
 
-    got = assert_structured(await call(client, sid, "sidemirror_get_activity",
-                                       {"workspace": "/home/dev/project"}),
-                            "sidemirror_get_activity")
+    got = assert_structured(
+        await call(client, sid, "sidemirror_get_activity", {"workspace": "/home/dev/project"}),
+        "sidemirror_get_activity",
+    )
     assert [e["command"] for e in got["entries"]] == ["fill"]
-    everything = assert_structured(await call(client, sid, "sidemirror_get_activity", {}),
-                                   "sidemirror_get_activity")
+    everything = assert_structured(
+        await call(client, sid, "sidemirror_get_activity", {}), "sidemirror_get_activity"
+    )
     assert {e["command"] for e in everything["entries"]} == {"goto", "fill"}
     assert everything["workspace"] is None
     http = await client.get("/activity/stream", headers=AUTH)
@@ -591,8 +677,14 @@ async def test_report_browser_action_feeds_the_activity_log(make_client: ClientF
 
 @pytest.mark.parametrize(
     "arguments",
-    [{}, {"command": ""}, {"command": "x", "type": "bogus"}, {"command": "x", "args": [1]},
-     {"command": "x", "refs": [{"role": "button"}]}, {"command": "x", "id": "1.1"}],
+    [
+        {},
+        {"command": ""},
+        {"command": "x", "type": "bogus"},
+        {"command": "x", "args": [1]},
+        {"command": "x", "refs": [{"role": "button"}]},
+        {"command": "x", "id": "1.1"},
+    ],
 )
 async def test_report_browser_action_schema(
     make_client: ClientFactory, arguments: dict[str, Any]

@@ -38,12 +38,18 @@ WORKSPACE = "/home/dev/project"
 @pytest.fixture
 async def server(aiohttp_server: ServerFactory, tmp_path: Path) -> AsyncIterator[TestServer]:
     srv = await aiohttp_server(create_app(make_settings(tmp_path), TOKEN))
-    lines = [{"type": "user", "content": "fix the login page"},
-             {"type": "assistant", "content": "Looking at login.html now."}]
+    lines = [
+        {"type": "user", "content": "fix the login page"},
+        {"type": "assistant", "content": "Looking at login.html now."},
+    ]
     body = "".join(json.dumps(line) + "\n" for line in lines)
     async with aiohttp.ClientSession() as http:
-        resp = await http.post(srv.make_url("/api/ingest"), data=body, headers=NDJSON, params={
-            "workspace": WORKSPACE, "format": "events", "session": "s1"})
+        resp = await http.post(
+            srv.make_url("/api/ingest"),
+            data=body,
+            headers=NDJSON,
+            params={"workspace": WORKSPACE, "format": "events", "session": "s1"},
+        )
         assert resp.status == 200, await resp.text()
     yield srv
 
@@ -58,15 +64,21 @@ def sdk_client(srv: TestServer, http: httpx2.AsyncClient, mode: str) -> Client:
 async def test_sdk_connects_lists_and_calls_every_tool(server: TestServer, mode: str) -> None:
     # "auto" first probes the newer stateless era (server/discover); this server must make the
     # SDK fall back to the initialize handshake cleanly, as any installed client would.
-    async with httpx2.AsyncClient(headers=AUTH, timeout=10) as http, \
-            sdk_client(server, http, mode) as client:
+    async with (
+        httpx2.AsyncClient(headers=AUTH, timeout=10) as http,
+        sdk_client(server, http, mode) as client,
+    ):
         assert client.protocol_version == "2025-06-18"
         assert client.server_info is not None and client.server_info.name == "sidemirror"
         await client.send_ping()
 
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"sidemirror_list_workspaces", "sidemirror_get_session",
-                              "sidemirror_report_browser_action", "sidemirror_get_activity"}
+        assert set(tools) == {
+            "sidemirror_list_workspaces",
+            "sidemirror_get_session",
+            "sidemirror_report_browser_action",
+            "sidemirror_get_activity",
+        }
         assert all(t.output_schema for t in tools.values())
 
         listed = await client.call_tool("sidemirror_list_workspaces", {})
@@ -75,15 +87,23 @@ async def test_sdk_connects_lists_and_calls_every_tool(server: TestServer, mode:
         (ws,) = listed.structured_content["workspaces"]
         assert ws["directory"] == WORKSPACE
 
-        session = await client.call_tool("sidemirror_get_session", {
-            "workspace": ws["id"], "types": ["assistant"], "limit": 5})
+        session = await client.call_tool(
+            "sidemirror_get_session", {"workspace": ws["id"], "types": ["assistant"], "limit": 5}
+        )
         assert not session.is_error and session.structured_content is not None
         assert [i["content"] for i in session.structured_content["items"]] == [
-            "Looking at login.html now."]
+            "Looking at login.html now."
+        ]
 
-        reported = await client.call_tool("sidemirror_report_browser_action", {
-            "command": "goto", "args": ["https://example.com/login"], "workspace": WORKSPACE,
-            "status": "ok"})
+        reported = await client.call_tool(
+            "sidemirror_report_browser_action",
+            {
+                "command": "goto",
+                "args": ["https://example.com/login"],
+                "workspace": WORKSPACE,
+                "status": "ok",
+            },
+        )
         assert not reported.is_error and reported.structured_content is not None
         entry = reported.structured_content["entry"]
 
@@ -109,11 +129,21 @@ async def test_reported_action_appears_on_the_activity_stream(server: TestServer
         assert stream.status == 200
         reader = SSEReader(stream)
 
-        async with httpx2.AsyncClient(headers=AUTH, timeout=10) as hx, \
-                sdk_client(server, hx, "legacy") as client:
-            result = await client.call_tool("sidemirror_report_browser_action", {
-                "command": "fill", "args": ["#password", "hunter2"], "workspace": WORKSPACE,
-                "url": "https://example.com/login", "status": "ok", "duration_ms": 40})
+        async with (
+            httpx2.AsyncClient(headers=AUTH, timeout=10) as hx,
+            sdk_client(server, hx, "legacy") as client,
+        ):
+            result = await client.call_tool(
+                "sidemirror_report_browser_action",
+                {
+                    "command": "fill",
+                    "args": ["#password", "hunter2"],
+                    "workspace": WORKSPACE,
+                    "url": "https://example.com/login",
+                    "status": "ok",
+                    "duration_ms": 40,
+                },
+            )
             assert not result.is_error and result.structured_content is not None
             reported = result.structured_content["entry"]
 
@@ -140,22 +170,42 @@ def _free_port() -> int:
 async def test_sdk_against_sidemirror_serve(tmp_path: Path) -> None:
     """`sidemirror serve` as a user runs it: the endpoint and token a Connect snippet names."""
     port = _free_port()
-    env = {**os.environ, "SIDEMIRROR_TOKEN": TOKEN,
-           "PYTHONPATH": os.pathsep.join([str(Path(sidemirror.__file__).parents[1]),
-                                          os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "SIDEMIRROR_TOKEN": TOKEN,
+        "PYTHONPATH": os.pathsep.join(
+            [str(Path(sidemirror.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
+        ),
+    }
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "sidemirror", "serve", "--port", str(port),
-        "--runtime-dir", str(tmp_path / "run"), "--data-dir", str(tmp_path / "data"),
-        "--claude-dir", str(tmp_path / "claude"), "--codex-dir", str(tmp_path / "codex"),
-        "--log-level", "warning", env=env, stdout=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "sidemirror",
+        "serve",
+        "--port",
+        str(port),
+        "--runtime-dir",
+        str(tmp_path / "run"),
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--claude-dir",
+        str(tmp_path / "claude"),
+        "--codex-dir",
+        str(tmp_path / "codex"),
+        "--log-level",
+        "warning",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
     )
     try:
         assert proc.stdout is not None
         line = await asyncio.wait_for(proc.stdout.readline(), timeout=20)
         assert f":{port}" in line.decode()
         url = f"http://127.0.0.1:{port}/mcp"
-        async with httpx2.AsyncClient(headers=AUTH, timeout=10) as http, \
-                Client(streamable_http_client(url, http_client=http)) as client:
+        async with (
+            httpx2.AsyncClient(headers=AUTH, timeout=10) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
             assert client.protocol_version == "2025-06-18"
             tools = (await client.list_tools()).tools
             assert len(tools) == 4

@@ -39,8 +39,14 @@ async def test_start_and_end_are_separate_events_and_end_carries_start_id(
     make_client: ClientFactory,
 ) -> None:
     client = await make_client()
-    start = {"type": "command_start", "request_id": "r1", "command": "click", "args": ["@e3"],
-             "workspace": WS_DIR, "ts": "2026-01-01T00:00:00.000Z"}
+    start = {
+        "type": "command_start",
+        "request_id": "r1",
+        "command": "click",
+        "args": ["@e3"],
+        "workspace": WS_DIR,
+        "ts": "2026-01-01T00:00:00.000Z",
+    }
     end = {**start, "type": "command_end", "ts": "2026-01-01T00:00:00.250Z"}
     other_end = {"type": "command_end", "request_id": "nope", "command": "click"}
     out = await post(client, [start, end, other_end])
@@ -55,7 +61,11 @@ async def test_start_and_end_are_separate_events_and_end_carries_start_id(
     s, t, u = (f.data for f in frames)
     assert (s["type"], s["start_id"], s["status"]) == ("command_start", None, None)
     assert (t["type"], t["start_id"], t["status"], t["duration_ms"]) == (
-        "command_end", f"{e}.1", "ok", 250)
+        "command_end",
+        f"{e}.1",
+        "ok",
+        250,
+    )
     assert t["workspace"] == WS_ID
     assert u["start_id"] is None and u["status"] == "ok"
     resp.close()
@@ -66,8 +76,16 @@ async def test_end_with_error_is_an_error_and_keeps_reported_duration(
 ) -> None:
     client = await make_client()
     await post(client, {"type": "command_start", "request_id": "r", "command": "goto"})
-    await post(client, {"type": "command_end", "request_id": "r", "command": "goto",
-                        "duration_ms": 0, "error": "net::ERR_NAME_NOT_RESOLVED"})
+    await post(
+        client,
+        {
+            "type": "command_end",
+            "request_id": "r",
+            "command": "goto",
+            "duration_ms": 0,
+            "error": "net::ERR_NAME_NOT_RESOLVED",
+        },
+    )
     (_, end) = client.server.app[APP_STATE].activity.entries(None, 10)
     assert (end.status, end.duration_ms, end.error) == ("error", 0, "net::ERR_NAME_NOT_RESOLVED")
 
@@ -77,42 +95,88 @@ async def test_end_with_error_is_an_error_and_keeps_reported_duration(
 REDACTION_TABLE: list[tuple[dict[str, Any], str, list[str]]] = [
     ({"command": "fill", "args": ["@e5", "hunter2"]}, "fill", ["@e5", "[REDACTED:typed]"]),
     ({"command": "fill @e5 hunter2"}, "fill", ["@e5", "[REDACTED:typed]"]),
-    ({"command": "fill", "args": ["#login input[name=pw]", "hunter2"]}, "fill",
-     ["#login input[name=pw]", "[REDACTED:typed]"]),
-    ({"command": 'type "role=textbox[name=\\"Password\\"]" "my secret"'}, "type",
-     ['role=textbox[name="Password"]', "[REDACTED:typed]"]),
+    (
+        {"command": "fill", "args": ["#login input[name=pw]", "hunter2"]},
+        "fill",
+        ["#login input[name=pw]", "[REDACTED:typed]"],
+    ),
+    (
+        {"command": 'type "role=textbox[name=\\"Password\\"]" "my secret"'},
+        "type",
+        ['role=textbox[name="Password"]', "[REDACTED:typed]"],
+    ),
     ({"command": "type", "args": ["hunter2"]}, "type", ["[REDACTED:typed]"]),
-    ({"command": "type", "args": ["e12", "a", "b"]}, "type",
-     ["e12", "[REDACTED:typed]", "[REDACTED:typed]"]),
+    (
+        {"command": "type", "args": ["e12", "a", "b"]},
+        "type",
+        ["e12", "[REDACTED:typed]", "[REDACTED:typed]"],
+    ),
     ({"command": "press", "args": ["@e2", "Enter"]}, "press", ["@e2", "[REDACTED:typed]"]),
     ({"command": "press", "args": ["Enter"]}, "press", ["Enter"]),
     ({"command": "press", "args": ["x"]}, "press", ["[REDACTED:typed]"]),
-    ({"command": "select", "args": ["@e9", "Visa", "Mastercard"]}, "select",
-     ["@e9", "[REDACTED:typed]", "[REDACTED:typed]"]),
-    ({"command": "browser_type", "args": ["textbox", "e4", "pw"]}, "browser_type",
-     ["textbox", "[REDACTED:typed]", "[REDACTED:typed]"]),
+    (
+        {"command": "select", "args": ["@e9", "Visa", "Mastercard"]},
+        "select",
+        ["@e9", "[REDACTED:typed]", "[REDACTED:typed]"],
+    ),
+    (
+        {"command": "browser_type", "args": ["textbox", "e4", "pw"]},
+        "browser_type",
+        ["textbox", "[REDACTED:typed]", "[REDACTED:typed]"],
+    ),
     ({"command": "keyboard type hunter2"}, "keyboard", ["type", "[REDACTED:typed]"]),
     ({"command": "press_key", "args": ["Control+A"]}, "press_key", ["Control+A"]),
     ({"command": "click", "args": ["@e5"]}, "click", ["@e5"]),
-    ({"command": "goto", "args": ["https://x.test/cb?code=abc123&state=ok"]}, "goto",
-     ["https://x.test/cb?code=[REDACTED:query_secret]&state=ok"]),
-    ({"command": "goto", "args": ["https://bob:pw123@x.test/"]}, "goto",
-     ["https://bob:[REDACTED:url_credentials]@x.test/"]),
-    ({"command": "set_headers", "args": ["Authorization: Bearer abc.def"]}, "set_headers",
-     ["Authorization: Bearer [REDACTED:authorization]"]),
-    ({"command": "header", "args": ["Authorization", "Bearer abc"]}, "header",
-     ["Authorization", "[REDACTED:secret_field]"]),
-    ({"command": "set_headers", "args": ['{"X-Api-Key":"k1","Accept":"a"}']}, "set_headers",
-     ['{"X-Api-Key":"[REDACTED:secret_field]","Accept":"a"}']),
-    ({"command": "env", "args": ["api_token=s3cr3t"]}, "env", ["api_token=[REDACTED:secret_field]"]),
-    ({"command": "cookies", "args": ["set", "sid", "abc"]}, "cookies",
-     ["set", "sid", "[REDACTED:cookie]"]),
-    ({"command": "set_cookie", "args": ["sid=abc; Path=/"]}, "set_cookie",
-     ["sid=[REDACTED:cookie]"]),
-    ({"command": "add_cookies", "args": ['[{"name":"sid","value":"abc"}]']}, "add_cookies",
-     ['[{"name":"sid","value":"[REDACTED:cookie]"}]']),
-    ({"command": "eval", "args": ["fetch('/x', {headers: {Cookie: 'a=b'}})"]}, "eval",
-     ["fetch('/x', {headers: {Cookie: '[REDACTED:cookie]'}})"]),
+    (
+        {"command": "goto", "args": ["https://x.test/cb?code=abc123&state=ok"]},
+        "goto",
+        ["https://x.test/cb?code=[REDACTED:query_secret]&state=ok"],
+    ),
+    (
+        {"command": "goto", "args": ["https://bob:pw123@x.test/"]},
+        "goto",
+        ["https://bob:[REDACTED:url_credentials]@x.test/"],
+    ),
+    (
+        {"command": "set_headers", "args": ["Authorization: Bearer abc.def"]},
+        "set_headers",
+        ["Authorization: Bearer [REDACTED:authorization]"],
+    ),
+    (
+        {"command": "header", "args": ["Authorization", "Bearer abc"]},
+        "header",
+        ["Authorization", "[REDACTED:secret_field]"],
+    ),
+    (
+        {"command": "set_headers", "args": ['{"X-Api-Key":"k1","Accept":"a"}']},
+        "set_headers",
+        ['{"X-Api-Key":"[REDACTED:secret_field]","Accept":"a"}'],
+    ),
+    (
+        {"command": "env", "args": ["api_token=s3cr3t"]},
+        "env",
+        ["api_token=[REDACTED:secret_field]"],
+    ),
+    (
+        {"command": "cookies", "args": ["set", "sid", "abc"]},
+        "cookies",
+        ["set", "sid", "[REDACTED:cookie]"],
+    ),
+    (
+        {"command": "set_cookie", "args": ["sid=abc; Path=/"]},
+        "set_cookie",
+        ["sid=[REDACTED:cookie]"],
+    ),
+    (
+        {"command": "add_cookies", "args": ['[{"name":"sid","value":"abc"}]']},
+        "add_cookies",
+        ['[{"name":"sid","value":"[REDACTED:cookie]"}]'],
+    ),
+    (
+        {"command": "eval", "args": ["fetch('/x', {headers: {Cookie: 'a=b'}})"]},
+        "eval",
+        ["fetch('/x', {headers: {Cookie: '[REDACTED:cookie]'}})"],
+    ),
     ({"command": "snapshot", "args": [3, True, None]}, "snapshot", ["3", "true", "null"]),
 ]
 
@@ -124,11 +188,15 @@ def test_redaction_table(raw: dict[str, Any], command: str, args: list[str]) -> 
 
 
 def test_url_result_and_error_are_redacted_and_result_truncated() -> None:
-    entry, directory = prepare_entry({
-        "command": "goto", "workspace": WS_DIR + "/",
-        "url": "https://app.test/home?access_token=tok123&tab=2#top",
-        "result": "ok " + "x" * 600, "error": "token ghp_" + "a" * 36 + " rejected",
-    })
+    entry, directory = prepare_entry(
+        {
+            "command": "goto",
+            "workspace": WS_DIR + "/",
+            "url": "https://app.test/home?access_token=tok123&tab=2#top",
+            "result": "ok " + "x" * 600,
+            "error": "token ghp_" + "a" * 36 + " rejected",
+        }
+    )
     assert entry.url == "https://app.test/home?access_token=[REDACTED:query_secret]&tab=2#top"
     assert entry.result is not None and len(entry.result) == 500 and entry.result.endswith("…")
     assert entry.truncated is True
@@ -136,24 +204,35 @@ def test_url_result_and_error_are_redacted_and_result_truncated() -> None:
     assert (entry.workspace, directory) == (WS_ID, WS_DIR)
 
 
-@pytest.mark.parametrize(("raw", "message"), [
-    ([1], "must be a JSON object"),
-    ({"type": "command_end"}, "'command' is required"),
-    ({"type": "teleport", "command": "x"}, "unknown activity type 'teleport'"),
-    ({"command": "x", "args": "a b"}, "'args' must be a list"),
-    ({"command": "x", "status": "fine"}, "'status' must be 'ok' or 'error'"),
-    ({"command": "x", "duration_ms": -1}, "'duration_ms' must be a number >= 0"),
-    ({"command": "x", "ts": "yesterday"}, "'ts' is not an ISO 8601 time"),
-    ({"command": "x", "refs": [{"role": "button"}]}, "refs[0] must be an object with a 'ref'"),
-])
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ([1], "must be a JSON object"),
+        ({"type": "command_end"}, "'command' is required"),
+        ({"type": "teleport", "command": "x"}, "unknown activity type 'teleport'"),
+        ({"command": "x", "args": "a b"}, "'args' must be a list"),
+        ({"command": "x", "status": "fine"}, "'status' must be 'ok' or 'error'"),
+        ({"command": "x", "duration_ms": -1}, "'duration_ms' must be a number >= 0"),
+        ({"command": "x", "ts": "yesterday"}, "'ts' is not an ISO 8601 time"),
+        ({"command": "x", "refs": [{"role": "button"}]}, "refs[0] must be an object with a 'ref'"),
+    ],
+)
 def test_bad_entries_name_the_problem(raw: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(")):
         prepare_entry(raw)
 
 
 def test_server_assigned_fields_and_unknown_fields_are_ignored() -> None:
-    entry, _ = prepare_entry({"command": "x", "id": "evil.9", "seq": 9, "start_id": "a.1",
-                              "future_field": 1, "type": "navigation"})
+    entry, _ = prepare_entry(
+        {
+            "command": "x",
+            "id": "evil.9",
+            "seq": 9,
+            "start_id": "a.1",
+            "future_field": 1,
+            "type": "navigation",
+        }
+    )
     assert (entry.id, entry.seq, entry.start_id) == ("", 0, None)
 
 
@@ -165,15 +244,17 @@ async def test_post_rejects_wrong_type_big_bodies_and_missing_token(
 ) -> None:
     client = await make_client()
     body = json.dumps({"command": "x"})
-    resp = await client.post("/api/activity", data=body, headers={**AUTH,
-                             "Content-Type": "text/plain"})
+    resp = await client.post(
+        "/api/activity", data=body, headers={**AUTH, "Content-Type": "text/plain"}
+    )
     assert resp.status == 415
     assert (await resp.json())["error"]["code"] == "unsupported_media_type"
     big = json.dumps([{"command": "x", "result": "y" * 1000}] * 1100)
     resp = await client.post("/api/activity", data=big, headers=JSON)
     assert resp.status == 413
-    resp = await client.post("/api/activity", data=body,
-                             headers={"Content-Type": "application/json"})
+    resp = await client.post(
+        "/api/activity", data=body, headers={"Content-Type": "application/json"}
+    )
     assert resp.status == 401
     resp = await client.get("/activity/stream")
     assert resp.status == 401
@@ -199,13 +280,28 @@ async def test_websocket_ingest_and_origin_check(make_client: ClientFactory) -> 
     assert third["ids"] == [f"{e}.2"] and third["accepted"] == 2
     fill = client.server.app[APP_STATE].activity.entries(None, 1)[0]
     assert fill.args == ["@e2", "[REDACTED:typed]"]
-    resp = await client.get("/api/activity/ws", headers={**AUTH, "Origin": "https://evil.test",
-                            "Connection": "Upgrade", "Upgrade": "websocket",
-                            "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "x" * 22 + "=="})
+    resp = await client.get(
+        "/api/activity/ws",
+        headers={
+            **AUTH,
+            "Origin": "https://evil.test",
+            "Connection": "Upgrade",
+            "Upgrade": "websocket",
+            "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "x" * 22 + "==",
+        },
+    )
     assert resp.status == 403
-    resp = await client.get("/api/activity/ws", headers={"Origin": EXT_ORIGIN,
-                            "Connection": "Upgrade", "Upgrade": "websocket",
-                            "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "x" * 22 + "=="})
+    resp = await client.get(
+        "/api/activity/ws",
+        headers={
+            "Origin": EXT_ORIGIN,
+            "Connection": "Upgrade",
+            "Upgrade": "websocket",
+            "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "x" * 22 + "==",
+        },
+    )
     assert resp.status == 401
 
 
@@ -244,8 +340,9 @@ async def test_ring_keeps_1000_per_workspace_and_old_cursor_gets_gap(
     assert len(log.entries(WS_ID, 5000)) == 1000 and len(log.entries(None, 5000)) == 1001
     e = log.epoch
     for params in ({"workspace": WS_ID}, {}):
-        resp = await client.get("/activity/stream", params={**params, "last_event_id": f"{e}.2"},
-                                headers=AUTH)
+        resp = await client.get(
+            "/activity/stream", params={**params, "last_event_id": f"{e}.2"}, headers=AUTH
+        )
         reader = SSEReader(resp)
         gap = await reader.event()
         assert gap.raw == b'event: gap\ndata: {"type":"gap","missed":3,"reset":false}\n\n'
@@ -324,10 +421,13 @@ async def test_refs_endpoint_and_latest_workspace(make_client: ClientFactory) ->
     resp = await client.get("/api/activity/latest-workspace", headers=AUTH)
     assert (await resp.json())["workspace"] is None
     refs = [{"ref": "e1", "role": "button", "name": "Sign in", "selector": "#go"}]
-    await post(client, {"command": "snapshot", "url": "https://a.test/p?x=1", "refs": refs,
-                        "workspace": WS_DIR})
-    await post(client, {"type": "navigation", "url": "https://a.test/other",
-                        "workspace": "/observer"})
+    await post(
+        client,
+        {"command": "snapshot", "url": "https://a.test/p?x=1", "refs": refs, "workspace": WS_DIR},
+    )
+    await post(
+        client, {"type": "navigation", "url": "https://a.test/other", "workspace": "/observer"}
+    )
     resp = await client.get("/api/refs", params={"url": "https://a.test/p?x=1#frag"}, headers=AUTH)
     body = await resp.json()
     assert body["refs"] == refs and body["url"] == "https://a.test/p?x=1"

@@ -38,7 +38,9 @@ async def _probe(client: Any, method: str, path: str, query: dict[str, str], las
     if method == "POST":
         headers["Content-Type"] = "application/json"
     async with client.request(method, path, params=query, headers=headers, data=b"{}") as resp:
-        if resp.status == 200 and resp.headers.get("Content-Type", "").startswith("text/event-stream"):
+        if resp.status == 200 and resp.headers.get("Content-Type", "").startswith(
+            "text/event-stream"
+        ):
             # A stream that accepted the request must get as far as its first message.
             first = await resp.content.readuntil(b"\n\n")
             assert first.startswith(b"retry:"), first
@@ -49,11 +51,15 @@ async def _probe(client: Any, method: str, path: str, query: dict[str, str], las
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    segment=st.one_of(NASTY, st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=30)),
+    segment=st.one_of(
+        NASTY, st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=30)
+    ),
     query=st.dictionaries(st.sampled_from(PARAMS), VALUE, max_size=4),
     last_id=HEADER,
 )
-async def test_no_route_answers_500(aiohttp_client: Any, tmp_path_factory: Any, segment: str, query: dict[str, str], last_id: str) -> None:
+async def test_no_route_answers_500(
+    aiohttp_client: Any, tmp_path_factory: Any, segment: str, query: dict[str, str], last_id: str
+) -> None:
     app = create_app(make_settings(tmp_path_factory.mktemp("fuzz")), AUTH["Authorization"][7:])
     client = await aiohttp_client(app)
     for route in routes():

@@ -47,7 +47,9 @@ def test_time_wait_entries_and_other_tables_are_ignored(tmp_path: Path) -> None:
     head = b"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
 
     def row(state: bytes, uid: int) -> bytes:
-        return b"   7:" + needle + state + b" 00000000:00000000 00:00000000 00000000 %5d 0 1\n" % uid
+        return (
+            b"   7:" + needle + state + b" 00000000:00000000 00:00000000 00000000 %5d 0 1\n" % uid
+        )
 
     tcp, tcp6 = tmp_path / "tcp", tmp_path / "tcp6"
     tcp.write_bytes(head + row(b"06", 0))
@@ -63,6 +65,9 @@ def test_addresses_are_spelled_as_the_kernel_does() -> None:
     assert [t for t, _ in entries] == [0, 1]
     assert entries[0][1] == b" 0100007F:BBDD 0100007F:B96E "
     assert entries[1][1].startswith(b" 0000000000000000FFFF00000100007F:BBDD ")
-    (table, v6), = table_entries(("::1", 1), ("::1", 2))
-    assert (table, v6) == (1, b" 00000000000000000000000001000000:0001 00000000000000000000000001000000:0002 ")
+    ((table, v6),) = table_entries(("::1", 1), ("::1", 2))
+    assert (table, v6) == (
+        1,
+        b" 00000000000000000000000001000000:0001 00000000000000000000000001000000:0002 ",
+    )
     assert TCP_TABLES[table].name == "tcp6"

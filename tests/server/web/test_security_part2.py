@@ -18,7 +18,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 from sidemirror.app import create_app
 from sidemirror.cli import main as cli_main
-from sidemirror.runtime import write_runtime_file
+from sidemirror.runtime_file import write_runtime_file
 from sidemirror.web.pair import MAX_FAILURES
 
 from tests.server.conftest import (
@@ -187,8 +187,10 @@ async def test_health_and_identify_name_the_same_server(make_client: ClientFacto
     assert await resp.json() == {"server_id": server_id, "proof": expected_proof(server_id, NONCE)}
     assert TOKEN not in await resp.text()
     other = await (await client.get("/api/identify", params={"nonce": NONCE.upper()})).json()
-    assert other["proof"] == expected_proof(server_id, NONCE.upper()) != expected_proof(
-        server_id, NONCE
+    assert (
+        other["proof"]
+        == expected_proof(server_id, NONCE.upper())
+        != expected_proof(server_id, NONCE)
     )
 
 
@@ -213,9 +215,7 @@ async def test_identify_passes_the_host_and_origin_checks(make_client: ClientFac
     assert ext.status == 200 and ext.headers["Access-Control-Allow-Origin"] == EXT_ORIGIN
 
 
-async def test_server_id_is_kept_in_the_data_dir(
-    aiohttp_client: Any, tmp_path: Path
-) -> None:
+async def test_server_id_is_kept_in_the_data_dir(aiohttp_client: Any, tmp_path: Path) -> None:
     settings = make_settings(tmp_path)
     first: TestClient[Any, Any] = await aiohttp_client(create_app(settings, TOKEN))
     server_id = (await (await first.get("/health")).json())["server_id"]

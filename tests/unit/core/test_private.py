@@ -19,13 +19,13 @@ from sidemirror.core.private import private_dir, untrusted, write_private
 from sidemirror.core.projection import Projector
 from sidemirror.core.store import SessionUpdate, Store
 from sidemirror.ingest.journal import IngestJournal
-from sidemirror.runtime import (
+from sidemirror.runtime_file import (
     UntrustedRuntimeFile,
+    default_runtime_dir,
     prepare_runtime_dir,
     read_runtime_file,
     write_runtime_file,
 )
-from sidemirror.settings import default_runtime_dir
 from sidemirror.sources.base import Emitted
 from sidemirror.sources.files.merge_order import Entry, MergeOrder
 

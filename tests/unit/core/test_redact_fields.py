@@ -22,8 +22,13 @@ AWS = "AKIA" + "IOSFODNN7EXAMPLE"
 
 def test_every_free_text_field_of_an_item_is_redacted() -> None:
     items = [
-        ToolUseEvent(tool_use_id=f"id {AWS}", name=f"n {AWS}", input="kept", ts=f"t {AWS}",
-                     parent_tool_use_id=f"p {AWS}"),  # fmt: skip
+        ToolUseEvent(
+            tool_use_id=f"id {AWS}",
+            name=f"n {AWS}",
+            input="kept",
+            ts=f"t {AWS}",
+            parent_tool_use_id=f"p {AWS}",
+        ),  # fmt: skip
         ToolResultEvent(tool_use_id=f"id {AWS}", name=f"n {AWS}", output="x"),
         TurnCompleteEvent(turn=1, model=f"model {AWS}"),
         SystemEvent(subtype=f"s {AWS}", content="x"),

@@ -30,7 +30,9 @@ def test_a_token_is_recognised_after_any_punctuation(rule: str, before: str) -> 
 
 
 def test_keys_as_path_segments() -> None:
-    assert redact_text(f"s3://bucket/{AWS}/object") == "s3://bucket/[REDACTED:aws_access_key]/object"
+    assert (
+        redact_text(f"s3://bucket/{AWS}/object") == "s3://bucket/[REDACTED:aws_access_key]/object"
+    )
     assert redact_text(f"https://x.test/keys/{GOOGLE}?q=1").count("[REDACTED:google_api_key]") == 1
 
 
@@ -38,20 +40,28 @@ def test_keys_as_path_segments() -> None:
     ("code", "shown"),
     [
         ('await page.fill("#pw", "hunter2")', 'await page.fill("#pw", "[REDACTED:typed]")'),
-        ("page.getByLabel('Password').fill('s3cret!')",
-         "page.getByLabel('Password').fill('[REDACTED:typed]')"),
+        (
+            "page.getByLabel('Password').fill('s3cret!')",
+            "page.getByLabel('Password').fill('[REDACTED:typed]')",
+        ),
         ('page.keyboard.type("4111 1111 1111 1111")', 'page.keyboard.type("[REDACTED:typed]")'),
-        ("page.locator('#otp').pressSequentially('123456')",
-         "page.locator('#otp').pressSequentially('[REDACTED:typed]')"),
-        ('page.get_by_label("Password").fill("hunter2")',
-         'page.get_by_label("Password").fill("[REDACTED:typed]")'),
+        (
+            "page.locator('#otp').pressSequentially('123456')",
+            "page.locator('#otp').pressSequentially('[REDACTED:typed]')",
+        ),
+        (
+            'page.get_by_label("Password").fill("hunter2")',
+            'page.get_by_label("Password").fill("[REDACTED:typed]")',
+        ),
         ("cy.get('#pw').type('hunter2{enter}')", "cy.get('#pw').type('[REDACTED:typed]')"),
         ('el.send_keys("hunter2")', 'el.send_keys("[REDACTED:typed]")'),
         ("await page.type(sel, `hunter2`)", "await page.type(sel, `[REDACTED:typed]`)"),
         ("page.fill('#pw', 'it\\'s')", "page.fill('#pw', '[REDACTED:typed]')"),
         # Inside a JSON string (a tool call's input), quotes are escaped.
-        ('{"code":"page.fill(\\"#pw\\", \\"hunter2\\")"}',
-         '{"code":"page.fill(\\"#pw\\", \\"[REDACTED:typed]\\")"}'),
+        (
+            '{"code":"page.fill(\\"#pw\\", \\"hunter2\\")"}',
+            '{"code":"page.fill(\\"#pw\\", \\"[REDACTED:typed]\\")"}',
+        ),
         # Not typed values: no string literal, an empty one, a template reference.
         ("Array(3).fill(0)", "Array(3).fill(0)"),
         ('page.fill("#pw", password)', 'page.fill("#pw", password)'),

@@ -15,8 +15,10 @@ from sidemirror.sources.tool_names import tool_summary
     ("tool", "tool_input"),
     [
         ("mcp__playwright__browser_type", {"element": "Password", "ref": "e5", "text": "hunter2"}),
-        ("mcp__plugin_playwright_playwright__browser_fill_form",
-         {"fields": [{"name": "Password", "type": "textbox", "ref": "e3", "value": "hunter2"}]}),
+        (
+            "mcp__plugin_playwright_playwright__browser_fill_form",
+            {"fields": [{"name": "Password", "type": "textbox", "ref": "e3", "value": "hunter2"}]},
+        ),
         ("mcp__playwright__browser_select_option", {"ref": "e7", "values": ["hunter2"]}),
         ("mcp__chrome-devtools__fill", {"uid": "1_4", "value": "hunter2"}),
         ("mcp__chrome-devtools__fill_form", {"elements": [{"uid": "1_4", "value": "hunter2"}]}),

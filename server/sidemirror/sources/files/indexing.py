@@ -80,4 +80,3 @@ async def read_in_batches(
         # Stopping mid-index: drop the queued reads; the running ones end on their own (each
         # reads at most a few windows of one file), so shutdown never waits for them.
         pool.shutdown(wait=False, cancel_futures=True)
-

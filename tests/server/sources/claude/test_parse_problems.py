@@ -43,4 +43,3 @@ async def test_bad_lines_are_reported_where_they_are(tmp_path: Path) -> None:
         ]
     finally:
         await source.stop()
-

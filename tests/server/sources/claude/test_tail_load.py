@@ -31,6 +31,8 @@ from tests.transcripts import SLOTS, positional_parse, rerun, write_long_session
 FIX = FIXTURE_ROOT / "claude" / "sample-project"
 SESSION = FIX / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 SID = SESSION.stem
+
+
 def write_big(projects: Path) -> Path:
     project = projects / "-path-to-Demo"
     project.mkdir(parents=True)

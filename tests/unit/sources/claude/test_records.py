@@ -196,7 +196,10 @@ PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwACh
 
 
 def test_images_become_chips_beside_the_text_in_prompts_and_tool_results() -> None:
-    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_1X1}}
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": PNG_1X1},
+    }
     parser = ClaudeParser()
     ask = prompt("")
     ask["message"]["content"] = [image, {"type": "text", "text": "what is on this screenshot?"}]
@@ -206,7 +209,12 @@ def test_images_become_chips_beside_the_text_in_prompts_and_tool_results() -> No
     assert [(a.media_type, a.size) for a in user.attachments] == [("image/png", 70)]
     call = reply("", "tool_use", "2026-01-01T00:00:01.000Z")
     call["message"]["content"] = [
-        {"type": "tool_use", "id": "t1", "name": "mcp__playwright__browser_take_screenshot", "input": {}}
+        {
+            "type": "tool_use",
+            "id": "t1",
+            "name": "mcp__playwright__browser_take_screenshot",
+            "input": {},
+        }
     ]
     parser.feed(call)
     result = {

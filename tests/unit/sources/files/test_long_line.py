@@ -194,4 +194,3 @@ def test_a_long_line_written_in_pieces_is_read_once_whole(tmp_path: Path, chunk:
     assert [v["n"] for v in got] == [0, 1, 2]
     assert [p.reason for p in batch.problems] == ["line of 0.6 MB capped"]
     assert tailer.offset == path.stat().st_size
-

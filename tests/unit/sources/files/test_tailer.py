@@ -12,9 +12,7 @@ from sidemirror.sources.files.tailer import JsonlTailer, read_edge_records
 
 from tests.conftest import FIXTURES as FIXTURE_ROOT
 
-FIXTURE = (
-    FIXTURE_ROOT / "claude" / "incremental-subagents" / "turn-1.jsonl"
-)
+FIXTURE = FIXTURE_ROOT / "claude" / "incremental-subagents" / "turn-1.jsonl"
 
 
 def values(batch_records: list[tuple[int, object]]) -> list[object]:
@@ -71,7 +69,11 @@ def test_oversized_line_is_read_across_polls_and_reported(tmp_path: Path) -> Non
     with open(path, "ab") as fh:
         fh.write(b'"}\n{"ok": 2}\n' + b'{"also_big": "' + b"z" * 200 + b'"}\n')
     batch = tailer.poll()
-    assert values(batch.records) == [{"big": "x" * 150 + "y" * 500}, {"ok": 2}, {"also_big": "z" * 200}]
+    assert values(batch.records) == [
+        {"big": "x" * 150 + "y" * 500},
+        {"ok": 2},
+        {"also_big": "z" * 200},
+    ]
     assert [(p.offset, p.reason) for p in batch.problems] == [
         (10, "line of 0.0 MB capped"),
         (682, "line of 0.0 MB capped"),
