@@ -29,7 +29,8 @@ from sidemirror.settings import Settings
 from sidemirror.sources.files.indexing import Indexing
 from sidemirror.sources.procs import pid_alive
 from sidemirror.sources.registry import build_sources
-from sidemirror.web import activity, health, identify, ingest, pair, sessions
+from sidemirror.sources.remote.hosts import RemoteHosts
+from sidemirror.web import activity, forward, health, identify, ingest, pair, sessions
 from sidemirror.web.bodies import NDJSON_LIMIT
 from sidemirror.web.peer import OwnerCache
 from sidemirror.web.security import Guard, Tickets, security_headers, security_middleware
@@ -57,6 +58,8 @@ def routes() -> list[web.RouteDef]:
         # Pushed sessions.
         web.post("/api/ingest", ingest.ingest_ndjson),
         web.get("/api/ingest/ws", ingest.ingest_ws),
+        # Agent files of other machines (`sidemirror forward`).
+        web.get("/api/forward/ws", forward.forward_ws),
         # Browse activity.
         web.post("/api/activity", activity.post_activity),
         web.get("/api/activity/ws", activity.activity_ws),
@@ -107,6 +110,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     indexing = app[health.INDEXING] = Indexing()
     app[identify.SERVER_ID] = identify.load_server_id(settings.data_dir)
     app[pair.PAIRING_CODES] = pair.PairingCodes()
+    remote = app[forward.REMOTE_HOSTS] = RemoteHosts(store, settings.data_dir)
     app.on_response_prepare.append(security_headers)
     app.add_routes(routes())
     trace = None
@@ -130,7 +134,9 @@ def create_app(settings: Settings, token: str) -> web.Application:
         # (and answers /health) whatever the number of sessions on disk.
         for source in sources:
             await source.start()
+        await remote.start()
         yield
+        await remote.stop()
         for source in reversed(sources):
             await source.stop()
         state.journal.close()

@@ -139,6 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     tap.add_argument("--workspace", default=None, help="default: the cwd of session/new")
     tap.add_argument("--runtime-dir", type=Path, default=None)
     tap.add_argument("agent_cmd", nargs=argparse.REMAINDER)
+
+    from sidemirror.clients import forward
+
+    forward.add_parser(sub)
     return parser
 
 
@@ -387,4 +391,12 @@ def _run(args: argparse.Namespace) -> int:
 
         configure_logging("info")
         return run_observe_cdp(args.cdp, args.runtime_dir or default_runtime_dir(), args.workspace)
+    if args.command == "forward":
+        from sidemirror.clients import forward
+
+        if args.claude_dir or args.codex_dir:
+            claude_dirs, codex_dir = args.claude_dir, args.codex_dir
+        else:
+            claude_dirs, codex_dir = default_claude_dirs(), default_codex_dir()
+        return forward.run_from_args(args, claude_dirs, codex_dir)
     raise AssertionError(args.command)

@@ -30,6 +30,7 @@ from sidemirror.sources.files.regular import SpecialFiles, special_reason
 from sidemirror.sources.files.session import BackgroundTasks
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.procs import PidCache, pid_alive
+from sidemirror.sources.remote.names import ensure_host_workspace
 
 logger = logging.getLogger(__name__)
 AGENT = "claude"
@@ -80,6 +81,7 @@ class ClaudeSource:
         *,
         watch_step_ms: int = 10,
         workspace_name: str | None = None,
+        host: str | None = None,
     ) -> None:
         self.store = store
         self.claude_dirs = claude_dirs
@@ -87,6 +89,7 @@ class ClaudeSource:
         self.journal_dir = data_dir / "claude-merge"
         self.watch_step_ms = watch_step_ms
         self.workspace_name = workspace_name  # the demo labels its workspace
+        self.host = host  # files mirrored from another machine: workspaces are `host:/dir`
         self.sessions: dict[Path, ClaudeSession] = {}  # by main transcript path
         self._by_id: dict[tuple[Path, str], ClaudeSession] = {}  # (project folder, session id)
         self._orphans: dict[tuple[Path, str], dict[str, Path]] = {}  # agent files seen first
@@ -161,7 +164,7 @@ class ClaudeSource:
         self.ready.set()
 
     def _register(self, item: _Found, pids: dict[str, int] | None = None) -> ClaudeSession:
-        ws = self.store.ensure_workspace(item.cwd, AGENT)
+        ws = ensure_host_workspace(self.store, self.host, item.cwd, AGENT)
         if self.workspace_name:
             ws.name = self.workspace_name
         if item.branch:

@@ -31,6 +31,7 @@ from sidemirror.sources.files.session import BackgroundTasks, FileSession
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.files.window import window_lines
+from sidemirror.sources.remote.names import ensure_host_workspace
 
 logger = logging.getLogger(__name__)
 AGENT = "codex"
@@ -163,9 +164,16 @@ class CodexSession(FileSession):
 
 class CodexSource:
     def __init__(
-        self, store: Store, codex_dir: Path, data_dir: Path, *, watch_step_ms: int = 10
+        self,
+        store: Store,
+        codex_dir: Path,
+        data_dir: Path,
+        *,
+        watch_step_ms: int = 10,
+        host: str | None = None,
     ) -> None:
         self.store = store
+        self.host = host  # files mirrored from another machine: workspaces are `host:/dir`
         self.codex_dir = codex_dir.expanduser()
         self.sessions_dir = self.codex_dir / "sessions"
         self.journal_dir = data_dir / "codex-epochs"
@@ -211,7 +219,7 @@ class CodexSource:
     def _register(self, path: Path, head: CodexParser, mtime: float) -> CodexSession:
         assert head.cwd is not None
         session_id = head.session_id or path.stem
-        ws = self.store.ensure_workspace(head.cwd, AGENT)
+        ws = ensure_host_workspace(self.store, self.host, head.cwd, AGENT)
         if head.git_branch:
             ws.branch = head.git_branch
         log_ = self.store.ensure_session(ws, session_id, AGENT, "")

@@ -1,0 +1,308 @@
+"""`sidemirror forward`: send this machine's agent files to a Sidemirror server elsewhere.
+
+Runs where the agent runs (a remote box, a container, a CI runner) and needs no browser: it
+watches the agent folders with the server's own watcher, and sends each file's new complete
+lines with their byte offset over `GET /api/forward/ws` (see web/forward.py). The server keeps a
+byte-exact mirror and acknowledges each frame with the mirror's size; one frame is in flight at a
+time, so after any disconnect, or a kill of either side, the forwarder resumes from the server's
+sizes: nothing lost, nothing sent twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import socket
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+from sidemirror.core.private import untrusted
+from sidemirror.sources.files.watch import watch_paths
+
+logger = logging.getLogger(__name__)
+
+CHUNK = 4 << 20  # bytes per frame (the server takes up to 8 MiB)
+RETRY_MAX_S = 5.0
+ACK_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class Root:
+    """An agent folder and the name its files have on the server (`claude/…`, `codex/…`)."""
+
+    kind: str
+    dir: Path
+    watch: Path  # the part of `dir` that holds transcripts
+
+    def key(self, path: Path) -> str:
+        return f"{self.kind}/{path.relative_to(self.dir).as_posix()}"
+
+
+@dataclass
+class _Link:
+    ws: ClientConnection
+    offsets: dict[str, int] = field(default_factory=dict)
+
+
+class ForwardError(Exception):
+    """The server refused us (bad token, bad label): retrying would not help."""
+
+
+def claude_root(projects: Path) -> Root:
+    return Root("claude", projects, projects)
+
+
+def codex_root(codex_home: Path) -> Root:
+    return Root("codex", codex_home, codex_home / "sessions")
+
+
+def default_label() -> str:
+    name = re.sub(r"[^A-Za-z0-9._-]", "-", socket.gethostname())[:64].strip("-._")
+    return name or "remote"
+
+
+def read_token_file(path: Path) -> str:
+    """A token from a file only this user can read: never from the command line, where every
+    user of the machine sees it in `ps`."""
+    reason = untrusted(path, folder=False)
+    if reason is not None:
+        raise ForwardError(f"refusing token file {path}: {reason}")
+    if path.stat().st_mode & 0o077:
+        raise ForwardError(f"token file {path} is readable by others: chmod 600 {path}")
+    token = path.read_text().strip()
+    if not token:
+        raise ForwardError(f"token file {path} is empty")
+    return token
+
+
+def ws_url(to: str) -> str:
+    base = to.rstrip("/")
+    for http, ws in (("https://", "wss://"), ("http://", "ws://")):
+        if base.startswith(http):
+            base = ws + base[len(http) :]
+    return base + "/api/forward/ws"
+
+
+class Forwarder:
+    def __init__(
+        self, url: str, token: str, label: str, roots: list[Root], chunk: int = CHUNK
+    ) -> None:
+        self.url = url
+        self.chunk = chunk
+        self.token = token
+        self.label = label
+        self.roots = roots
+        self._dirty: set[Path] = set()
+        self._woken = asyncio.Event()
+        self.sent_bytes = 0
+
+    def _root_of(self, path: Path) -> Root | None:
+        return next((r for r in self.roots if path.is_relative_to(r.watch)), None)
+
+    def _all_files(self) -> set[Path]:
+        found: set[Path] = set()
+        for root in self.roots:
+            if root.watch.is_dir():
+                found.update(p for p in root.watch.rglob("*.jsonl") if p.is_file())
+        return found
+
+    def _mark(self, paths: set[Path]) -> None:
+        self._dirty |= paths
+        self._woken.set()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        async with watch_paths(
+            [r.watch for r in self.roots],
+            accept=lambda p: p.suffix == ".jsonl",
+            stop_event=stop,
+        ) as batches:
+            watcher = asyncio.create_task(self._collect(batches))
+            try:
+                await self._send_forever(stop)
+            finally:
+                watcher.cancel()
+
+    async def _collect(self, batches: Any) -> None:
+        async for batch in batches:
+            self._mark({path for _change, path in batch})
+
+    async def _send_forever(self, stop: asyncio.Event) -> None:
+        delay = 0.1
+        while not stop.is_set():
+            try:
+                async with websockets.connect(
+                    self.url,
+                    additional_headers={"Authorization": f"Bearer {self.token}"},
+                    max_size=None,
+                ) as ws:
+                    link = await self._hello(ws)
+                    delay = 0.1
+                    # Everything again: the server's offsets say what it already has.
+                    self._mark(await asyncio.to_thread(self._all_files))
+                    await self._drain(link, stop)
+            except websockets.InvalidStatus as exc:
+                status = exc.response.status_code
+                if status in (401, 403):
+                    raise ForwardError(f"the server refused the token ({status})") from None
+                logger.warning("forward: server answered %s; retrying", status)
+            except (OSError, websockets.WebSocketException, TimeoutError) as exc:
+                logger.warning("forward: connection lost (%s); retrying in %.1fs", exc, delay)
+            if stop.is_set():
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), delay)
+            delay = min(delay * 2, RETRY_MAX_S)
+
+    async def _hello(self, ws: ClientConnection) -> _Link:
+        await ws.send(json.dumps({"type": "hello", "label": self.label, "version": 1}))
+        answer = json.loads(await asyncio.wait_for(ws.recv(), ACK_TIMEOUT_S))
+        if answer.get("type") != "welcome":
+            raise ForwardError(f"the server refused the hello: {answer.get('error', answer)}")
+        return _Link(ws, {str(k): int(v) for k, v in answer["offsets"].items()})
+
+    async def _drain(self, link: _Link, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            if not self._dirty:
+                self._woken.clear()
+                waiter = asyncio.create_task(self._woken.wait())
+                stopper = asyncio.create_task(stop.wait())
+                await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                stopper.cancel()
+                continue
+            path = self._dirty.pop()
+            try:
+                await self._sync(link, path)
+            except BaseException:
+                self._dirty.add(path)  # not fully sent: again after the reconnect
+                raise
+
+    async def _sync(self, link: _Link, path: Path) -> None:
+        root = self._root_of(path)
+        if root is None:
+            return
+        key = root.key(path)
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return  # gone: the mirror keeps what it had
+        acked = link.offsets.get(key, 0)
+        if size < acked:  # truncated or replaced by a shorter file: start it over
+            acked = await self._frame(link, key, {"truncate": 0}, b"")
+        while acked < size:
+            chunk = await asyncio.to_thread(_read, path, acked, min(self.chunk, size - acked))
+            end = chunk.rfind(b"\n") + 1
+            if end == 0:
+                if len(chunk) < self.chunk:
+                    return  # the last line is not complete yet; sent when it is
+                end = len(chunk)  # a line longer than a frame goes in parts
+            acked = await self._frame(link, key, {"offset": acked}, chunk[:end])
+            self.sent_bytes += end
+
+    async def _frame(self, link: _Link, key: str, header: dict[str, Any], data: bytes) -> int:
+        head = json.dumps({"file": key, **header}).encode()
+        await link.ws.send(head + b"\n" + data)
+        answer = json.loads(await asyncio.wait_for(link.ws.recv(), ACK_TIMEOUT_S))
+        if answer.get("type") != "ack" or answer.get("file") != key:
+            raise ForwardError(f"the server refused {key}: {answer.get('error', answer)}")
+        size = int(answer["size"])
+        link.offsets[key] = size
+        return size
+
+
+def _read(path: Path, offset: int, length: int) -> bytes:
+    with path.open("rb") as f:
+        f.seek(offset)
+        return f.read(length)
+
+
+def run_forward(to: str, token: str, label: str, roots: list[Root], chunk: int = CHUNK) -> int:
+    forwarder = Forwarder(ws_url(to), token, label, roots, chunk)
+    print(
+        f"sidemirror forward: sending {', '.join(str(r.watch) for r in roots)} "
+        f"to {to} as {label!r}",
+        file=sys.stderr,
+    )
+
+    async def main() -> None:
+        await forwarder.run(asyncio.Event())
+
+    try:
+        asyncio.run(main())
+    except ForwardError as exc:
+        print(f"sidemirror forward: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def token_from(token_file: Path | None) -> str:
+    if token_file is not None:
+        return read_token_file(token_file)
+    token = os.environ.get("SIDEMIRROR_TOKEN", "")
+    if not token:
+        raise ForwardError("no token: give --token-file FILE (mode 600) or set SIDEMIRROR_TOKEN")
+    return token
+
+
+def add_parser(sub: Any) -> None:
+    """`sidemirror forward …` (the CLI's subparsers call this: its flags live with the code)."""
+    p = sub.add_parser(
+        "forward",
+        help="send this machine's agent files to a server elsewhere (see docs/remote.md)",
+    )
+    p.add_argument(
+        "--to",
+        required=True,
+        help="the server's URL as seen from here, e.g. http://127.0.0.1:47470",
+    )
+    p.add_argument(
+        "--token-file",
+        type=Path,
+        help="a file (mode 600) holding the server's token; default: $SIDEMIRROR_TOKEN",
+    )
+    p.add_argument(
+        "--label",
+        default=default_label(),
+        help="this machine's name in the panel (default: the host name)",
+    )
+    p.add_argument(
+        "--claude-dir",
+        action="append",
+        type=Path,
+        default=[],
+        help="Claude Code projects dir to send (repeatable; default: the standard ones)",
+    )
+    p.add_argument("--codex-dir", type=Path, help="Codex home to send (default: ~/.codex)")
+    p.add_argument(
+        "--frame-kib",
+        type=int,
+        default=CHUNK >> 10,
+        help=f"largest frame sent, in KiB (default {CHUNK >> 10}; smaller frames suit slow links)",
+    )
+
+
+def run_from_args(args: Any, claude_dirs: list[Path], codex_dir: Path | None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    roots = [claude_root(d.expanduser()) for d in claude_dirs]
+    if codex_dir is not None:
+        roots.append(codex_root(codex_dir.expanduser()))
+    try:
+        token = token_from(args.token_file)
+    except (ForwardError, OSError) as exc:
+        print(f"sidemirror forward: {exc}", file=sys.stderr)
+        return 2
+    if not 1 <= args.frame_kib <= CHUNK >> 10:
+        print(f"sidemirror forward: --frame-kib must be 1 to {CHUNK >> 10}", file=sys.stderr)
+        return 2
+    return run_forward(args.to, token, args.label, roots, args.frame_kib << 10)

@@ -1,0 +1,84 @@
+"""`GET /api/forward/ws`: receive another machine's agent files from `sidemirror forward`.
+
+The exchange (token required, like every route that writes):
+
+    forwarder → {"type": "hello", "label": "devbox", "version": 1}
+    server    → {"type": "welcome", "offsets": {"claude/<project>/<id>.jsonl": 1234, …}}
+    forwarder → binary frame: header JSON, "\\n", the file's bytes from header.offset
+                ({"file": KEY, "offset": N}) — or a header alone ({"file": KEY, "truncate": N})
+    server    → {"type": "ack", "file": KEY, "size": S}   (one per frame, in order)
+
+`S` is the mirror's size after the frame: the next offset to send. A sender that finds `S`
+smaller than it expected (a gap, after frames were lost with a connection) resumes from `S`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from sidemirror.sources.remote.hosts import RemoteHosts
+from sidemirror.sources.remote.mirror import HostMirror, MirrorError, check_label
+
+logger = logging.getLogger(__name__)
+
+REMOTE_HOSTS = web.AppKey("remote_hosts", RemoteHosts)
+PROTOCOL_VERSION = 1
+# A frame carries up to this many bytes of a file; the forwarder sends less.
+FORWARD_FRAME_LIMIT = 8 << 20
+
+
+async def forward_ws(request: web.Request) -> web.WebSocketResponse:
+    hosts = request.app[REMOTE_HOSTS]
+    ws = web.WebSocketResponse(max_msg_size=FORWARD_FRAME_LIMIT + 4096, heartbeat=30)
+    await ws.prepare(request)
+    mirror: HostMirror | None = None
+    try:
+        async for msg in ws:
+            if msg.type == WSMsgType.TEXT and mirror is None:
+                hello = _hello(msg.data)
+                mirror = await hosts.ensure(hello)
+                await ws.send_json({"type": "welcome", "offsets": mirror.sizes()})
+            elif msg.type == WSMsgType.BINARY and mirror is not None:
+                key, size = _apply(mirror, msg.data)
+                await ws.send_json({"type": "ack", "file": key, "size": size})
+            else:
+                raise MirrorError("expected a hello first, then binary file frames")
+    except MirrorError as exc:
+        logger.warning("forward: %s", exc)
+        if not ws.closed:
+            await ws.send_json({"type": "error", "error": str(exc)})
+            await ws.close(code=4400, message=b"bad forward request")
+    return ws
+
+
+def _hello(data: str) -> str:
+    try:
+        hello: Any = json.loads(data)
+    except ValueError:
+        raise MirrorError("hello is not JSON") from None
+    if not isinstance(hello, dict) or hello.get("type") != "hello":
+        raise MirrorError("the first message must be a hello")
+    if hello.get("version") != PROTOCOL_VERSION:
+        raise MirrorError(f"forward protocol {hello.get('version')!r} (this server: 1)")
+    return check_label(str(hello.get("label", "")))
+
+
+def _apply(mirror: HostMirror, frame: bytes) -> tuple[str, int]:
+    head, sep, payload = frame.partition(b"\n")
+    try:
+        header: Any = json.loads(head)
+    except ValueError:
+        raise MirrorError("frame header is not JSON") from None
+    if not sep or not isinstance(header, dict) or not isinstance(header.get("file"), str):
+        raise MirrorError("frame header needs a file")
+    key: str = header["file"]
+    if isinstance(header.get("truncate"), int) and header["truncate"] >= 0:
+        return key, mirror.truncate(key, header["truncate"])
+    offset = header.get("offset")
+    if not isinstance(offset, int) or offset < 0:
+        raise MirrorError("frame header needs an offset")
+    return key, mirror.append(key, offset, payload)

@@ -1,0 +1,91 @@
+"""Two machines on one: a remote side (its own HOME and agent folders) whose `sidemirror forward`
+process sends to a local server started by the harness, and a reference server that reads the
+remote files directly — what "a local read" of them gives."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import ROOT
+from tests.reliability.harness import TOKEN, Server, wait_for
+
+
+class Forwarder:
+    """`sidemirror forward` in its own process group and HOME, killed (-9) and restarted at will."""
+
+    def __init__(self, remote: Path, server: Server, label: str, claude: Path, *args: str) -> None:
+        self.remote = remote  # the remote machine's HOME
+        self.remote.mkdir(parents=True, exist_ok=True)
+        self.claude = claude  # its Claude Code projects folder
+        self.server = server
+        self.label = label
+        self.args = args
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        token_file = remote / "token"
+        token_file.write_text(TOKEN)
+        token_file.chmod(0o600)
+        self.token_file = token_file
+
+    def start(self) -> None:
+        self.starts += 1
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SIDEMIRROR")}
+        env.update(PYTHONPATH=str(ROOT / "server"), HOME=str(self.remote))
+        cmd = [
+            sys.executable, "-m", "sidemirror", "forward",
+            "--to", f"http://127.0.0.1:{self.server.port}", "--token-file", str(self.token_file),
+            "--label", self.label, "--claude-dir", str(self.claude), *self.args,
+        ]  # fmt: skip
+        log = (self.remote / f"forward.{self.starts}.log").open("wb")
+        with log:
+            self.proc = subprocess.Popen(
+                cmd, env=env, stdout=log, stderr=log, cwd=self.remote, start_new_session=True
+            )
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill9()
+
+    def log(self) -> str:
+        return "".join(
+            p.read_text(errors="replace") for p in sorted(self.remote.glob("forward.*.log"))
+        )
+
+
+def mirror_of(server: Server, label: str, remote_file: Path, remote_claude: Path) -> Path:
+    return server.data / "remote" / label / "claude" / remote_file.relative_to(remote_claude)
+
+
+def wait_mirrored(server: Server, fwd: Forwarder, files: list[Path], timeout: float) -> None:
+    """Until every remote file's bytes are in the mirror, exactly."""
+
+    def same() -> bool:
+        for path in files:
+            copy = mirror_of(server, fwd.label, path, fwd.claude)
+            if not copy.exists() or copy.read_bytes() != path.read_bytes():
+                return False
+        return True
+
+    wait_for(same, timeout, f"mirror equal to the remote files\n{fwd.log()[-2000:]}")
+
+
+def session_items(server: Server, directory: str, session: str) -> list[dict[str, Any]]:
+    """A session's whole log, by workspace directory (ids without their epoch)."""
+    workspaces = server.get_json("/api/workspaces")["workspaces"]
+    ws = next(w for w in workspaces if w["directory"] == directory)
+    items = server.snapshot(ws["id"], session)["items"]
+    return [{**i, "id": i["id"].rpartition(".")[2]} for i in items]
