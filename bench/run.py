@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import client  # noqa: E402
 import floor  # noqa: E402
+import forward  # noqa: E402
 import peers  # noqa: E402
 import pyspy as prof  # noqa: E402
 import rendered  # noqa: E402
@@ -552,6 +553,7 @@ def table(res: dict) -> str:
                 f"fanout {tag}: server CPU (bench client CPU)",
                 f"{fmt(server_cpu)} % ({fmt(client_cpu)} %)",
             )
+    rows += forward.rows(res.get("forward"), blank)
     return "\n".join(rows)
 
 
@@ -612,6 +614,11 @@ async def main(args: argparse.Namespace) -> None:
                 res["snapshot"][f"{mb} MB"] = await snapshot(root, mb, args)
                 log(f"  {res['snapshot'][f'{mb} MB']}")
                 save(res)
+        if want("forward"):
+            log(f"forward: {args.forward_mb} MB over loopback, then live appends")
+            res["forward"] = await forward.forward(root, args.forward_mb, args.appends, args.rate)
+            log(f"  {res['forward']}")
+            save(res)
         if want("fanout"):
             log("fanout")
             res["fanout"] = await fanout(root, args)
@@ -627,7 +634,7 @@ async def main(args: argparse.Namespace) -> None:
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--full", action="store_true", help="the issue's sizes")
-    p.add_argument("--only", default="", help="comma list: latency,rendered,cold,snapshot,fanout")
+    p.add_argument("--only", default="", help="comma list: latency,rendered,cold,snapshot,fanout,forward")
     p.add_argument("--skip-peers", default="", help="comma list of peers not to run")
     p.add_argument("--appends", type=int, default=200, help="appends per latency phase")
     p.add_argument("--rate", type=float, default=5.0, help="steady appends per second")
@@ -645,6 +652,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--clients", type=int, default=50)
     p.add_argument("--fanout-rate", type=int, default=2000)
     p.add_argument("--fanout-s", type=int, default=None)
+    p.add_argument("--forward-mb", type=int, default=100, help="transcript sent by `forward`")
     a = p.parse_args(argv)
     a.archive_gb = a.archive_gb if a.archive_gb is not None else (2.0 if a.full else 0.2)
     a.idle_s = a.idle_s if a.idle_s is not None else (60.0 if a.full else 20.0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from sidemirror.core.private import private_dir
 
@@ -46,7 +46,7 @@ class HostMirror:
     def path_of(self, key: str) -> Path:
         """`claude/<project>/<file>.jsonl` → its mirror path; anything that could leave the
         host's folder, or is not a transcript, is refused."""
-        parts = PurePosixPath(key).parts
+        parts = key.split("/")  # not PurePosixPath: it would quietly drop '.' and '//'
         if (
             len(parts) < 2
             or len(parts) > MAX_PATH_PARTS

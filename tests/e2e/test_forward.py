@@ -1,0 +1,53 @@
+"""A session from another machine, sent by `sidemirror forward`, in the real panel with its host
+label: the remote side is a separate HOME whose forwarder process talks to the local server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+from support import FIXTURES, ROOT, TOKEN, Extension
+from test_acp_session import port_outside_the_range
+
+LABEL = "devbox"
+
+
+def test_a_forwarded_session_shows_with_its_host_label(
+    ext: Extension, server_factory: Any, tmp_path: Path
+) -> None:
+    local_claude = tmp_path / "local-claude"
+    local_claude.mkdir()
+    server = server_factory(port_outside_the_range(), local_claude)
+    remote = tmp_path / "remote-home"
+    remote_claude = remote / ".claude" / "projects"
+    shutil.copytree(FIXTURES / "claude", remote_claude)
+    token_file = remote / "token"
+    token_file.write_text(TOKEN)
+    token_file.chmod(0o600)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIDEMIRROR")}
+    env.update(PYTHONPATH=str(ROOT / "server"), HOME=str(remote))
+    cmd = [
+        sys.executable, "-m", "sidemirror", "forward", "--to", server.base,
+        "--token-file", str(token_file), "--label", LABEL,
+    ]  # fmt: skip
+    log = (tmp_path / "forward.log").open("wb")
+    forwarder = subprocess.Popen(
+        cmd, env=env, stdout=log, stderr=log, cwd=remote, start_new_session=True
+    )
+    try:
+        panel = ext.open_panel()
+        ext.use_port(panel, server.port)
+        picker = panel.locator("#ws-select option:not([value=''])", has_text=f"{LABEL}:")
+        expect(picker.first).to_be_attached(timeout=30_000)
+        assert (picker.first.get_attribute("title") or "").startswith(f"{LABEL}:/")
+        expect(panel.locator(".feed [data-type=user]").first).to_be_visible(timeout=30_000)
+    finally:
+        os.killpg(forwarder.pid, signal.SIGTERM)
+        forwarder.wait(10)
+        log.close()
