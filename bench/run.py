@@ -634,7 +634,9 @@ async def main(args: argparse.Namespace) -> None:
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--full", action="store_true", help="the issue's sizes")
-    p.add_argument("--only", default="", help="comma list: latency,rendered,cold,snapshot,fanout,forward")
+    p.add_argument(
+        "--only", default="", help="comma list: latency,rendered,cold,snapshot,fanout,forward"
+    )
     p.add_argument("--skip-peers", default="", help="comma list of peers not to run")
     p.add_argument("--appends", type=int, default=200, help="appends per latency phase")
     p.add_argument("--rate", type=float, default=5.0, help="steady appends per second")
