@@ -49,10 +49,17 @@ async def forward_ws(request: web.Request) -> web.WebSocketResponse:
                 raise MirrorError("expected a hello first, then binary file frames")
     except MirrorError as exc:
         logger.warning("forward: %s", exc)
-        if not ws.closed:
-            await ws.send_json({"type": "error", "error": str(exc)})
-            await ws.close(code=4400, message=b"bad forward request")
+        await _refuse(ws, str(exc), 4400)
+    except OSError as exc:  # disk full, permissions: the forwarder retries from the acked size
+        logger.error("forward: cannot write the mirror: %s", exc)
+        await _refuse(ws, f"cannot write the mirror: {exc.strerror or exc}", 1011)
     return ws
+
+
+async def _refuse(ws: web.WebSocketResponse, reason: str, code: int) -> None:
+    if not ws.closed:
+        await ws.send_json({"type": "error", "error": reason})
+        await ws.close(code=code, message=reason[:100].encode())
 
 
 def _hello(data: str) -> str:

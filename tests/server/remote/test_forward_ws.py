@@ -120,3 +120,18 @@ async def test_a_forwarded_file_becomes_a_host_labelled_workspace(
         await asyncio.sleep(0.02)  # the source reads the mirror as it would a local file
     (ws_,) = listing["workspaces"]
     assert (ws_["directory"], ws_["name"]) == ("devbox:/home/dev/app", "devbox:app")
+
+
+async def test_a_mirror_that_cannot_be_written_answers_an_error_and_keeps_what_it_had(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    client = await make_client()
+    async with client.ws_connect("/api/forward/ws", headers=AUTH) as ws:
+        await _hello(ws)
+        await _frame(ws, {"file": KEY, "offset": 0}, LINE)
+        project = _mirror(client, tmp_path).parent
+        # A folder where the next file should be: the write fails as on a full or broken disk.
+        (project / "s2.jsonl").mkdir()
+        answer = await _frame(ws, {"file": KEY.replace("s1", "s2"), "offset": 0}, LINE)
+        assert answer["type"] == "error" and "cannot write the mirror" in answer["error"]
+    assert _mirror(client, tmp_path).read_bytes() == LINE
