@@ -13,6 +13,9 @@ from sidemirror.web.identify import SERVER_ID
 from sidemirror.web.security import public
 from sidemirror.web.state import APP_STATE
 
+# The protocol v1.1 additions this server implements (docs/api.md, `/health`).
+FEATURES = ["history"]
+
 # The sources' startup indexing, which runs after the server listens (sources/files/indexing.py).
 INDEXING = web.AppKey("indexing", Indexing)
 
@@ -26,6 +29,7 @@ async def health(request: web.Request) -> web.Response:
             "app": "sidemirror",
             "version": __version__,
             "protocol": PROTOCOL_VERSION,
+            "features": FEATURES,
             "status": "ok",
             "server_id": request.app[SERVER_ID],
             "instance": state.instance,

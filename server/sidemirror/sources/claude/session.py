@@ -16,6 +16,7 @@ from pathlib import Path
 
 from sidemirror.core.models import SessionItem
 from sidemirror.core.store import ParseProblem, SessionLog, SessionUpdate, Store, state_after
+from sidemirror.sources.claude.history import EarlierItems
 from sidemirror.sources.claude.merge import merged
 from sidemirror.sources.claude.parser import MAIN, ClaudeParser
 from sidemirror.sources.claude.positions import SLOTS, Positions
@@ -54,6 +55,7 @@ class ClaudeSession(FileSession):
         # The parser and tailers are made by the first load (`_build` calls `_fresh`), not here:
         # thousands of sessions are indexed and most are never opened.
         self.tailers: dict[str, JsonlTailer] = {}
+        self.history = EarlierItems(main, stopping)  # the skipped part, read on demand
 
     def _fresh(self, starts: dict[str, int], keep_from: int) -> None:
         """A parser and tailers for a parse starting at `starts` (file key -> byte offset) that
@@ -202,6 +204,12 @@ class ClaudeSession(FileSession):
         self._publish(items, batch.problems)
         return bool(items)
 
+    async def _earlier(self, below: int, count: int) -> tuple[list[SessionItem], bool]:
+        """Items of the skipped part below seq `below` (sources/claude/history.py)."""
+        below = min(below, self.keep_after + 1)  # never the held items
+        self.history.agents = dict(self.agents)
+        return await asyncio.to_thread(self.history.before, below, count)
+
     async def _rebuild(self) -> None:
         """A file stopped being append-only: start over under a new epoch."""
         epoch, items, problems = await asyncio.to_thread(self._build_fresh)
@@ -212,6 +220,7 @@ class ClaudeSession(FileSession):
         parser = self.parser
         skipped = self.keep_from
         self.log.skipped_bytes = skipped
+        self.log.earlier = self._earlier if skipped else None
         # A parse from a sync point saw neither the first prompt nor the start time: the
         # indexed ones (read from the file's head) stay.
         update = SessionUpdate(
