@@ -74,6 +74,8 @@ def resolve_workspace(value: str) -> WorkspaceRef:
 
 # (seq bound, count) -> (items, has_more): see SessionLog.earlier. Runs the read off the loop.
 EarlierReader = Callable[[int, int], Awaitable[tuple[list[SessionItem], bool]]]
+# Receives (epoch, items) batches from a worker thread: see SessionLog.scan.
+ItemSink = Callable[[str, list[SessionItem]], None]
 
 _REDACTED_SESSION_FIELDS = frozenset({"session_id", "title"})
 _REDACTED_WORKSPACE_FIELDS = frozenset({"directory", "name", "branch"})
@@ -101,6 +103,9 @@ class SessionLog:
     # Reads items of that skipped part on demand (core/history.py): given a seq bound and a
     # count, the last `count` items below the bound, oldest first, and whether more precede them.
     earlier: EarlierReader | None = None
+    # Reads every item a load would give, in batches to a sink, without loading the session
+    # (the search index's backfill: index/search_feed.py); False when it is loaded already.
+    scan: Callable[[ItemSink], Awaitable[bool]] | None = None
 
     def __setattr__(self, name: str, value: object) -> None:
         # Whoever sets them (a source, the store, a journal replay), these are shown in every

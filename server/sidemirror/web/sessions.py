@@ -60,6 +60,8 @@ async def full_item(request: web.Request) -> web.Response:
     wanted = request.query.get("session")
     candidates = [session_of(ws, wanted)] if wanted else list(ws.sessions.values())
     for log in candidates:
+        if wanted:  # a session not read yet has no epoch until it is (a search hit's session)
+            await state.store.load(log)
         if not item_id.startswith(log.epoch + "."):
             continue
         await state.store.load(log)

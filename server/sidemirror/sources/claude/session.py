@@ -15,7 +15,14 @@ import threading
 from pathlib import Path
 
 from sidemirror.core.models import SessionItem
-from sidemirror.core.store import ParseProblem, SessionLog, SessionUpdate, Store, state_after
+from sidemirror.core.store import (
+    ItemSink,
+    ParseProblem,
+    SessionLog,
+    SessionUpdate,
+    Store,
+    state_after,
+)
 from sidemirror.sources.claude.history import EarlierItems
 from sidemirror.sources.claude.merge import merged
 from sidemirror.sources.claude.parser import MAIN, ClaudeParser
@@ -31,6 +38,7 @@ from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 # of a huge transcript is the items kept plus this, not every record of the file.
 LOAD_BUFFER_BYTES = 8 * 1024 * 1024
 LOAD_CHUNK_BYTES = 4 * 1024 * 1024  # per read of one file: fewer, larger reads on a big load
+SCAN_PAGE_ITEMS = 1000  # items of a skipped part read back at once by a scan
 
 
 class ClaudeSession(FileSession):
@@ -203,6 +211,21 @@ class ClaudeSession(FileSession):
             self.journal.append([Entry(key, batch.offset, self._inode(key))])
         self._publish(items, batch.problems)
         return bool(items)
+
+    def _scan(self, sink: ItemSink) -> None:
+        """A load's items (FileSession._scan), then a huge transcript's skipped part, read back
+        a page at a time: the whole session, in bounded memory."""
+        epoch, items, _problems = self._build()
+        sink(epoch, items)
+        below = self.keep_after + 1
+        self.history.agents = dict(self.agents)
+        more = self.keep_from > 0
+        while more:
+            found, more = self.history.before(below, SCAN_PAGE_ITEMS)
+            if found:
+                sink(epoch, found)
+                below = found[0].seq
+            more = more and bool(found)
 
     async def _earlier(self, below: int, count: int) -> tuple[list[SessionItem], bool]:
         """Items of the skipped part below seq `below` (sources/claude/history.py)."""
