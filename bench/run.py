@@ -31,6 +31,7 @@ import forward  # noqa: E402
 import peers  # noqa: E402
 import pyspy as prof  # noqa: E402
 import rendered  # noqa: E402
+import review  # noqa: E402
 import synth  # noqa: E402
 
 BENCH = peers.BENCH
@@ -619,6 +620,11 @@ async def main(args: argparse.Namespace) -> None:
             res["forward"] = await forward.forward(root, args.forward_mb, args.appends, args.rate)
             log(f"  {res['forward']}")
             save(res)
+        if want("review"):
+            log("review: open a 24 MB transcript, before= pages, search")
+            res["review"] = await review.review(root, args)
+            log(f"  {res['review']}")
+            save(res)
         if want("fanout"):
             log("fanout")
             res["fanout"] = await fanout(root, args)
@@ -635,7 +641,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--full", action="store_true", help="the issue's sizes")
     p.add_argument(
-        "--only", default="", help="comma list: latency,rendered,cold,snapshot,fanout,forward"
+        "--only",
+        default="",
+        help="comma list: latency,rendered,cold,snapshot,fanout,forward,review",
     )
     p.add_argument("--skip-peers", default="", help="comma list of peers not to run")
     p.add_argument("--appends", type=int, default=200, help="appends per latency phase")

@@ -30,7 +30,17 @@ from sidemirror.sources.files.indexing import Indexing
 from sidemirror.sources.procs import pid_alive
 from sidemirror.sources.registry import build_sources
 from sidemirror.sources.remote.hosts import RemoteHosts
-from sidemirror.web import activity, forward, health, identify, ingest, pair, sessions
+from sidemirror.web import (
+    activity,
+    changes,
+    forward,
+    health,
+    identify,
+    ingest,
+    pair,
+    search,
+    sessions,
+)
 from sidemirror.web.bodies import NDJSON_LIMIT
 from sidemirror.web.peer import OwnerCache
 from sidemirror.web.security import Guard, Tickets, security_headers, security_middleware
@@ -54,6 +64,9 @@ def routes() -> list[web.RouteDef]:
         web.get("/workspace/{ws}/sessions", sessions.list_sessions),
         web.get("/workspace/{ws}/session", sessions.snapshot),
         web.get("/workspace/{ws}/session/stream", session_stream),
+        web.get("/workspace/{ws}/session/changes", changes.session_changes),
+        web.get("/workspace/{ws}/search", search.search_session),
+        web.get("/api/search", search.search_all),
         web.get("/workspace/{ws}/session/items/{item_id}", sessions.full_item),
         # Pushed sessions.
         web.post("/api/ingest", ingest.ingest_ndjson),
@@ -151,6 +164,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
         for task in list(state.streams):
             task.cancel()
 
+    app.cleanup_ctx.append(search.search_lifecycle)  # first: its tap sees every item
     app.cleanup_ctx.append(lifecycle)
     app.on_shutdown.append(close_streams)
     return app

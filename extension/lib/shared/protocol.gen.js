@@ -107,7 +107,8 @@ export const ITEM_FIELDS = Object.freeze({
     "kind",
     "input",
     "truncated_input",
-    "full_length"
+    "full_length",
+    "diff"
   ],
   "tool_result": [
     "id",

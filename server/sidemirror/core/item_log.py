@@ -78,6 +78,13 @@ class ItemLog:
         index = bisect_left(self._seqs, seq)
         return index if index < len(self._seqs) and self._seqs[index] == seq else None
 
+    def count_before(self, seq: int) -> int:
+        """How many items have a seq below `seq` (the index where an item numbered `seq` is or
+        would be)."""
+        if self._seqs is None:
+            return min(max(seq - 1, 0), len(self))
+        return bisect_left(self._seqs, seq)
+
     def newest(self, count: int) -> list[SessionItem]:
         """The last `count` items, oldest first (mostly from memory)."""
         start = max(0, len(self) - count)

@@ -78,6 +78,39 @@ class AssistantEvent(_Event):
     )
 
 
+class DiffHunk(BaseModel):
+    """One unified-diff hunk: where it sits in the old and new text (1-based, as `diff -u`
+    numbers them) and its lines, each starting with `+`, `-` or a space."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    old_start: int
+    old_lines: int
+    new_start: int
+    new_lines: int
+    lines: list[str]
+
+
+class FileDiff(BaseModel):
+    """What an edit changed in one file, computed by the server from the tool call's input."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    added: int = Field(description="Lines added, counted over the whole change.")
+    removed: int = Field(description="Lines removed, counted over the whole change.")
+    hunks: list[DiffHunk] = Field(
+        description="Line numbers count from the edited text itself where the agent gave only "
+        "the text it replaced (Edit, MultiEdit, apply_patch), from the file where it gave the "
+        "whole file (ACP diffs)."
+    )
+    truncated: bool = Field(
+        default=False,
+        description="Lines were left out or cut (as other fields are cut to `--max-chars`); "
+        "`GET .../items/{id}` gives the hunks whole.",
+    )
+
+
 class ToolUseEvent(_Event):
     """A tool call; `input` is a one-line human summary (command, path, pattern, URL...)."""
 
@@ -88,6 +121,12 @@ class ToolUseEvent(_Event):
     input: str
     truncated_input: bool = False
     full_length: int = 0
+    diff: FileDiff | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Present on an edit or write (Edit, MultiEdit, Write, NotebookEdit, "
+        "apply_patch, an ACP diff): what it changed, as unified hunks (redacted).",
+    )
 
 
 class ToolResultEvent(_Event):
@@ -130,11 +169,14 @@ class TurnCompleteEvent(_Event):
     context_tokens: int | None = Field(
         default=None,
         description="Tokens in the model's context at the turn's last request (input, cache read "
-        "and cache write; an ACP agent's `usage_update.used`); null when unknown.",
+        "and cache write of its last main-thread request; an ACP agent's `usage_update.used`; "
+        "Codex's last `token_count` input); null when unknown.",
     )
     context_window: int | None = Field(
         default=None,
-        description="The model's context window in tokens, when the source reports it.",
+        description="The model's context window in tokens: the source's own figure where it "
+        "reports one (ACP `usage_update.size`, `claude -p`'s `modelUsage`, Codex's "
+        "`model_context_window`), else the dated price table's; null when neither knows it.",
     )
 
 

@@ -37,6 +37,7 @@ class _Table:
     as_of: str
     source: str
     prices: dict[str, Price]
+    windows: dict[str, int]  # context windows in tokens, by the same keys, where published
 
 
 def _number(model: str, field: str, value: object) -> float:
@@ -53,13 +54,19 @@ def _table() -> _Table:
     raw = resources.files("sidemirror").joinpath("data/pricing.json").read_text("utf-8")
     data = json.loads(raw)
     prices: dict[str, Price] = {}
+    windows: dict[str, int] = {}
     for model, fields in data["models"].items():
         missing = [name for name in _FIELDS if name not in fields]
         if missing:
             raise ValueError(f"pricing.json: {model} lacks {', '.join(missing)}")
         values = [_number(model, name, fields[name]) for name in _FIELDS]
         prices[model.lower()] = Price(model, *values)
-    return _Table(str(data["as_of"]), str(data["source"]), prices)
+        window = fields.get("context_window")
+        if window is not None:
+            if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+                raise ValueError(f"pricing.json: {model}.context_window must be a positive integer")
+            windows[model.lower()] = window
+    return _Table(str(data["as_of"]), str(data["source"]), prices, windows)
 
 
 def pricing_as_of() -> str:
@@ -111,6 +118,12 @@ def price_for(model: str | None) -> Price | None:
         if name.startswith(key) and _HARMLESS_SUFFIX.fullmatch(name, len(key)) is not None
     ]
     return prices[max(matches, key=len)] if matches else None
+
+
+def context_window_for(model: str | None) -> int | None:
+    """The model's context window from the table, or ``None`` when it gives none."""
+    price = price_for(model)
+    return None if price is None else _table().windows.get(price.model.lower())
 
 
 def estimate_cost_usd(

@@ -31,6 +31,8 @@ class Projector:
             # An item read from an over-long line is already cut: it keeps saying so.
             data[flag] = truncated or data[flag]
             data["full_length"] = max(full_length, data["full_length"])
+        if data.get("diff"):
+            data["diff"] = cap_diff(data["diff"], self.max_chars)
         return data
 
     def to_json(self, item: SessionItem) -> str:
@@ -46,3 +48,27 @@ def full_dict(item: SessionItem) -> dict[str, Any]:
     if fields is not None:
         data["full_length"] = max(len(data[fields[0]]), data["full_length"])
     return data
+
+
+def cap_diff(diff: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    """A diff's hunks cut to `max_chars` characters of lines, as the long text fields are: the
+    first lines whole, the one that crosses the limit cut, the rest left out. Hunk headers and
+    the `added`/`removed` counts stay those of the whole change."""
+    budget = max_chars
+    cut = False
+    shown_lines = 0
+    hunks: list[dict[str, Any]] = []
+    for hunk in diff["hunks"]:
+        lines: list[str] = []
+        for line in hunk["lines"]:
+            if budget < 2:  # not even a marker and one character: leave the rest out
+                break
+            shown, was_cut, _ = truncate(line, budget)
+            lines.append(shown)
+            budget -= len(line)
+            cut = cut or was_cut
+        if lines:
+            hunks.append({**hunk, "lines": lines})
+        shown_lines += len(lines)
+    cut = cut or shown_lines < sum(len(h["lines"]) for h in diff["hunks"])
+    return {**diff, "hunks": hunks, "truncated": bool(diff.get("truncated")) or cut}

@@ -72,6 +72,11 @@ def resolve_workspace(value: str) -> WorkspaceRef:
     return WorkspaceRef(workspace_id_for(value), workspace_directory(value))
 
 
+# (seq bound, count) -> (items, has_more): see SessionLog.earlier. Runs the read off the loop.
+EarlierReader = Callable[[int, int], Awaitable[tuple[list[SessionItem], bool]]]
+# Receives (epoch, items) batches from a worker thread: see SessionLog.scan.
+ItemSink = Callable[[str, list[SessionItem]], None]
+
 _REDACTED_SESSION_FIELDS = frozenset({"session_id", "title"})
 _REDACTED_WORKSPACE_FIELDS = frozenset({"directory", "name", "branch"})
 
@@ -95,6 +100,12 @@ class SessionLog:
     # Bytes of the source before the first item held: a huge transcript is read from a point
     # near its end, and what precedes that point is not parsed (sources/claude_sync.py).
     skipped_bytes: int = 0
+    # Reads items of that skipped part on demand (core/history.py): given a seq bound and a
+    # count, the last `count` items below the bound, oldest first, and whether more precede them.
+    earlier: EarlierReader | None = None
+    # Reads every item a load would give, in batches to a sink, without loading the session
+    # (the search index's backfill: index/search_feed.py); False when it is loaded already.
+    scan: Callable[[ItemSink], Awaitable[bool]] | None = None
 
     def __setattr__(self, name: str, value: object) -> None:
         # Whoever sets them (a source, the store, a journal replay), these are shown in every
@@ -275,6 +286,14 @@ class Store:
         self._publish(log, ItemPublished(log.session_id, item))
         return item
 
+    def adopt(self, log: SessionLog, item: SessionItem) -> SessionItem:
+        """An item read back from the skipped part of a source (history), given its id and
+        redacted as `append` would, without being stored or published: a later read of the same
+        part gives the same item."""
+        redact_item_fields(item)
+        item.id = f"{log.epoch}.{item.seq}"
+        return item
+
     def publish_ephemeral(self, log: SessionLog, item: SessionItem) -> None:
         """Send a live-only item (partial text) to subscribers without storing it.
 
@@ -291,6 +310,7 @@ class Store:
         log.epoch = epoch
         log.items.clear()
         log.skipped_bytes = 0
+        log.earlier = None
         self._publish(log, LogReset(log.session_id, epoch))
 
     def start_epoch(self, log: SessionLog, epoch: str) -> None:

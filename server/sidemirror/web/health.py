@@ -8,13 +8,24 @@ from aiohttp import web
 
 from sidemirror import __version__
 from sidemirror.core.models import PROTOCOL_VERSION
+from sidemirror.index.search_feed import SearchFeed
 from sidemirror.sources.files.indexing import Indexing
 from sidemirror.web.identify import SERVER_ID
 from sidemirror.web.security import public
 from sidemirror.web.state import APP_STATE
 
+# The protocol v1.1 additions this server implements (docs/api.md, `/health`).
+FEATURES = ["history", "diffs", "context", "search", "forward"]
+
 # The sources' startup indexing, which runs after the server listens (sources/files/indexing.py).
 INDEXING = web.AppKey("indexing", Indexing)
+# The search index's feed, set when the index is open (web/search.py).
+SEARCH_FEED = web.AppKey("search_feed", SearchFeed)
+
+
+def search_progress(app: web.Application) -> dict[str, int] | None:
+    feed = app.get(SEARCH_FEED)
+    return None if feed is None else feed.progress()
 
 
 @public
@@ -26,6 +37,7 @@ async def health(request: web.Request) -> web.Response:
             "app": "sidemirror",
             "version": __version__,
             "protocol": PROTOCOL_VERSION,
+            "features": FEATURES,
             "status": "ok",
             "server_id": request.app[SERVER_ID],
             "instance": state.instance,
@@ -37,6 +49,8 @@ async def health(request: web.Request) -> web.Response:
             "parse_errors_detail": list(reversed(state.store.parse_error_details)),
             "parse_errors": state.store.parse_errors,
             "streams": len(state.streams),  # open SSE streams (session and activity)
+            # Sessions the search index holds whole, out of those known (index/search_feed.py).
+            "search_index": search_progress(request.app),
         }
     )
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from sidemirror.core.history import item_at
 from sidemirror.core.projection import full_dict
 from sidemirror.core.store import SessionLog, Workspace
 from sidemirror.core.views import session_summary, snapshot_json, workspace_summary
 from sidemirror.web.bodies import parse_limit
+from sidemirror.web.history import history_page
 from sidemirror.web.state import APP_STATE
 
 
@@ -44,6 +46,9 @@ async def snapshot(request: web.Request) -> web.Response:
     log = session_of(workspace_of(request), request.query.get("session"))
     limit = parse_limit(request, state.settings.snapshot_limit)
     await state.store.load(log)
+    before = request.query.get("before")
+    if before is not None:  # reading back (history)
+        return await history_page(state.store, log, before, limit)
     body = snapshot_json(state.store, log, limit)
     return web.Response(text=body, content_type="application/json")
 
@@ -55,10 +60,12 @@ async def full_item(request: web.Request) -> web.Response:
     wanted = request.query.get("session")
     candidates = [session_of(ws, wanted)] if wanted else list(ws.sessions.values())
     for log in candidates:
+        if wanted:  # a session not read yet has no epoch until it is (a search hit's session)
+            await state.store.load(log)
         if not item_id.startswith(log.epoch + "."):
             continue
         await state.store.load(log)
-        item = log.item(item_id)
+        item = await item_at(state.store, log, item_id)
         if item is not None:
             return web.json_response(full_dict(item))
     raise web.HTTPNotFound(text=f"unknown item {item_id!r} in workspace {ws.id}")

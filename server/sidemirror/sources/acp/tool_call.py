@@ -19,6 +19,7 @@ from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_list as _list
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.common import compact_json, flatten_content, one_line
+from sidemirror.sources.diffs import acp_diff, claude_tool_diff
 from sidemirror.sources.tool_names import tool_kind, tool_summary
 
 # ACP's tool kinds → ours. `think` is what adapters call sub-agent and reasoning tools.
@@ -119,6 +120,8 @@ class ToolCall:
             name=self.name,
             kind=self.kind,
             input=redact_text(self.summary()),
+            # ACP `diff` content first (whole files); else what the adapter's tool asked for.
+            diff=acp_diff(self._blocks()) or claude_tool_diff(self.tool_name, self.raw_input),
         )
 
     def _blocks(self) -> list[dict[str, Any]]:

@@ -216,6 +216,7 @@ class ClaudeParser:
             turn.last_ts = ts or turn.last_ts
             if model and model != "<synthetic>":
                 turn.model = model
+                turn.last_request = usage or turn.last_request
         content = message.get("content")
         if record.get("isApiErrorMessage") is True:
             if parent is None and turn is not None:

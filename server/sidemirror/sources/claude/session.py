@@ -15,7 +15,15 @@ import threading
 from pathlib import Path
 
 from sidemirror.core.models import SessionItem
-from sidemirror.core.store import ParseProblem, SessionLog, SessionUpdate, Store, state_after
+from sidemirror.core.store import (
+    ItemSink,
+    ParseProblem,
+    SessionLog,
+    SessionUpdate,
+    Store,
+    state_after,
+)
+from sidemirror.sources.claude.history import EarlierItems
 from sidemirror.sources.claude.merge import merged
 from sidemirror.sources.claude.parser import MAIN, ClaudeParser
 from sidemirror.sources.claude.positions import SLOTS, Positions
@@ -30,6 +38,7 @@ from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 # of a huge transcript is the items kept plus this, not every record of the file.
 LOAD_BUFFER_BYTES = 8 * 1024 * 1024
 LOAD_CHUNK_BYTES = 4 * 1024 * 1024  # per read of one file: fewer, larger reads on a big load
+SCAN_PAGE_ITEMS = 1000  # items of a skipped part read back at once by a scan
 
 
 class ClaudeSession(FileSession):
@@ -54,6 +63,7 @@ class ClaudeSession(FileSession):
         # The parser and tailers are made by the first load (`_build` calls `_fresh`), not here:
         # thousands of sessions are indexed and most are never opened.
         self.tailers: dict[str, JsonlTailer] = {}
+        self.history = EarlierItems(main, stopping)  # the skipped part, read on demand
 
     def _fresh(self, starts: dict[str, int], keep_from: int) -> None:
         """A parser and tailers for a parse starting at `starts` (file key -> byte offset) that
@@ -202,6 +212,27 @@ class ClaudeSession(FileSession):
         self._publish(items, batch.problems)
         return bool(items)
 
+    def _scan(self, sink: ItemSink) -> None:
+        """A load's items (FileSession._scan), then a huge transcript's skipped part, read back
+        a page at a time: the whole session, in bounded memory."""
+        epoch, items, _problems = self._build()
+        sink(epoch, items)
+        below = self.keep_after + 1
+        self.history.agents = dict(self.agents)
+        more = self.keep_from > 0
+        while more:
+            found, more = self.history.before(below, SCAN_PAGE_ITEMS)
+            if found:
+                sink(epoch, found)
+                below = found[0].seq
+            more = more and bool(found)
+
+    async def _earlier(self, below: int, count: int) -> tuple[list[SessionItem], bool]:
+        """Items of the skipped part below seq `below` (sources/claude/history.py)."""
+        below = min(below, self.keep_after + 1)  # never the held items
+        self.history.agents = dict(self.agents)
+        return await asyncio.to_thread(self.history.before, below, count)
+
     async def _rebuild(self) -> None:
         """A file stopped being append-only: start over under a new epoch."""
         epoch, items, problems = await asyncio.to_thread(self._build_fresh)
@@ -212,6 +243,7 @@ class ClaudeSession(FileSession):
         parser = self.parser
         skipped = self.keep_from
         self.log.skipped_bytes = skipped
+        self.log.earlier = self._earlier if skipped else None
         # A parse from a sync point saw neither the first prompt nor the start time: the
         # indexed ones (read from the file's head) stay.
         update = SessionUpdate(

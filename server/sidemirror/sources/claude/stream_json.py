@@ -32,7 +32,7 @@ from sidemirror.core.models import (
     TurnStatus,
     UserEvent,
 )
-from sidemirror.core.pricing import estimate_cost_usd
+from sidemirror.core.pricing import context_window_for, estimate_cost_usd
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.base import Emitted
 from sidemirror.sources.claude import stream_system
@@ -291,7 +291,7 @@ class StreamJsonConverter:
         closed.stop_reason = "interrupted" if stopped else _text(record.get("stop_reason")) or None
         if failed:
             closed.stop_reason = subtype or closed.stop_reason
-        closed.context_window = _context_window(record, self.model)
+        closed.context_window = _context_window(record, self.model) or closed.context_window
         items.append(closed)
         return items
 
@@ -344,6 +344,7 @@ class StreamJsonConverter:
             duration_ms=duration_ms,
             status=status,
             context_tokens=context,
+            context_window=context_window_for(self.model),  # the result's own figure wins
         )
 
 

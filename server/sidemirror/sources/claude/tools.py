@@ -20,6 +20,7 @@ from sidemirror.core.models import (
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.common import flatten_content
+from sidemirror.sources.diffs import claude_tool_diff
 from sidemirror.sources.tool_names import tool_kind, tool_summary
 
 
@@ -106,6 +107,7 @@ def tool_call_item(
         name=name,
         kind=tool_kind(name),
         input=redact_text(tool_summary(name, tool_input)),
+        diff=claude_tool_diff(name, tool_input),
     )
 
 

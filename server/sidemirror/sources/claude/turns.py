@@ -13,7 +13,7 @@ from typing import Any
 
 from sidemirror.core.clock import ms_between
 from sidemirror.core.models import TurnCompleteEvent, TurnStatus
-from sidemirror.core.pricing import estimate_cost_usd
+from sidemirror.core.pricing import context_window_for, estimate_cost_usd
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,8 @@ class Turn:
     ended_on_text: bool = False
     failed: bool = False
     interrupted: bool = False
+    # The latest main-thread request's usage: what the model saw (`context_tokens`).
+    last_request: Usage | None = None
 
 
 class TurnTracker:
@@ -144,4 +146,13 @@ class TurnTracker:
             model=turn.model,
             duration_ms=duration_ms,
             status=status,
+            context_tokens=context_tokens(turn.last_request),
+            context_window=context_window_for(turn.model),
         )
+
+
+def context_tokens(usage: Usage | None) -> int | None:
+    """Tokens the model saw in one request: its input, cache reads and cache writes."""
+    if usage is None:
+        return None
+    return usage.input + usage.cache_read + usage.cache_write_5m + usage.cache_write_1h

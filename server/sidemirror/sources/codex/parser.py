@@ -36,12 +36,13 @@ from sidemirror.core.models import (
     TurnStatus,
     UserEvent,
 )
-from sidemirror.core.pricing import estimate_cost_usd
+from sidemirror.core.pricing import context_window_for, estimate_cost_usd
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.codex.tools import (
     kind_of,
     output_text,
     parse_arguments,
+    patch_diff,
     plan_entries,
     summary,
     tool_name,
@@ -92,6 +93,10 @@ class CodexParser:
         self.turns = 0
         self.current: _Turn | None = None
         self.totals: dict[str, int] = dict.fromkeys(_TOKEN_FIELDS, 0)
+        # From the latest `token_count`: the last request's input (cached included: what the
+        # model saw) and the window Codex reports for the model.
+        self.context_tokens: int | None = None
+        self.context_window: int | None = None
         self._calls: dict[str, tuple[str, str]] = {}  # call_id -> (name, ts)
         self._web = 0
 
@@ -165,6 +170,8 @@ class CodexParser:
                 model=self.model,
                 duration_ms=ms_between(turn.started, ts) if turn.started and ts else None,
                 status=status,
+                context_tokens=self.context_tokens,
+                context_window=self.context_window or context_window_for(self.model),
             )
         ]
 
@@ -294,6 +301,7 @@ class CodexParser:
                     name=name,
                     kind=kind_of(name),
                     input=redact_text(summary(name, args)),
+                    diff=patch_diff(name, args),
                 )
             ]
         )
@@ -337,9 +345,16 @@ class CodexParser:
             text = _text(p.get("text"))
             return self._thinking(text, ts, "event") if text.strip() else []
         if kind == "token_count":
-            totals = _dict(p.get("info")).get("total_token_usage")
+            info = _dict(p.get("info"))
+            totals = info.get("total_token_usage")
             if totals is not None:
                 self.totals = _tokens(totals)
+            last = info.get("last_token_usage")
+            if isinstance(last, dict):
+                self.context_tokens = _tokens(last)["input_tokens"]
+            window = info.get("model_context_window")
+            if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+                self.context_window = window
             return []
         if kind == "task_complete":
             return self._close("ok", ts)

@@ -12,12 +12,13 @@ import json
 import re
 from typing import Any
 
-from sidemirror.core.models import PlanEntry, ToolKind
+from sidemirror.core.models import FileDiff, PlanEntry, ToolKind
 from sidemirror.core.redact import redact_text
 from sidemirror.core.typed import hide_typed_values
 from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.common import compact_json, one_line
+from sidemirror.sources.diffs import patch_diffs
 
 KINDS: dict[str, ToolKind] = {
     "exec_command": "execute",
@@ -88,6 +89,15 @@ def summary(name: str, args: Any) -> str:
         if isinstance(args.get(key), str) and args[key]:
             return one_line(args[key])
     return one_line(compact_json(args))
+
+
+def patch_diff(name: str, args: Any) -> FileDiff | None:
+    """What an `apply_patch` call changes (its first file: one diff a tool call)."""
+    if name != "apply_patch":
+        return None
+    patch = args if isinstance(args, str) else _text(_dict(args).get("input"))
+    diffs = patch_diffs(patch)
+    return diffs[0] if diffs else None
 
 
 def plan_entries(args: Any) -> list[PlanEntry]:

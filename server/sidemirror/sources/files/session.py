@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror.core.models import SessionItem
-from sidemirror.core.store import ParseProblem, SessionLog, Store
+from sidemirror.core.store import ItemSink, ParseProblem, SessionLog, Store
 from sidemirror.sources.files.tailer import JsonlTailer
 
 
@@ -35,6 +35,7 @@ class FileSession:
         self.stopping = stopping  # its source's `BackgroundTasks.stopping`
         self.lock = asyncio.Lock()
         self.loaded = False
+        log.scan = self.scan
 
     def new_tailer(self, path: Path, offset: int = 0) -> JsonlTailer:
         """A tailer of one of this session's files: JSON objects only, and its reads end when
@@ -49,6 +50,21 @@ class FileSession:
             self.loaded = True
             self.store.start_epoch(self.log, epoch)
             self._publish(items, problems)
+
+    async def scan(self, sink: ItemSink) -> bool:
+        """Every item a load would give, to `sink(epoch, items)`, without loading the session
+        (nothing reaches the store): the search index reads sessions nobody opened this way.
+        The epoch is the one a load will use (kept in the session's journal). False when the
+        session is loaded: its items are the store's."""
+        async with self.lock:
+            if self.loaded:
+                return False
+            await asyncio.to_thread(self._scan, sink)
+            return True
+
+    def _scan(self, sink: ItemSink) -> None:
+        epoch, items, _problems = self._build()
+        sink(epoch, items)
 
     def _build(self) -> tuple[str, list[SessionItem], list[ParseProblem]]:
         """The session's epoch, items and the lines that could not be read (or were cut), read

@@ -4,7 +4,8 @@ session gives, so a faster load (streamed, chunked, other decoder) cannot shift 
 The digests cover every item (all fields but id/seq, in order: the seq is the position), the
 merge journal (file runs and their end offsets) and the session metadata. They were taken from
 the whole-file load that came before the streamed one. If a parser change alters items on
-purpose, update them (and expect clients' cursors to reset across that upgrade).
+purpose, update them (and expect clients' cursors to reset across that upgrade). Edits' `diff`
+and turns' `context_tokens`/`context_window` changed them last: no other field, no id moved.
 """
 
 from __future__ import annotations
@@ -25,26 +26,26 @@ from tests.conftest import FIXTURES as FIXTURE_ROOT
 
 FIXTURES = FIXTURE_ROOT / "claude"
 PINNED = {  # name: (main file, items, journal entries, digest)
-    "flat": ("flat-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", 22, 6, "0c3307ba39f10abc"),
+    "flat": ("flat-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", 22, 6, "e98944540250faa3"),
     "turn-1": ("incremental-subagents/turn-1.jsonl", 67, 3, "fa37dfdd19388e85"),
-    "turn-2": ("incremental-subagents/turn-2.jsonl", 90, 3, "34e60b09a0707273"),
+    "turn-2": ("incremental-subagents/turn-2.jsonl", 90, 3, "6f78ed4a3f686f9a"),
     "init": (
         "sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
         26,
         1,
-        "0fe1e7b01190263a",
+        "6b3050e69836d746",
     ),
     "orchestrator": (
         "sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
         47,
         1,
-        "f61ee2221c42ee4a",
+        "06007dd7dad3713b",
     ),
     "todo-app": (
         "sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
         418,
         1,
-        "3c940691e952e29c",
+        "9d25dc3da7e688ef",
     ),
 }
 

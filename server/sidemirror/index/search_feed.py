@@ -1,0 +1,206 @@
+"""What fills the search index: every item the store publishes (live, within one write batch),
+and in the background, at low priority, every session nobody opened (read through
+`SessionLog.scan` without loading it) and the skipped part of huge transcripts.
+
+Text indexed is the item's redacted text (the store's; `redact_item_fields` runs on what a scan
+reads, as `Store.append` does), so the index never holds what the API would not show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Iterable
+
+from sidemirror.core.hub import ItemPublished, LogReset, Message
+from sidemirror.core.models import (
+    ErrorEvent,
+    PlanEvent,
+    SessionItem,
+    SystemEvent,
+    ToolResultEvent,
+    ToolUseEvent,
+)
+from sidemirror.core.redact_fields import redact_item_fields
+from sidemirror.core.store import SessionLog, Store
+from sidemirror.index.search import Doc, SearchIndex
+
+logger = logging.getLogger(__name__)
+
+MAX_BODY_CHARS = 32_000  # of one item's text: the rest of a huge output is not searched
+FILL_BATCH_ITEMS = 500  # items of a loaded session indexed per step
+PAUSE_BETWEEN_SESSIONS_S = 0.02  # the backfill leaves the loop and the disk to live work
+IDLE_RESCAN_S = 5.0  # how often an idle backfill looks for sessions that grew unopened
+
+
+def searchable_text(item: SessionItem) -> str:
+    """The text of an item a user would search for ("" for items with none)."""
+    if isinstance(item, ToolUseEvent):
+        parts = [item.name, item.input]
+        if item.diff is not None:
+            parts.append(item.diff.path)
+            parts += [line[1:] for h in item.diff.hunks for line in h.lines if line[:1] in "+-"]
+        text = "\n".join(parts)
+    elif isinstance(item, ToolResultEvent):
+        text = item.output
+    elif isinstance(item, ErrorEvent):
+        text = item.message
+    elif isinstance(item, PlanEvent):
+        text = "\n".join(entry.content for entry in item.entries)
+    elif isinstance(item, SystemEvent):
+        text = item.content
+    else:
+        text = getattr(item, "content", "")
+    return text[:MAX_BODY_CHARS] if isinstance(text, str) else ""
+
+
+def docs_of(log: SessionLog, epoch: str, items: Iterable[SessionItem]) -> list[Doc]:
+    docs = []
+    for item in items:
+        body = searchable_text(item)
+        if body.strip():
+            docs.append(
+                Doc(log.workspace_id, log.session_id, epoch, item.seq, item.type, item.ts, body)
+            )
+    return docs
+
+
+class Stopped(Exception):
+    """Raised into a scan's worker thread when the feed stops: the scan ends at its next batch."""
+
+
+class SearchFeed:
+    """Keeps `index` current with `store`: a store tap for live items, a task for the rest."""
+
+    def __init__(self, store: Store, index: SearchIndex) -> None:
+        self.store = store
+        self.index = index
+        self._task: asyncio.Task[None] | None = None
+        self._filling: dict[tuple[str, str], asyncio.Future[None]] = {}
+        self._pending: list[Doc] = []  # live rows of this loop iteration, written as one batch
+        self.ready = asyncio.Event()  # set after the first full pass over every session
+        self._stopped = False
+
+    def tap(self, log: SessionLog, message: Message) -> None:
+        """A store tap (runs on the loop for every message the store publishes)."""
+        if isinstance(message, ItemPublished):
+            docs = docs_of(log, log.epoch, [message.item])
+            if docs and not self._pending:
+                asyncio.get_running_loop().call_soon(self._flush)
+            self._pending += docs
+        elif isinstance(message, LogReset):
+            self._flush()  # rows of the old epoch first, then their removal
+            self.index.keep_epoch(log.workspace_id, log.session_id, message.epoch)
+
+    def _flush(self) -> None:
+        docs, self._pending = self._pending, []
+        self.index.add_live(docs)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._backfill(), name="search-backfill")
+
+    async def stop(self) -> None:
+        self._stopped = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    def progress(self) -> dict[str, int]:
+        """Sessions indexed whole out of those known (`/health`: the index is filling until
+        they are equal)."""
+        logs = [log for ws in self.store.workspaces.values() for log in ws.sessions.values()]
+        return {"done": sum(1 for log in logs if self.current(log)), "total": len(logs)}
+
+    def current(self, log: SessionLog) -> bool:
+        """Whether the index holds the whole session (live items keep a loaded one current)."""
+        if log.scan is None and log.loader is not None:
+            # A session its source cannot read without loading (an ingest journal at start):
+            # indexed when first read, as its load publishes every item; never loaded for this.
+            return True
+        mark = self.index.marks.get((log.workspace_id, log.session_id))
+        if mark is None:
+            return False
+        epoch, marker = mark
+        if log.items or log.scan is None:
+            return epoch == log.epoch  # loaded: the tap adds what it publishes
+        return marker >= log.last_activity  # not loaded: indexed as it stood then
+
+    async def ensure(self, log: SessionLog) -> None:
+        """Index the session whole now if it is not (a search of one session waits for it),
+        then wait until every row queued so far is written."""
+        if not self.current(log):
+            await self.fill(log)
+        ticket = self.index.written()
+        await asyncio.to_thread(self.index.wait_written, ticket)
+
+    async def fill(self, log: SessionLog) -> None:
+        key = (log.workspace_id, log.session_id)
+        running = self._filling.get(key)
+        if running is None:
+            running = asyncio.ensure_future(self._fill(log))
+            self._filling[key] = running
+            running.add_done_callback(lambda _f: self._filling.pop(key, None))
+        await asyncio.shield(running)
+
+    async def _fill(self, log: SessionLog) -> None:
+        marker = log.last_activity
+        epochs: list[str] = []
+
+        def sink(epoch: str, items: list[SessionItem]) -> None:  # a worker thread
+            if self._stopped:
+                raise Stopped
+            last = 0
+            for item in items:  # numbered as Store.append numbers them
+                item.seq = item.seq if item.seq > last else last + 1
+                last = item.seq
+                redact_item_fields(item)
+            epochs.append(epoch)
+            self.index.add(docs_of(log, epoch, items))
+
+        try:
+            scanned = log.scan is not None and await log.scan(sink)
+        except Stopped:
+            return
+        if scanned:
+            if epochs:
+                self.index.mark(log.workspace_id, log.session_id, epochs[0], marker)
+            return
+        await self._fill_loaded(log, marker)
+
+    async def _fill_loaded(self, log: SessionLog, marker: float) -> None:
+        """A loaded session: the items it holds, then its skipped part, a batch at a time."""
+        await self.store.load(log)
+        epoch, items = log.epoch, log.items
+        for start in range(0, len(items), FILL_BATCH_ITEMS):
+            batch = [items[i] for i in range(start, min(start + FILL_BATCH_ITEMS, len(items)))]
+            await asyncio.to_thread(self.index.add, docs_of(log, epoch, batch))
+        below = items.seq_at(0) if items else 1
+        while log.earlier is not None and log.epoch == epoch:
+            found, more = await log.earlier(below, 1000)
+            await asyncio.to_thread(self.index.add, docs_of(log, epoch, found))
+            if not (more and found):
+                break
+            below = found[0].seq
+        if log.epoch == epoch:
+            self.index.mark(log.workspace_id, log.session_id, epoch, marker)
+
+    async def _backfill(self) -> None:
+        while True:
+            pending = [
+                log
+                for ws in list(self.store.workspaces.values())
+                for log in list(ws.sessions.values())
+                if not self.current(log)
+            ]
+            pending.sort(key=lambda log: log.last_activity, reverse=True)
+            for log in pending:
+                try:
+                    await self.fill(log)
+                except Exception:  # one unreadable session never stops the rest
+                    logger.exception("search: could not index session %s", log.session_id)
+                await asyncio.sleep(PAUSE_BETWEEN_SESSIONS_S)
+            self.ready.set()
+            await asyncio.sleep(IDLE_RESCAN_S)

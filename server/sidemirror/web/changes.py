@@ -1,0 +1,45 @@
+"""`GET /workspace/{id}/session/changes`: every file a session's edits touched, with net lines.
+
+Built from the `diff` each edit's `tool_use` carries (sources/diffs.py), so it says what the
+timeline says; each file names the tool calls that touched it, for the panel to jump to them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from sidemirror.core.models import ToolUseEvent
+from sidemirror.web.sessions import session_of, workspace_of
+from sidemirror.web.state import APP_STATE
+
+
+async def session_changes(request: web.Request) -> web.Response:
+    state = request.app[APP_STATE]
+    log = session_of(workspace_of(request), request.query.get("session"))
+    await state.store.load(log)
+    files: dict[str, dict[str, Any]] = {}
+    for item in log.items:
+        if not isinstance(item, ToolUseEvent) or item.diff is None:
+            continue
+        diff = item.diff
+        entry = files.setdefault(
+            diff.path,
+            {"path": diff.path, "added": 0, "removed": 0, "tool_use_ids": [], "item_ids": []},
+        )
+        entry["added"] += diff.added
+        entry["removed"] += diff.removed
+        entry["tool_use_ids"].append(item.tool_use_id)
+        entry["item_ids"].append(item.id)
+    return web.json_response(
+        {
+            "workspace": log.workspace_id,
+            "session": log.session_id,
+            "epoch": log.epoch,
+            # The files are those of the items held: a huge transcript's skipped part is not
+            # read for this (its edits appear as a client pages back to them).
+            "skipped_bytes": log.skipped_bytes,
+            "files": list(files.values()),
+        }
+    )

@@ -1,0 +1,94 @@
+"""Full-text search routes: one whole session (`GET /workspace/{id}/search`), and every session
+on the machine (`GET /api/search`), answered from the index (index/search.py), newest first."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from aiohttp import web
+
+from sidemirror.core.redact import redact_text
+from sidemirror.core.store import Store, resolve_workspace
+from sidemirror.core.truncate import truncate
+from sidemirror.index.search import BadQuery, Doc, SearchIndex
+from sidemirror.index.search_feed import SearchFeed
+from sidemirror.web.bodies import error_response, parse_limit
+from sidemirror.web.health import SEARCH_FEED as SEARCH
+from sidemirror.web.sessions import session_of, workspace_of
+from sidemirror.web.state import APP_STATE
+
+DEFAULT_HITS = 50
+
+
+async def search_lifecycle(app: web.Application) -> AsyncIterator[None]:
+    """Opens the index and taps the store before the sources start (every item published from
+    then on is indexed live), then fills the rest in the background."""
+    state = app[APP_STATE]
+    index = SearchIndex(state.settings.data_dir)
+    await asyncio.to_thread(index.start)
+    feed = app[SEARCH] = SearchFeed(state.store, index)
+    state.store.taps.append(feed.tap)
+    feed.start()
+    yield
+    await feed.stop()
+    state.store.taps.remove(feed.tap)
+    await asyncio.to_thread(index.stop)
+
+
+def _query(request: web.Request) -> str:
+    q = request.query.get("q", "").strip()
+    if not q:
+        raise web.HTTPBadRequest(text="query parameter 'q' (the text to search for) is required")
+    return q
+
+
+async def _answer(request: web.Request, q: str, **where: str) -> web.Response:
+    state = request.app[APP_STATE]
+    feed = request.app[SEARCH]
+    limit = parse_limit(request, DEFAULT_HITS)
+    try:
+        hits = await asyncio.to_thread(feed.index.search, q, limit=limit, **where)
+    except BadQuery as error:
+        return error_response(
+            400,
+            "bad_query",
+            f"not a valid search: {error} (words match whole tokens; quote a phrase or "
+            'anything with punctuation: "foo-bar"; operators: AND OR NOT, prefix*)',
+        )
+    shown = [h for h in (_hit(state.store, hit) for hit in hits) if h is not None]
+    return web.json_response({"hits": shown})
+
+
+def _hit(store: Store, hit: Doc) -> dict[str, Any] | None:
+    ws = store.workspace(hit.workspace)
+    log = ws.sessions.get(hit.session) if ws is not None else None
+    if log is None or (log.items and log.epoch != hit.epoch):
+        return None  # a session gone, or rebuilt since: its old ids name nothing
+    snippet, _cut, _n = truncate(redact_text(hit.body), store.projector.max_chars)
+    return {
+        "workspace": hit.workspace,
+        "session": hit.session,
+        "item_id": f"{hit.epoch}.{hit.seq}",
+        "type": hit.type,
+        "ts": hit.ts,
+        "snippet": snippet,
+    }
+
+
+async def search_session(request: web.Request) -> web.Response:
+    """One whole session, read for the index first if it was not yet (however large)."""
+    q = _query(request)
+    ws = workspace_of(request)
+    log = session_of(ws, request.query.get("session"))
+    await request.app[SEARCH].ensure(log)
+    return await _answer(request, q, workspace=ws.id, session=log.session_id)
+
+
+async def search_all(request: web.Request) -> web.Response:
+    q = _query(request)
+    where = {}
+    if "workspace" in request.query:
+        where["workspace"] = resolve_workspace(request.query["workspace"]).id
+    return await _answer(request, q, **where)
