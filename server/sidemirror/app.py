@@ -17,6 +17,7 @@ from pathlib import Path
 from aiohttp import web
 
 from sidemirror import __version__
+from sidemirror.activity.links import BrowserLinks
 from sidemirror.activity.log import ActivityLog
 from sidemirror.core.debug_trace import DebugTrace
 from sidemirror.core.hub import Hub
@@ -32,6 +33,7 @@ from sidemirror.sources.registry import build_sources
 from sidemirror.sources.remote.hosts import RemoteHosts
 from sidemirror.web import (
     activity,
+    browser_links,
     changes,
     forward,
     health,
@@ -68,6 +70,7 @@ def routes() -> list[web.RouteDef]:
         web.get("/workspace/{ws}/search", search.search_session),
         web.get("/api/search", search.search_all),
         web.get("/workspace/{ws}/session/items/{item_id}", sessions.full_item),
+        web.get("/workspace/{ws}/session/items/{item_id}/activity", browser_links.call_activity),
         # Pushed sessions.
         web.post("/api/ingest", ingest.ingest_ndjson),
         web.get("/api/ingest/ws", ingest.ingest_ws),
@@ -124,6 +127,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app[identify.SERVER_ID] = identify.load_server_id(settings.data_dir)
     app[pair.PAIRING_CODES] = pair.PairingCodes()
     remote = app[forward.REMOTE_HOSTS] = RemoteHosts(store, settings.data_dir)
+    app[browser_links.BROWSER_LINKS] = BrowserLinks(store, state.activity)
     app.on_response_prepare.append(security_headers)
     app.add_routes(routes())
     trace = None

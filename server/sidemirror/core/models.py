@@ -365,6 +365,20 @@ class ActivityRef(BaseModel):
     selector: str = Field(default="", description="CSS selector, when the tool knows one.")
 
 
+class ActivityLink(BaseModel):
+    """The session item an activity entry is linked to (browser-link): enough to name it
+    ("from Claude: click e5 · turn 4") and to open it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session: str = Field(description="Session id of the tool call.")
+    item_id: str = Field(description="Id of its `tool_use` item.")
+    agent: str = Field(description="The session's agent (`claude`, `codex`, `acp`...).")
+    name: str = Field(description="The tool's name, e.g. `mcp__playwright__browser_click`.")
+    label: str = Field(description="A short one-line description of the call, e.g. `click e5`.")
+    turn: int = Field(description="1-based turn of the session in which the call was made.")
+
+
 class ActivityEntry(BaseModel):
     """A browse action or observation, as stored and streamed.
 
@@ -417,6 +431,18 @@ class ActivityEntry(BaseModel):
         default_factory=list, description="Element refs seen on `url` (`GET /api/refs`)."
     )
     ts: str = Field(default="", description="ISO 8601 time; the server's clock if not given.")
+    # Absent (not null) unless set, so entries that no tool call explains keep their v1 form.
+    tool_use_id: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="The agent's tool call that caused this entry: reported by the sender, or "
+        "derived by the server from the call's time window (browser-link).",
+    )
+    link: ActivityLink | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Where that tool call is in its session (derived when sent, never stored).",
+    )
 
 
 class GapMessage(_Control):

@@ -15,9 +15,14 @@ from typing import Any, Generic, TypeVar
 from aiohttp import web
 from pydantic import BaseModel
 
+from sidemirror.activity.browser_events import kind_of, since_time
+from sidemirror.activity.calls import iso, to_epoch
+from sidemirror.activity.log import RING_SIZE
 from sidemirror.core.store import Workspace, resolve_workspace
 from sidemirror.core.views import snapshot_head, workspace_summary
 from sidemirror.mcp.schemas import (
+    BrowserEventsInput,
+    BrowserEventsOutput,
     GetActivityInput,
     GetActivityOutput,
     GetSessionInput,
@@ -28,6 +33,7 @@ from sidemirror.mcp.schemas import (
     ReportBrowserActionOutput,
     clean_schema,
 )
+from sidemirror.web.browser_links import BROWSER_LINKS
 from sidemirror.web.state import APP_STATE
 
 In = TypeVar("In", bound=BaseModel)
@@ -129,6 +135,34 @@ async def get_activity(app: web.Application, args: GetActivityInput) -> dict[str
     return {"workspace": ws_id, "entries": [e.model_dump(mode="json") for e in entries]}
 
 
+async def browser_events(app: web.Application, args: BrowserEventsInput) -> dict[str, Any]:
+    activity = app[APP_STATE].activity
+    if args.workspace is None:
+        latest = activity.latest_workspace()
+        if latest is None:
+            raise ToolError("no agent has acted in a browser yet; pass `workspace`")
+        ws = _find_workspace(app, latest[0])
+    else:
+        ws = _find_workspace(app, args.workspace)
+    links = app[BROWSER_LINKS]
+    held = activity.entries(ws.id, RING_SIZE)
+    named = [e.tool_use_id for e in held if e.tool_use_id]
+    calls = await links.workspace_calls(ws, None, [n for n in named if n])
+    try:
+        start, call_id, meaning = since_time(args.since, calls, args.session)
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
+    wanted = set(args.kinds)
+    picked = [e for e in held if kind_of(e) in wanted and (to_epoch(e.ts) or 0.0) >= start]
+    events = await links.annotate(picked[-args.limit :])
+    return {
+        "workspace": ws.id,
+        "since": {"ts": iso(start), "tool_use_id": call_id, "meaning": meaning},
+        "matched": len(picked),
+        "events": [e.model_dump(mode="json") for e in events],
+    }
+
+
 TOOLS: dict[str, Tool[Any]] = {
     tool.name: tool
     for tool in (
@@ -170,6 +204,17 @@ TOOLS: dict[str, Tool[Any]] = {
             GetActivityInput,
             GetActivityOutput,
             get_activity,
+        ),
+        Tool(
+            "sidemirror_browser_events",
+            "What happened in the browser since…",
+            "Console errors, page exceptions, failed requests, navigations and dialogs the "
+            "user's browser showed since your last Edit/Write (`since: \"last_edit\"`, the "
+            "default), since one of your tool calls (its id), or since a time; each names the "
+            "tool call that caused it. Secrets redacted, newest `limit` returned.",
+            BrowserEventsInput,
+            BrowserEventsOutput,
+            browser_events,
         ),
     )
 }

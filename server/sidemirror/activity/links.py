@@ -1,0 +1,139 @@
+"""Browser ↔ session: which tool call caused which activity entry.
+
+A browser tool call (by name, see calls.py, or because an entry named its id) is linked to the
+activity entries of its workspace whose time falls between the call's start and its result; an
+entry inside several windows (parallel calls) goes to the one that started last, the innermost.
+An entry reported with a `tool_use_id` is linked to that call whatever its time.
+
+Nothing here is stored: links are derived from the session logs and the activity log, which
+both survive a restart, so the links do too. Entries are annotated on their way out (a copy with
+`tool_use_id` and `link`); the entries held in the activity log are never changed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sidemirror.activity.calls import Call, SessionCalls, to_epoch
+from sidemirror.activity.log import RING_SIZE, ActivityLog
+from sidemirror.core.models import ActivityEntry, ActivityLink
+from sidemirror.core.store import Store, Workspace
+
+# A window is looked for at most this far back from an entry: bounds the search, and a call
+# left open by a crashed agent cannot swallow everything after it.
+MAX_CALL_S = 1800.0
+
+
+@dataclass
+class WorkspaceCalls:
+    """A workspace's tool calls at one moment: every call by id, browser calls by start."""
+
+    by_id: dict[str, Call] = field(default_factory=dict)
+    browser: list[Call] = field(default_factory=list)
+    starts: list[float] = field(default_factory=list)
+    sessions: list[SessionCalls] = field(default_factory=list)
+
+    def call_for(self, entry: ActivityEntry, now: float) -> Call | None:
+        if entry.tool_use_id is not None:
+            return self.by_id.get(entry.tool_use_id)
+        when = to_epoch(entry.ts)
+        if when is None:
+            return None
+        # Latest start first: the innermost of overlapping windows.
+        for index in range(bisect.bisect_right(self.starts, when) - 1, -1, -1):
+            call = self.browser[index]
+            if call.start < when - MAX_CALL_S:
+                break
+            if call.contains(when, now):
+                return call
+        return None
+
+
+def link_of(call: Call) -> ActivityLink:
+    return ActivityLink(
+        session=call.session,
+        item_id=call.item_id,
+        agent=call.agent,
+        name=call.name,
+        label=call.label,
+        turn=call.turn,
+    )
+
+
+class BrowserLinks:
+    """Links entries to tool calls for one server (store + activity log)."""
+
+    def __init__(self, store: Store, activity: ActivityLog) -> None:
+        self.store = store
+        self.activity = activity
+        self._scanned: dict[tuple[str, str], SessionCalls] = {}
+
+    async def workspace_calls(
+        self, ws: Workspace, since: float | None = None, named: Sequence[str] = ()
+    ) -> WorkspaceCalls:
+        """The calls of the workspace's sessions active at `since` or later (all when None);
+        `named` are call ids entries reported, whose calls count as browser calls."""
+        out = WorkspaceCalls()
+        for log in list(ws.sessions.values()):
+            recent = (
+                since is None or not log.last_activity or (log.last_activity >= since - MAX_CALL_S)
+            )
+            if not recent:
+                continue
+            await self.store.load(log)
+            key = (ws.id, log.session_id)
+            scanned = self._scanned.get(key)
+            if scanned is None:
+                scanned = self._scanned[key] = SessionCalls(log.session_id, log.agent)
+            scanned.update(log)
+            out.sessions.append(scanned)
+            out.by_id.update(scanned.calls)
+        wanted = set(named)
+        browser = [c for c in out.by_id.values() if c.browser or c.tool_use_id in wanted]
+        browser.sort(key=lambda c: c.start)
+        out.browser = browser
+        out.starts = [c.start for c in browser]
+        return out
+
+    async def annotate(self, entries: Sequence[ActivityEntry]) -> list[ActivityEntry]:
+        """Copies of `entries` with `tool_use_id` and `link` set where a call explains them."""
+        out = list(entries)
+        groups: dict[str, list[int]] = {}
+        for index, entry in enumerate(entries):
+            if entry.workspace is not None:
+                groups.setdefault(entry.workspace, []).append(index)
+        now = time.time()
+        for ws_id, indexes in groups.items():
+            ws = self.store.workspace(ws_id)
+            if ws is None:
+                continue
+            times = [t for t in (to_epoch(entries[i].ts) for i in indexes) if t is not None]
+            named = [entries[i].tool_use_id for i in indexes if entries[i].tool_use_id]
+            calls = await self.workspace_calls(
+                ws, min(times) if times else None, [n for n in named if n]
+            )
+            for index in indexes:
+                call = calls.call_for(entries[index], now)
+                if call is not None:
+                    out[index] = entries[index].model_copy(
+                        update={"tool_use_id": call.tool_use_id, "link": link_of(call)}
+                    )
+        return out
+
+    async def entries_of_call(
+        self, ws: Workspace, tool_use_id: str
+    ) -> tuple[Call | None, list[ActivityEntry]]:
+        """The call and the entries linked to it, oldest first (from the entries still held)."""
+        held = self.activity.entries(ws.id, RING_SIZE)
+        named = [e.tool_use_id for e in held if e.tool_use_id]
+        calls = await self.workspace_calls(ws, None, [n for n in named if n])
+        call = calls.by_id.get(tool_use_id)
+        if call is None:
+            return None, []
+        now = time.time()
+        linked = [e for e in held if calls.call_for(e, now) is call]
+        return call, [e.model_copy(update={"tool_use_id": call.tool_use_id,
+                                           "link": link_of(call)}) for e in linked]  # fmt: skip
