@@ -17,6 +17,7 @@ const nextId = (prefix) => `${prefix}-${++uid}`;
  * @property {(itemId: string) => Promise<object>} fetchFull  fetch one full item ("Show more")
  * @property {(toolUseId: string, card: ToolCard) => void} onToolCard  a tool card was built: its
  *   result and sub-agent items attach to it later
+ * @property {(card: ToolCard, result: object) => void} [onToolResult]  a card got its result
  */
 
 /**
@@ -139,6 +140,7 @@ export function attachResult(card, item, ctx) {
   const result = resultBlock(item, ctx);
   const sub = card.el.querySelector(":scope > details.subagent");
   card.el.insertBefore(result, sub || null);
+  ctx.onToolResult?.(card, item); // browser-summary.js: what the browser showed meanwhile
 }
 
 /** A running tool's progress (live `tool_progress`): how long it has been running. */

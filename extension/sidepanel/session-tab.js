@@ -4,6 +4,7 @@ import { ApiError, api, path } from "../lib/page/client.js";
 import { h, setText } from "../lib/page/dom.js";
 import { CONTROL_TYPES, PROTOCOL_VERSION } from "../lib/shared/protocol.gen.js";
 import { SessionStream } from "../lib/page/session-stream.js";
+import { BrowserSummaries, revealItem } from "./browser-summary.js";
 import { icon } from "./icons.js";
 import { AUTO, fillPicker, sessionOptions, workspaceOptions } from "./session-pickers.js";
 import { stateContent } from "./session-states.js";
@@ -65,8 +66,10 @@ class SessionTab {
       icon("down"),
       h("span", { class: "pill-text", text: "New activity" }),
     );
+    this.browserSummaries = new BrowserSummaries({ fetchActivity: (id) => api(`${path.item(this.ws, id)}/activity`) });
     this.timeline = new Timeline(this.scroller, {
       fetchFull: (id) => api(path.item(this.ws, id)),
+      onToolResult: (card, item) => this.browserSummaries.onResult(card, item),
       onUnseen: (n) => {
         this.pill.hidden = n === 0;
         this.pill.querySelector(".pill-text").textContent = n === 1 ? "1 new item" : `${n} new items`;
@@ -112,6 +115,20 @@ class SessionTab {
     if (this.stream) return; // the stream's own reconnect banner covers it
     if (status.state === "not_running" || status.state === "other_server") this._state(status.state);
     else this._state("error", status.error);
+  }
+
+  /** Show one item (an Activity row's back-link): its workspace and session, then the item. */
+  async openItem({ workspace, session, itemId }) {
+    if (workspace && (workspace !== this.ws || (session && session !== this.session) || !this.stream)) {
+      this.wsChoice = workspace;
+      this.ws = workspace;
+      this.sessionChoice = session || AUTO;
+      this.session = session || null;
+      this._fillWorkspaces();
+      this._stopStream();
+      if (await this._loadSessions()) this._startStream();
+    }
+    return revealItem(this.timeline.list, itemId);
   }
 
   // --- workspaces and sessions ---

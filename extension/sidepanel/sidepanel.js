@@ -30,6 +30,11 @@ const ctx = {
     return () => listeners.delete(fn);
   },
   checkNow: () => checkNow().catch((err) => console.warn("sidemirror: check failed", err)),
+  // An Activity row's back-link: the Session tab, on that tool call (browser-summary.js).
+  openItem(target) {
+    select("session", true);
+    return tabs.get("session").instance.openItem(target);
+  },
 };
 
 function setStatus(next) {
