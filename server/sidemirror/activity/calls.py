@@ -105,7 +105,6 @@ class SessionCalls:
     scanned: int = 0
     turn: int = 1
     calls: dict[str, Call] = field(default_factory=dict)
-    ordered: list[Call] = field(default_factory=list)  # by start: items come in time order
     open: dict[str, Call] = field(default_factory=dict)
     last_edit: Call | None = None
 
@@ -132,7 +131,7 @@ class SessionCalls:
 
     def _restart(self, epoch: str) -> None:
         self.epoch, self.scanned, self.turn, self.last_edit = epoch, 0, 1, None
-        self.calls, self.ordered, self.open = {}, [], {}
+        self.calls, self.open = {}, {}
 
     def _started(self, item: ToolUseEvent) -> None:
         start = to_epoch(item.ts)
@@ -151,7 +150,6 @@ class SessionCalls:
             browser=is_browser_tool(item.name),
         )
         self.calls[call.tool_use_id] = call
-        self.ordered.append(call)
         self.open[call.tool_use_id] = call
         if item.kind in ("edit", "write"):
             self.last_edit = call
