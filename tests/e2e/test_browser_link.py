@@ -68,4 +68,5 @@ def test_tool_card_summary_and_activity_back_link(
     click_card = cards.filter(has=panel.locator(".tool-name", has_text="browser_click"))
     expect(click_card).to_be_focused()
     expect(click_card.locator(".browser-summary-line")).to_have_text(
-        "→ /login · 1 console error · 1 failed request")
+        "→ /login · 1 console error · 1 failed request"
+    )

@@ -17,7 +17,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from sidemirror.clients.observe_cdp import observe
 from sidemirror.core.clock import now_iso
-from sidemirror.runtime import write_runtime_file
+from sidemirror.runtime_file import write_runtime_file
 
 from tests.server.clients.test_observe_cdp import CHROMIUM, cdp_call
 from tests.server.clients.test_observe_cdp import chromium as chromium  # the fixture
@@ -93,6 +93,7 @@ async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
 
     try:
         async with aiohttp.ClientSession() as http:
+
             async def targets() -> Any:
                 try:
                     async with http.get(f"{chromium}/json/list") as resp:
@@ -116,12 +117,24 @@ async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
 
         # The agent's Playwright call starts (its tool_use is in the transcript) ...
         with transcript.open("a") as f:
-            f.write(record("use", [{"type": "tool_use", "id": CALL_ID,
-                                    "name": "mcp__playwright__browser_click",
-                                    "input": {"element": "Save", "ref": "e7"}}], now_iso(), 1))
+            f.write(
+                record(
+                    "use",
+                    [
+                        {
+                            "type": "tool_use",
+                            "id": CALL_ID,
+                            "name": "mcp__playwright__browser_click",
+                            "input": {"element": "Save", "ref": "e7"},
+                        }
+                    ],
+                    now_iso(),
+                    1,
+                )
+            )
 
         async def call_item() -> Any:
-            listed = (await (await client.get("/api/workspaces", headers=AUTH)).json())
+            listed = await (await client.get("/api/workspaces", headers=AUTH)).json()
             if not listed["workspaces"]:
                 return None
             ws = listed["workspaces"][0]["id"]
@@ -145,8 +158,14 @@ async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
 
         # The call's result; then the page fails once more, after the call: not linked.
         with transcript.open("a") as f:
-            f.write(record("result", [{"tool_use_id": CALL_ID, "type": "tool_result",
-                                       "content": "Clicked Save"}], now_iso(), 2))
+            f.write(
+                record(
+                    "result",
+                    [{"tool_use_id": CALL_ID, "type": "tool_result", "content": "Clicked Save"}],
+                    now_iso(),
+                    2,
+                )
+            )
 
         async def result_read() -> bool:
             snap = await (await client.get(f"/workspace/{ws}/session", headers=AUTH)).json()

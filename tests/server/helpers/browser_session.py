@@ -34,17 +34,34 @@ class PlannedCall:
 
 
 CALLS = [
-    PlannedCall("edit1", "Edit", {"file_path": f"{CWD}/app.js", "old_string": "a",
-                                  "new_string": "b"}, 1, 2),  # fmt: skip
-    PlannedCall("nav", "mcp__playwright__browser_navigate",
-                {"url": "http://localhost:3000/dashboard"}, 10, 13),
+    PlannedCall(
+        "edit1", "Edit", {"file_path": f"{CWD}/app.js", "old_string": "a", "new_string": "b"}, 1, 2
+    ),  # fmt: skip
+    PlannedCall(
+        "nav",
+        "mcp__playwright__browser_navigate",
+        {"url": "http://localhost:3000/dashboard"},
+        10,
+        13,
+    ),
     PlannedCall("bash", "Bash", {"command": "npm test"}, 20, 25),
-    PlannedCall("click", "mcp__playwright__browser_click", {"element": "Log in", "ref": "e5"},
-                30, 34),
-    PlannedCall("edit2", "Edit", {"file_path": f"{CWD}/login.js", "old_string": "x",
-                                  "new_string": "y"}, 40, 41),  # fmt: skip
-    PlannedCall("nav2", "mcp__playwright__browser_navigate",
-                {"url": "http://localhost:3000/settings"}, 50, 53),
+    PlannedCall(
+        "click", "mcp__playwright__browser_click", {"element": "Log in", "ref": "e5"}, 30, 34
+    ),
+    PlannedCall(
+        "edit2",
+        "Edit",
+        {"file_path": f"{CWD}/login.js", "old_string": "x", "new_string": "y"},
+        40,
+        41,
+    ),  # fmt: skip
+    PlannedCall(
+        "nav2",
+        "mcp__playwright__browser_navigate",
+        {"url": "http://localhost:3000/settings"},
+        50,
+        53,
+    ),
 ]
 TOOL_IDS = {c.key: f"toolu_01BrowserLink{c.key.capitalize():0<12}" for c in CALLS}
 
@@ -58,25 +75,49 @@ def _entry(at: float, kind: str, command: str, **extra: Any) -> dict[str, Any]:
 PLAN: list[tuple[dict[str, Any], str | None]] = [
     (_entry(5, "console", "console.error", error="stale warning", status="error"), None),
     (_entry(10.5, "navigation", "navigate", url="http://localhost:3000/dashboard"), "nav"),
-    (_entry(11, "console", "console.error", error="Failed to load widget", status="error"),
-     "nav"),
-    (_entry(12, "error", "request.failed", args=["POST", "http://localhost:3000/api/session",
-                                                  "500"],
-            error="HTTP 500 Internal Server Error", status="error"), "nav"),
+    (_entry(11, "console", "console.error", error="Failed to load widget", status="error"), "nav"),
+    (
+        _entry(
+            12,
+            "error",
+            "request.failed",
+            args=["POST", "http://localhost:3000/api/session", "500"],
+            error="HTTP 500 Internal Server Error",
+            status="error",
+        ),
+        "nav",
+    ),
     (_entry(13, "console", "console.error", error="Uncaught (in promise)", status="error"), "nav"),
     (_entry(15, "console", "console.error", error="between calls", status="error"), None),
     # During Bash: linked because a tool reported an entry naming that call (the next one).
     (_entry(22, "console", "console.error", error="during the tests", status="error"), "bash"),
     (_entry(23, "command_end", "screenshot", tool_use_id="@bash", source="agent"), "bash"),
-    (_entry(31, "error", "request.failed", args=["GET", "http://localhost:3000/api/me", "401"],
-            error="HTTP 401 Unauthorized", status="error"), "click"),
+    (
+        _entry(
+            31,
+            "error",
+            "request.failed",
+            args=["GET", "http://localhost:3000/api/me", "401"],
+            error="HTTP 401 Unauthorized",
+            status="error",
+        ),
+        "click",
+    ),
     (_entry(32, "navigation", "navigate", url="http://localhost:3000/login"), "click"),
     (_entry(33.5, "console", "console.error", error="Login failed", status="error"), "click"),
-    (_entry(45, "console", "console.error", error="TypeError: user is null", status="error"),
-     None),
+    (_entry(45, "console", "console.error", error="TypeError: user is null", status="error"), None),
     (_entry(51, "navigation", "navigate", url="http://localhost:3000/settings"), "nav2"),
-    (_entry(52, "error", "exception", error="ReferenceError: theme is not defined",
-            args=["at render (http://localhost:3000/settings.js:7:3)"], status="error"), "nav2"),
+    (
+        _entry(
+            52,
+            "error",
+            "exception",
+            error="ReferenceError: theme is not defined",
+            args=["at render (http://localhost:3000/settings.js:7:3)"],
+            status="error",
+        ),
+        "nav2",
+    ),
 ]
 # Inside a browser call's window, but another workspace's: never linked to this session.
 FOREIGN = {**_entry(11.5, "console", "console.error", error="other project", status="error"),
@@ -84,9 +125,7 @@ FOREIGN = {**_entry(11.5, "console", "console.error", error="other project", sta
 
 
 def iso(base: datetime, at: float) -> str:
-    return (base + timedelta(seconds=at)).isoformat(timespec="milliseconds").replace(
-        "+00:00", "Z"
-    )
+    return (base + timedelta(seconds=at)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def transcript_lines(base: datetime) -> list[str]:

@@ -44,8 +44,11 @@ async def server(
         for _ in range(400):  # until the transcript is indexed and read whole
             listed = await (await http.get(srv.make_url("/api/workspaces"))).json()
             if listed["workspaces"]:
-                snap = await (await http.get(srv.make_url(
-                    f"/workspace/{listed['workspaces'][0]['id']}/session"))).json()
+                snap = await (
+                    await http.get(
+                        srv.make_url(f"/workspace/{listed['workspaces'][0]['id']}/session")
+                    )
+                ).json()
                 if sum(i["type"] == "tool_result" for i in snap["items"]) == len(CALLS):
                     break
             await asyncio.sleep(0.05)
@@ -58,8 +61,10 @@ async def server(
 
 async def call(srv: TestServer, arguments: dict[str, Any]) -> Any:
     url = str(srv.make_url("/mcp"))
-    async with httpx2.AsyncClient(headers=AUTH, timeout=10) as http, \
-            Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+    async with (
+        httpx2.AsyncClient(headers=AUTH, timeout=10) as http,
+        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+    ):
         return await client.call_tool("sidemirror_browser_events", arguments)
 
 
@@ -74,7 +79,9 @@ async def test_console_error_after_the_last_edit(server: tuple[TestServer, datet
     # After the last Edit: the uncaught error of t=45 (no call caused it), then the exception
     # the second navigation caused — nothing from before the Edit.
     assert [e["error"] for e in out["events"]] == [
-        "TypeError: user is null", "ReferenceError: theme is not defined"]
+        "TypeError: user is null",
+        "ReferenceError: theme is not defined",
+    ]
     assert out["matched"] == 2
     assert "tool_use_id" not in out["events"][0]
     assert out["events"][1]["tool_use_id"] == TOOL_IDS["nav2"]
@@ -83,26 +90,33 @@ async def test_console_error_after_the_last_edit(server: tuple[TestServer, datet
 
     # Every observed kind by default: the navigation to /settings too.
     everything = (await call(srv, {"workspace": CWD})).structured_content
-    assert [e["command"] for e in everything["events"]] == ["console.error", "navigate",
-                                                             "exception"]
+    assert [e["command"] for e in everything["events"]] == [
+        "console.error",
+        "navigate",
+        "exception",
+    ]
 
 
 @pytest.mark.filterwarnings("ignore:ping is removed")
 async def test_since_a_tool_call_a_time_and_the_cap(server: tuple[TestServer, datetime]) -> None:
     srv, base = server
-    click = (await call(srv, {"workspace": CWD, "since": TOOL_IDS["click"],
-                                 "kinds": ["network"]})).structured_content
+    click = (
+        await call(srv, {"workspace": CWD, "since": TOOL_IDS["click"], "kinds": ["network"]})
+    ).structured_content
     assert [e["args"][:2] for e in click["events"]] == [["GET", "http://localhost:3000/api/me"]]
     assert click["events"][0]["tool_use_id"] == TOOL_IDS["click"]
 
     since = iso(base, 0)
-    capped = (await call(srv, {"workspace": CWD, "since": since, "limit": 2,
-                                  "kinds": ["console"]})).structured_content
+    capped = (
+        await call(srv, {"workspace": CWD, "since": since, "limit": 2, "kinds": ["console"]})
+    ).structured_content
     # The plan's console errors at 5, 11, 13, 15, 22, 33.5 and 45 s and the exception at 52 s
     # (not the other workspace's error at 11.5 s).
     assert capped["matched"] == 8
     assert [e["error"] for e in capped["events"]] == [
-        "TypeError: user is null", "ReferenceError: theme is not defined"]
+        "TypeError: user is null",
+        "ReferenceError: theme is not defined",
+    ]
 
     bad = await call(srv, {"workspace": CWD, "since": "yesterday-ish"})
     assert bad.is_error and "ISO 8601" in bad.content[0].text

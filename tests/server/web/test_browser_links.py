@@ -63,7 +63,10 @@ async def check_links(client: Any, snap: dict[str, Any]) -> None:
     nav = await call_activity(client, ws, items["nav"]["id"])
     summary = nav["summary"]
     assert (summary["where"], summary["console_errors"], summary["failed_requests"]) == (
-        "/dashboard", 2, 1)
+        "/dashboard",
+        2,
+        1,
+    )
     assert nav["label"] == "navigate http://localhost:3000/dashboard" and nav["turn"] == 1
     click = await call_activity(client, ws, items["click"]["id"])
     assert click["label"] == "click e5"
