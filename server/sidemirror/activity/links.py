@@ -14,17 +14,37 @@ from __future__ import annotations
 
 import bisect
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sidemirror.activity.calls import Call, SessionCalls, to_epoch
 from sidemirror.activity.log import RING_SIZE, ActivityLog
 from sidemirror.core.models import ActivityEntry, ActivityLink
-from sidemirror.core.store import Store, Workspace
+from sidemirror.core.store import SessionLog, Store, Workspace
 
 # A window is looked for at most this far back from an entry: bounds the search, and a call
 # left open by a crashed agent cannot swallow everything after it.
 MAX_CALL_S = 1800.0
+MAX_SCANNED_SESSIONS = 256
+# Sessions not read yet that annotating one batch of streamed entries may read.
+MAX_LOADS_TO_ANNOTATE = 4
+
+
+def _is_read(log: SessionLog) -> bool:
+    return log.loader is None and (log.loading is None or log.loading.done())
+
+
+def _may_overlap(log: SessionLog, span: tuple[float, float] | None) -> bool:
+    """Whether the session can hold a call running in `span`: it was active at most one call's
+    length before the first entry, and had started by the last one (unknown times: maybe)."""
+    if span is None:
+        return True
+    first, last = span
+    if log.last_activity and log.last_activity < first - MAX_CALL_S:
+        return False
+    started = to_epoch(log.started_at)
+    return started is None or started <= last + 1.0
 
 
 @dataclass
@@ -69,26 +89,30 @@ class BrowserLinks:
     def __init__(self, store: Store, activity: ActivityLog) -> None:
         self.store = store
         self.activity = activity
-        self._scanned: dict[tuple[str, str], SessionCalls] = {}
+        # Scanned sessions, least recently used first: bounded, a rescan is only a re-read.
+        self._scanned: OrderedDict[tuple[str, str], SessionCalls] = OrderedDict()
 
     async def workspace_calls(
-        self, ws: Workspace, since: float | None = None, named: Sequence[str] = ()
+        self,
+        ws: Workspace,
+        span: tuple[float, float] | None = None,
+        named: Sequence[str] = (),
+        max_loads: int | None = None,
     ) -> WorkspaceCalls:
-        """The calls of the workspace's sessions active at `since` or later (all when None);
-        `named` are call ids entries reported, whose calls count as browser calls."""
+        """The calls of the workspace's sessions that may hold a call of the time `span` (first,
+        last entry; all sessions when None). `named` are call ids entries reported, whose calls
+        count as browser calls. Sessions not read yet are read, at most `max_loads` of them (the
+        newest): the activity stream must not parse a whole archive to annotate old entries."""
         out = WorkspaceCalls()
-        for log in list(ws.sessions.values()):
-            recent = (
-                since is None or not log.last_activity or (log.last_activity >= since - MAX_CALL_S)
-            )
-            if not recent:
-                continue
+        candidates = [log for log in list(ws.sessions.values()) if _may_overlap(log, span)]
+        unread = [log for log in candidates if not _is_read(log)]
+        if max_loads is not None and len(unread) > max_loads:
+            unread.sort(key=lambda log: log.last_activity, reverse=True)
+            skipped = {id(log) for log in unread[max_loads:]}
+            candidates = [log for log in candidates if id(log) not in skipped]
+        for log in candidates:
             await self.store.load(log)
-            key = (ws.id, log.session_id)
-            scanned = self._scanned.get(key)
-            if scanned is None:
-                scanned = self._scanned[key] = SessionCalls(log.session_id, log.agent)
-            scanned.update(log)
+            scanned = self._calls_of(ws.id, log)
             out.sessions.append(scanned)
             out.by_id.update(scanned.calls)
         wanted = set(named)
@@ -97,6 +121,17 @@ class BrowserLinks:
         out.browser = browser
         out.starts = [c.start for c in browser]
         return out
+
+    def _calls_of(self, ws_id: str, log: SessionLog) -> SessionCalls:
+        key = (ws_id, log.session_id)
+        scanned = self._scanned.get(key)
+        if scanned is None:
+            scanned = self._scanned[key] = SessionCalls(log.session_id, log.agent)
+            while len(self._scanned) > MAX_SCANNED_SESSIONS:
+                self._scanned.popitem(last=False)
+        self._scanned.move_to_end(key)
+        scanned.update(log)
+        return scanned
 
     async def annotate(self, entries: Sequence[ActivityEntry]) -> list[ActivityEntry]:
         """Copies of `entries` with `tool_use_id` and `link` set where a call explains them."""
@@ -112,8 +147,9 @@ class BrowserLinks:
                 continue
             times = [t for t in (to_epoch(entries[i].ts) for i in indexes) if t is not None]
             named = [entries[i].tool_use_id for i in indexes if entries[i].tool_use_id]
+            span = (min(times), max(times)) if times else None
             calls = await self.workspace_calls(
-                ws, min(times) if times else None, [n for n in named if n]
+                ws, span, [n for n in named if n], max_loads=MAX_LOADS_TO_ANNOTATE
             )
             for index in indexes:
                 call = calls.call_for(entries[index], now)
