@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sidemirror.core.clock import parse_ts
-from sidemirror.core.models import ToolUseEvent
+from sidemirror.core.models import ActivityLink, ToolUseEvent
 from sidemirror.core.store import SessionLog
 
 LABEL_MAX_CHARS = 80
@@ -91,8 +91,24 @@ class Call:
     end: float | None = None
     browser: bool = False
 
+    _link: ActivityLink | None = field(default=None, repr=False, compare=False)
+    _link_json: str = field(default="", repr=False, compare=False)
+
     def contains(self, when: float, now: float) -> bool:
         return self.start <= when <= (now if self.end is None else self.end)
+
+    def link(self) -> ActivityLink:
+        """What an entry this call caused says about it (made once: many entries share it)."""
+        if self._link is None:
+            self._link = ActivityLink(session=self.session, item_id=self.item_id,
+                                      agent=self.agent, name=self.name, label=self.label,
+                                      turn=self.turn)  # fmt: skip
+        return self._link
+
+    def link_json(self) -> str:
+        if not self._link_json:
+            self._link_json = self.link().model_dump_json()
+        return self._link_json
 
 
 @dataclass

@@ -13,6 +13,7 @@ both survive a restart, so the links do too. Entries are annotated on their way 
 from __future__ import annotations
 
 import bisect
+import json
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 
 from sidemirror.activity.calls import Call, SessionCalls, to_epoch
 from sidemirror.activity.log import RING_SIZE, ActivityLog
-from sidemirror.core.models import ActivityEntry, ActivityLink
+from sidemirror.core.models import ActivityEntry
 from sidemirror.core.store import SessionLog, Store, Workspace
 
 # A window is looked for at most this far back from an entry: bounds the search, and a call
@@ -72,15 +73,8 @@ class WorkspaceCalls:
         return None
 
 
-def link_of(call: Call) -> ActivityLink:
-    return ActivityLink(
-        session=call.session,
-        item_id=call.item_id,
-        agent=call.agent,
-        name=call.name,
-        label=call.label,
-        turn=call.turn,
-    )
+def linked(entry: ActivityEntry, call: Call) -> ActivityEntry:
+    return entry.model_copy(update={"tool_use_id": call.tool_use_id, "link": call.link()})
 
 
 class BrowserLinks:
@@ -133,9 +127,9 @@ class BrowserLinks:
         scanned.update(log)
         return scanned
 
-    async def annotate(self, entries: Sequence[ActivityEntry]) -> list[ActivityEntry]:
-        """Copies of `entries` with `tool_use_id` and `link` set where a call explains them."""
-        out = list(entries)
+    async def calls_for(self, entries: Sequence[ActivityEntry]) -> list[Call | None]:
+        """The call that explains each entry, or None."""
+        out: list[Call | None] = [None] * len(entries)
         groups: dict[str, list[int]] = {}
         for index, entry in enumerate(entries):
             if entry.workspace is not None:
@@ -146,17 +140,33 @@ class BrowserLinks:
             if ws is None:
                 continue
             times = [t for t in (to_epoch(entries[i].ts) for i in indexes) if t is not None]
-            named = [entries[i].tool_use_id for i in indexes if entries[i].tool_use_id]
+            named = [n for n in (entries[i].tool_use_id for i in indexes) if n]
             span = (min(times), max(times)) if times else None
-            calls = await self.workspace_calls(
-                ws, span, [n for n in named if n], max_loads=MAX_LOADS_TO_ANNOTATE
-            )
+            calls = await self.workspace_calls(ws, span, named, max_loads=MAX_LOADS_TO_ANNOTATE)
             for index in indexes:
-                call = calls.call_for(entries[index], now)
-                if call is not None:
-                    out[index] = entries[index].model_copy(
-                        update={"tool_use_id": call.tool_use_id, "link": link_of(call)}
-                    )
+                out[index] = calls.call_for(entries[index], now)
+        return out
+
+    async def annotate(self, entries: Sequence[ActivityEntry]) -> list[ActivityEntry]:
+        """Copies of `entries` with `tool_use_id` and `link` set where a call explains them."""
+        return [
+            entry if call is None else linked(entry, call)
+            for entry, call in zip(entries, await self.calls_for(entries), strict=True)
+        ]
+
+    async def wire_json(self, entries: Sequence[ActivityEntry]) -> list[str]:
+        """Each entry's JSON as `annotate` would give it, without copying a model per entry (the
+        activity stream sends a thousand at once): the link's JSON is made once per call and
+        joined to the entry's; `tool_use_id` and `link` are the model's last fields."""
+        out = []
+        for entry, call in zip(entries, await self.calls_for(entries), strict=True):
+            text = entry.model_dump_json()
+            if call is not None:
+                named = (
+                    "" if entry.tool_use_id else f',"tool_use_id":{json.dumps(call.tool_use_id)}'
+                )
+                text = f'{text[:-1]}{named},"link":{call.link_json()}}}'
+            out.append(text)
         return out
 
     async def entries_of_call(
@@ -170,6 +180,4 @@ class BrowserLinks:
         if call is None:
             return None, []
         now = time.time()
-        linked = [e for e in held if calls.call_for(e, now) is call]
-        return call, [e.model_copy(update={"tool_use_id": call.tool_use_id,
-                                           "link": link_of(call)}) for e in linked]  # fmt: skip
+        return call, [linked(e, call) for e in held if calls.call_for(e, now) is call]

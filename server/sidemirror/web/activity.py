@@ -124,8 +124,8 @@ async def _send_entries(
     resp: EventSourceResponse, entries: list[ActivityEntry], links: BrowserLinks
 ) -> None:
     # Each entry goes out with the tool call that explains it, if any (browser-link).
-    for entry in await links.annotate(entries):
-        await resp.send(entry.model_dump_json(), id=entry.id, event="activity")
+    for entry, text in zip(entries, await links.wire_json(entries), strict=True):
+        await resp.send(text, id=entry.id, event="activity")
 
 
 async def _send_gap(resp: EventSourceResponse, missed: int, reset: bool = False) -> None:
