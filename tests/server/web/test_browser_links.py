@@ -5,18 +5,24 @@ activity stream sends, on `GET …/items/{id}/activity`, and survives a restart.
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from tests.server.conftest import AUTH, ClientFactory
+from sidemirror.activity.links import MAX_LOADS_TO_ANNOTATE
+
+from tests.server.conftest import AUTH, ClientFactory, state_of
 from tests.server.helpers.browser_session import (
     CALLS,
     CWD,
     PLAN,
+    SESSION,
     TOOL_IDS,
     activity_body,
     expected_counts,
+    iso,
     session_base,
+    transcript_lines,
     write_transcript,
 )
 from tests.server.sse import SSEReader
@@ -131,3 +137,52 @@ async def test_links_survive_a_restart(make_client: ClientFactory, tmp_path: Pat
     await check_links(again, snap)
     health = await (await again.get("/health")).json()
     assert "browser-link" in health["features"]
+
+
+async def test_the_stream_reads_few_unread_sessions_to_link_and_the_route_reads_all(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    """Six sessions not read yet, each with a call that explains one entry: the stream links what
+    the 4 sessions it may read explain; asking for a call reads its session and links its entry."""
+    folder = tmp_path / "projects" / "-home-dev-shop"
+    folder.mkdir(parents=True)
+    base = session_base() - timedelta(minutes=30)
+    body = []
+    for k in range(6):
+        start = base + timedelta(seconds=100 * k)
+        lines = "".join(transcript_lines(start))
+        lines = lines.replace(SESSION, f"{SESSION[:-1]}{k}").replace("toolu_01", f"toolu_{k}")
+        (folder / f"{SESSION[:-1]}{k}.jsonl").write_text(lines)
+        body.append({"type": "console", "command": "console.error", "error": f"from session {k}",
+                     "status": "error", "workspace": CWD, "ts": iso(start, 11)})  # fmt: skip
+    client = await make_client(claude_dirs=[tmp_path / "projects"])
+    for _ in range(400):
+        listed = (await (await client.get("/api/workspaces", headers=AUTH)).json())["workspaces"]
+        if listed and listed[0]["sessions"] == 6:
+            break
+        await asyncio.sleep(0.05)
+    ws = listed[0]["id"]
+    sessions = state_of(client).store.workspaces[ws].sessions
+    assert all(log.loader is not None for log in sessions.values())  # none read yet
+    assert (await client.post("/api/activity", json=body, headers=AUTH)).status == 200
+
+    stream = await client.get("/activity/stream", params={"workspace": CWD}, headers=AUTH)
+    reader = SSEReader(stream)
+    sent = [(await asyncio.wait_for(reader.event(), 10)).data for _ in body]
+    stream.close()
+    assert sum("link" in e for e in sent) == MAX_LOADS_TO_ANNOTATE == 4
+    unread = [sid for sid, log in sessions.items() if log.loader is not None]
+    assert len(unread) == 2
+
+    # A card of an unread session asks for its call: the session is read, its entry linked.
+    last = sessions[unread[0]]
+    k = int(unread[0][-1])
+    snap = await (await client.get(f"/workspace/{ws}/session", params={"session": unread[0]},
+                                   headers=AUTH)).json()  # fmt: skip
+    nav = next(i for i in snap["items"] if i["type"] == "tool_use" and "dashboard" in i["input"])
+    got = await call_activity(client, ws, nav["id"])
+    assert [e["error"] for e in got["entries"]] == [f"from session {k}"]
+    assert last.loader is None
+    # Without the token: refused, as every route that reads sessions.
+    resp = await client.get(f"/workspace/{ws}/session/items/{nav['id']}/activity")
+    assert resp.status == 401
