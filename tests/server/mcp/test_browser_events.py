@@ -118,6 +118,11 @@ async def test_since_a_tool_call_a_time_and_the_cap(server: tuple[TestServer, da
         "ReferenceError: theme is not defined",
     ]
 
+    # No workspace: the one whose agent acted in the browser last (the screenshot command).
+    latest = (await call(srv, {"kinds": ["network"]})).structured_content
+    assert latest["since"]["tool_use_id"] == TOOL_IDS["edit2"]
+    assert latest["matched"] == 0  # no request failed after the last Edit
+
     bad = await call(srv, {"workspace": CWD, "since": "yesterday-ish"})
     assert bad.is_error and "ISO 8601" in bad.content[0].text
     unknown = await call(srv, {"workspace": "/nowhere"})
