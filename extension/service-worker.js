@@ -11,6 +11,7 @@
 import { HEALTH_ALARM, HEALTH_PERIOD_MIN, KEYS, MSG, parsePort, parseToken } from "./lib/shared/config.js";
 import { check } from "./lib/worker/connection.js";
 import * as overlaySites from "./lib/worker/overlay-sites.js";
+import { PageEventReporter } from "./lib/worker/page-events.js";
 import { PageOverlaySource } from "./lib/worker/page-overlay.js";
 
 // --- listeners (top level) ---
@@ -70,15 +71,22 @@ async function ensureAlarm() {
 // (lib/worker/overlay-sites.js); it makes no request and never holds the token. This worker does
 // the fetching with its loopback-only host permissions, for the sender tab's own URL, and only
 // while the overlay is on for that site: no other page URL ever reaches the server.
-const overlay = new PageOverlaySource(async () => {
+async function liveConnection() {
   if (inflight) await inflight.catch(() => {}); // a check is deciding who the server is: wait
   const got = await chrome.storage.session.get([KEYS.status, KEYS.token]);
   const status = got[KEYS.status];
   const token = got[KEYS.token]?.value;
   return status?.state === "connected" && status.port && token ? { port: status.port, token } : null;
-});
+}
+const overlay = new PageOverlaySource(liveConnection);
+// The same sites' errors (console, exceptions, failed requests), reported without chrome.debugger.
+const pageEvents = new PageEventReporter(liveConnection);
 
 async function handlePage(message, sender) {
+  if (message?.type === MSG.pageEvents) {
+    if (sender.frameId !== 0 || !/^https?:/.test(sender.url || "") || !(await overlaySites.isOn(sender.url))) return { off: true };
+    return pageEvents.report(message.events, sender);
+  }
   if (message?.type !== MSG.pageOverlay) throw codeError("forbidden", "content scripts may only ask for the page overlay");
   if (sender.frameId !== 0 || !/^https?:/.test(sender.url || "")) return { connected: false, refs: [], acted: null };
   if (!(await overlaySites.isOn(sender.url))) return { off: true, connected: false, refs: [], acted: null };

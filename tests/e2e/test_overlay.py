@@ -132,7 +132,11 @@ def test_badges_for_posted_refs_once_turned_on_for_the_site(
     switch.click()
     expect(switch).to_be_checked()
     expect(panel.locator(".overlay-note")).to_have_text(f"Element refs show on {host}.")
-    assert [s["matches"] for s in registered(ext)] == [[f"{site}/*"]]
+    # The overlay, and the page-events script in the page's own world (test_page_events.py).
+    assert sorted((s["world"], s["matches"]) for s in registered(ext)) == [
+        ("ISOLATED", [f"{site}/*"]),
+        ("MAIN", [f"{site}/*"]),
+    ]
 
     # The tab already open gets the overlay without a reload.
     overlay = page.locator("sidemirror-overlay")

@@ -6,7 +6,6 @@ the call's result is not."""
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from sidemirror.runtime_file import write_runtime_file
 from tests.server.clients.test_observe_cdp import CHROMIUM, cdp_call
 from tests.server.clients.test_observe_cdp import chromium as chromium  # the fixture
 from tests.server.conftest import AUTH, TOKEN, ClientFactory
-from tests.server.helpers.browser_session import FIXTURE
+from tests.server.helpers.browser_session import record as session_record
 from tests.server.sse import SSEReader
 
 CWD = "/home/dev/checkout"
@@ -51,14 +50,7 @@ async def app_server() -> TestServer:
 
 
 def record(kind: str, content: Any, ts: str, n: int) -> str:
-    """A record of the real Claude Code fixture (its prompt, tool_use or tool_result line) with
-    this session's content and time."""
-    lines = FIXTURE.read_text().splitlines()
-    base = json.loads(lines[{"prompt": 0, "use": 3, "result": 4}[kind]])
-    base.pop("toolUseResult", None)
-    base.update(sessionId=SESSION, cwd=CWD, timestamp=ts, uuid=f"00000000-0000-4000-9000-{n:012d}")
-    base["message"]["content"] = content
-    return json.dumps(base) + "\n"
+    return session_record(kind, content, ts, n, SESSION, CWD)
 
 
 async def wait_for(check: Any, what: str, tries: int = 400) -> Any:

@@ -190,3 +190,14 @@ def expected_counts() -> dict[str, int]:
 def session_base() -> datetime:
     """A start a few minutes ago, so every time of the plan is in the past."""
     return datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=5)
+
+
+def record(kind: str, content: Any, ts: str, n: int, session: str, cwd: str) -> str:
+    """One line of the real fixture (its prompt, tool_use or tool_result record) with this
+    session's content, time and place: for tests that write a transcript as a call runs."""
+    lines = FIXTURE.read_text().splitlines()
+    base = json.loads(lines[{"prompt": 0, "use": 3, "result": 4}[kind]])
+    base.pop("toolUseResult", None)
+    base.update(sessionId=session, cwd=cwd, timestamp=ts, uuid=f"00000000-0000-4000-9000-{n:012d}")
+    base["message"]["content"] = content
+    return json.dumps(base) + "\n"
