@@ -14,7 +14,7 @@ import { clockTimeSeconds } from "../lib/page/format.js";
 
 // Same families of names the server links by (server/sidemirror/activity/calls.py).
 const BROWSER_TOOL =
-  /(?:^|__|[./:])(?:playwright|chrome[-_]?devtools|claude[-_]in[-_]chrome|puppeteer|browser[-_]?mcp|browserbase|stagehand)(?:__|[./:_-])|(?:^|__)browser_[a-z]/i;
+  /(?:^|_|[./:])(?:playwright|chrome[-_]?devtools|claude[-_]in[-_]chrome|puppeteer|browser[-_]?mcp|browserbase|stagehand)(?:__|[./:_-])|(?:^|_)browser_[a-z]/i;
 const MAX_CONCURRENT = 3;
 const LIVE_REFETCH_MS = 2500; // entries posted just after a live call's result still count
 const AGENTS = { claude: "Claude", codex: "Codex", acp: "the agent" };

@@ -21,16 +21,17 @@ from sidemirror.core.store import SessionLog
 LABEL_MAX_CHARS = 80
 
 # MCP browser servers as agents name their tools: Claude Code `mcp__playwright__browser_click`,
-# Codex `mcp__playwright__…` or `playwright__…`, Chrome DevTools MCP, Claude in Chrome, and a
-# bare `browser_*` tool (an ACP agent's title, or a server registered under another name).
+# Codex `mcp__playwright__…` or `playwright__…`, Gemini CLI `mcp_playwright_…`, Chrome DevTools
+# MCP, Claude in Chrome, and a bare `browser_*` tool (an ACP agent's title, or a server
+# registered under another name).
 _BROWSER_TOOL = re.compile(
-    r"(?:^|__|[./:])(?:playwright|chrome[-_]?devtools|claude[-_]in[-_]chrome|puppeteer|"
+    r"(?:^|_|[./:])(?:playwright|chrome[-_]?devtools|claude[-_]in[-_]chrome|puppeteer|"
     r"browser[-_]?mcp|browserbase|stagehand)(?:__|[./:_-])"
-    r"|(?:^|__)browser_[a-z]",
+    r"|(?:^|_)browser_[a-z]",
     re.IGNORECASE,
 )
 # The tool name's server prefix and the `browser_` in `browser_click`: the verb is what is left.
-_PREFIX = re.compile(r"^(?:mcp__)?(?:[\w-]+__)?(?:browser_)?", re.IGNORECASE)
+_PREFIX = re.compile(r"^(?:mcp__[\w-]+?__|mcp_[a-z-]+_|[\w-]+?__)?(?:browser_)?", re.I)
 # The input field that best names what a browser call acted on, in order of preference.
 _TARGET_KEYS = ("ref", "uid", "url", "selector", "element", "key", "text", "function")
 

@@ -18,6 +18,7 @@ from sidemirror.core.store import SessionLog
         "playwright__browser_snapshot",  # Codex's spelling of an MCP tool
         "mcp__puppeteer__puppeteer_navigate",
         "browser_navigate",  # an ACP agent's title
+        "mcp_playwright_browser_type",  # Gemini CLI
     ],
 )
 def test_browser_tools_by_name(name: str) -> None:
@@ -39,6 +40,9 @@ def test_labels_name_the_verb_and_its_target() -> None:
         "navigate http://x.test/a"
     )
     assert call_label("mcp__playwright__browser_snapshot", "{}") == "snapshot"
+    assert call_label("mcp_playwright_browser_type", '{"ref":"e2"}') == "type e2"  # Gemini CLI
+    assert call_label("playwright__browser_close", "{}") == "close"  # Codex
+    assert call_label("mcp__claude-in-chrome__navigate", '{"url":"u"}') == "navigate u"
     assert call_label("mcp__chrome-devtools__take_screenshot", "not json") == "take_screenshot"
     long = call_label("mcp__playwright__browser_type", '{"text":"' + "x" * 200 + '"}')
     assert len(long) == 80 and long.endswith("…")
