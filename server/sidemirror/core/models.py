@@ -416,7 +416,9 @@ class ActivityEntry(BaseModel):
         default=None, description="Workspace id (12 hex digits); null when the sender gave none."
     )
     source: str | None = Field(
-        default=None, description="Who reported it: `cdp`, `mcp`, or the sender's own label."
+        default=None,
+        description="Who reported it: `cdp`, `mcp`, `page` (the extension, on an overlay site), "
+        "or the sender's own label.",
     )
     status: Literal["ok", "error"] | None = Field(
         default=None, description="Outcome; a `command_end` without one is `error` iff `error`."
