@@ -60,7 +60,7 @@ function entryLine(e) {
 
 /** Fetches and draws the summaries of one timeline's browser tool cards. */
 export class BrowserSummaries {
-  /** @param {{fetchActivity: (itemId: string) => Promise<object>}} opts */
+  /** @param {{fetchActivity: (workspace: string, itemId: string) => Promise<object>}} opts */
   constructor({ fetchActivity }) {
     this.fetchActivity = fetchActivity;
     this.queue = [];
@@ -69,15 +69,16 @@ export class BrowserSummaries {
     this.pending = new WeakMap(); // card element → the load to run when it comes into view
   }
 
-  /** A tool card got its result (timeline hook): summarise it if a browser drove it. */
-  onResult(card, result) {
+  /** A tool card of workspace `ws` got its result (timeline hook): summarise it if a browser
+   * drove it. */
+  onResult(card, result, ws) {
     if (!isBrowserTool(result.name || card.el.querySelector(".tool-name")?.textContent)) return;
-    const load = () => this._enqueue(card, result.id);
+    const load = () => this._enqueue(card, ws, result.id);
     this.pending.set(card.el, load);
     // Observed once in the document (a snapshot builds its cards in a fragment first).
     requestAnimationFrame(() => this.observer.observe(card.el));
     const age = Date.now() - Date.parse(result.ts || "");
-    if (age >= 0 && age < LIVE_REFETCH_MS) setTimeout(() => this._enqueue(card, result.id), LIVE_REFETCH_MS);
+    if (age >= 0 && age < LIVE_REFETCH_MS) setTimeout(() => this._enqueue(card, ws, result.id), LIVE_REFETCH_MS);
   }
 
   _seen(records) {
@@ -90,16 +91,17 @@ export class BrowserSummaries {
     }
   }
 
-  _enqueue(card, itemId) {
-    this.queue.push([card, itemId]);
+  _enqueue(card, ws, itemId) {
+    this.queue.push([card, ws, itemId]);
     this._pump();
   }
 
   _pump() {
     while (this.running < MAX_CONCURRENT && this.queue.length) {
-      const [card, itemId] = this.queue.shift();
+      const [card, ws, itemId] = this.queue.shift();
+      if (!card.el.isConnected) continue; // the timeline moved on (another session, the cap)
       this.running += 1;
-      this.fetchActivity(itemId)
+      this.fetchActivity(ws, itemId)
         .then((body) => drawSummary(card, body))
         .catch((err) => console.warn("sidemirror: browser summary", itemId, err))
         .finally(() => {

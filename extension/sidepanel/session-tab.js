@@ -66,10 +66,10 @@ class SessionTab {
       icon("down"),
       h("span", { class: "pill-text", text: "New activity" }),
     );
-    this.browserSummaries = new BrowserSummaries({ fetchActivity: (id) => api(`${path.item(this.ws, id)}/activity`) });
+    this.browserSummaries = new BrowserSummaries({ fetchActivity: (ws, id) => api(`${path.item(ws, id)}/activity`) });
     this.timeline = new Timeline(this.scroller, {
       fetchFull: (id) => api(path.item(this.ws, id)),
-      onToolResult: (card, item) => this.browserSummaries.onResult(card, item),
+      onToolResult: (card, item) => this.browserSummaries.onResult(card, item, this.ws),
       onUnseen: (n) => {
         this.pill.hidden = n === 0;
         this.pill.querySelector(".pill-text").textContent = n === 1 ? "1 new item" : `${n} new items`;
