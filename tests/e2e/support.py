@@ -11,16 +11,20 @@ conftest.py runs a decoy Sidemirror server on the range for the whole session to
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -368,3 +372,29 @@ def post_activity(server: Server, entries: list[dict[str, Any]] | dict[str, Any]
 def open_tab(page: Page, name: str) -> None:
     """Select a side panel tab by its name (Session, Activity, Connect)."""
     page.get_by_role("tab", name=name).click()
+
+
+class QuietHandler(http.server.BaseHTTPRequestHandler):
+    """A test page server's handler that keeps the test output clean."""
+
+    def send_html(self, body: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def local_site(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A web site of the test's own pages on a free loopback port: its base URL."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}"
+    finally:
+        srv.shutdown()
+        srv.server_close()

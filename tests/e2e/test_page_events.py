@@ -5,8 +5,6 @@ linked to the Playwright call running at the time."""
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 from sidemirror.core.clock import now_iso
-from support import Extension, open_tab, post_activity, wait_until
+from support import Extension, QuietHandler, local_site, open_tab, post_activity, wait_until
 
 from tests.server.helpers.browser_session import record
 
@@ -33,30 +31,20 @@ function login() {
 </script></body></html>"""
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
+class Handler(QuietHandler):
     def do_GET(self) -> None:  # noqa: N802
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
+        self.send_html(PAGE)
 
     def do_POST(self) -> None:  # noqa: N802
         self.send_response(500)
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def log_message(self, *args: object) -> None:
-        pass
-
 
 @pytest.fixture
 def site() -> Iterator[str]:
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
-    srv.shutdown()
-    srv.server_close()
+    with local_site(Handler) as url:
+        yield url
 
 
 def test_page_errors_reach_the_activity_tab_linked_to_the_running_call(

@@ -6,6 +6,7 @@ the call's result is not."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,21 @@ async def app_server() -> TestServer:
 
 def record(kind: str, content: Any, ts: str, n: int) -> str:
     return session_record(kind, content, ts, n, SESSION, CWD)
+
+
+async def entries_until(
+    next_entry: Callable[[], Awaitable[dict[str, Any]]], commands: set[str]
+) -> list[dict[str, Any]]:
+    """The next entries with these commands, one of each, whatever else comes between."""
+    got: dict[str, dict[str, Any]] = {}
+    while set(got) != commands:
+        entry = await next_entry()
+        if entry["command"] in commands:
+            assert entry["command"] not in got, entry
+            got[entry["command"]] = entry
+        else:
+            assert entry["command"] == "navigate", entry
+    return list(got.values())
 
 
 async def wait_for(check: Any, what: str, tries: int = 400) -> Any:
@@ -137,7 +153,8 @@ async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
         ws, use = await wait_for(call_item, "the tool call is read")
         # ... and the page it drives fails a request and throws.
         await cdp_call(page_ws, "Runtime.evaluate", {"expression": "save(); setTimeout(render)"})
-        during = [await next_entry(), await next_entry()]
+        # (A navigation asked for twice above may still be reported first: skipped.)
+        during = await entries_until(next_entry, {"request.failed", "exception"})
         failed = next(e for e in during if e["command"] == "request.failed")
         thrown = next(e for e in during if e["command"] == "exception")
         assert failed["args"] == ["POST", str(pages.make_url("/api/session")), "500"]
@@ -166,8 +183,8 @@ async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
         await wait_for(result_read, "the result is read")
         after_result = datetime.now(UTC)
         await cdp_call(page_ws, "Runtime.evaluate", {"expression": "save()"})
-        later = await next_entry()
-        assert later["command"] == "request.failed" and "tool_use_id" not in later
+        (later,) = await entries_until(next_entry, {"request.failed"})
+        assert "tool_use_id" not in later
         assert datetime.fromisoformat(later["ts"]) >= after_result
 
         body = await (await client.get(f"/workspace/{ws}/session/items/{use['id']}/activity",
