@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from support import Extension, open_tab, post_activity, wait_until
+from support import AXE_JS, Extension, open_tab, post_activity, wait_until
+from test_a11y import serious
 
 from tests.server.helpers.browser_session import (
     CALLS,
@@ -30,6 +31,8 @@ def test_tool_card_summary_and_activity_back_link(
 
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
+    panel.add_init_script(path=str(AXE_JS))  # axe-core, to check what this test shows
+    panel.reload()
     cards = panel.locator("article.tool")
     expect(cards).to_have_count(len(CALLS))
     nav = cards.filter(has_text="http://localhost:3000/dashboard")
@@ -48,6 +51,7 @@ def test_tool_card_summary_and_activity_back_link(
     expect(entries.first).to_be_visible()
     expect(entries.nth(2)).to_contain_text("HTTP 500 Internal Server Error")
     expect(entries.nth(2)).to_contain_text("POST http://localhost:3000/api/session")
+    assert serious(panel.evaluate("async () => (await axe.run(document)).violations")) == []
     # A browser call with nothing wrong: no mark; an Edit card: no summary at all.
     settings = cards.filter(has_text="http://localhost:3000/settings")
     expect(settings.locator(".browser-summary-line")).to_have_text("→ /settings · 1 page error")
@@ -63,6 +67,7 @@ def test_tool_card_summary_and_activity_back_link(
     unlinked = panel.locator(".act-list > li").filter(has_text="between calls")
     expect(unlinked).to_have_count(1)
     expect(unlinked.locator(".act-backlink")).to_have_count(0)
+    assert serious(panel.evaluate("async () => (await axe.run(document)).violations")) == []
     back.click()
     expect(panel.get_by_role("tab", name="Session")).to_have_attribute("aria-selected", "true")
     click_card = cards.filter(has=panel.locator(".tool-name", has_text="browser_click"))
