@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Literal
 from urllib.parse import urlsplit
 
-from sidemirror.activity.calls import to_epoch
+from sidemirror.activity.calls import SessionCalls, to_epoch
 from sidemirror.activity.links import WorkspaceCalls
 from sidemirror.core.models import ActivityEntry
 
@@ -66,21 +66,18 @@ def summarize(entries: Sequence[ActivityEntry]) -> dict[str, object]:
 
 
 def since_time(
-    since: str, calls: WorkspaceCalls, session: str | None
+    since: str, session: SessionCalls, others: WorkspaceCalls | None
 ) -> tuple[float, str | None, str]:
-    """(epoch seconds, the tool call id it names if any, what it meant) for `since`: a tool call
-    id, `last_edit` (the session's latest Edit/Write call: `session`, else the newest one that has
-    one), or an ISO 8601 time. Raises ValueError with what was expected."""
+    """(epoch seconds, the tool call id it names if any, what it meant) for `since`: `last_edit`
+    (the latest Edit/Write call of `session`), a tool call id (of `session`, else of `others`,
+    the workspace's calls when the caller read them), or an ISO 8601 time. Raises ValueError
+    with what was expected."""
     if since == "last_edit":
-        candidates = [s for s in calls.sessions if s.last_edit is not None and
-                      (session is None or s.session == session)]  # fmt: skip
-        edits = [s.last_edit for s in candidates if s.last_edit is not None]
-        if not edits:
-            where = f"session {session!r}" if session else "any session of this workspace"
-            raise ValueError(f"no edit or write tool call in {where} yet")
-        edit = max(edits, key=lambda c: c.start)
+        edit = session.last_edit
+        if edit is None:
+            raise ValueError(f"no edit or write tool call in session {session.session!r} yet")
         return edit.start, edit.tool_use_id, f"last edit: {edit.label} (turn {edit.turn})"
-    call = calls.by_id.get(since)
+    call = session.calls.get(since) or (others.by_id.get(since) if others else None)
     if call is not None:
         return call.start, call.tool_use_id, f"tool call: {call.label} (turn {call.turn})"
     when = to_epoch(since)

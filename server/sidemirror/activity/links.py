@@ -55,7 +55,6 @@ class WorkspaceCalls:
     by_id: dict[str, Call] = field(default_factory=dict)
     browser: list[Call] = field(default_factory=list)
     starts: list[float] = field(default_factory=list)
-    sessions: list[SessionCalls] = field(default_factory=list)
 
     def call_for(self, entry: ActivityEntry, now: float) -> Call | None:
         if entry.tool_use_id is not None:
@@ -107,7 +106,6 @@ class BrowserLinks:
         for log in candidates:
             await self.store.load(log)
             scanned = self._calls_of(ws.id, log)
-            out.sessions.append(scanned)
             out.by_id.update(scanned.calls)
         wanted = set(named)
         browser = [c for c in out.by_id.values() if c.browser or c.tool_use_id in wanted]
@@ -169,15 +167,24 @@ class BrowserLinks:
             out.append(text)
         return out
 
+    async def session_calls(self, ws: Workspace, log: SessionLog) -> SessionCalls:
+        """One session's calls (the session read first if it was not)."""
+        await self.store.load(log)
+        return self._calls_of(ws.id, log)
+
     async def entries_of_call(
-        self, ws: Workspace, tool_use_id: str
+        self, ws: Workspace, log: SessionLog, tool_use_id: str
     ) -> tuple[Call | None, list[ActivityEntry]]:
-        """The call and the entries linked to it, oldest first (from the entries still held)."""
-        held = self.activity.entries(ws.id, RING_SIZE)
-        named = [e.tool_use_id for e in held if e.tool_use_id]
-        calls = await self.workspace_calls(ws, None, [n for n in named if n])
-        call = calls.by_id.get(tool_use_id)
+        """The call of session `log` and the entries linked to it, oldest first (from the
+        entries still held). Only the sessions that may have run a call at the same time are
+        read: a workspace's archive is not parsed for one tool card."""
+        call = (await self.session_calls(ws, log)).calls.get(tool_use_id)
         if call is None:
             return None, []
+        held = self.activity.entries(ws.id, RING_SIZE)
         now = time.time()
-        return call, [linked(e, call) for e in held if calls.call_for(e, now) is call]
+        span = (call.start, now if call.end is None else call.end)
+        named = [n for n in (e.tool_use_id for e in held) if n]
+        calls = await self.workspace_calls(ws, span, named)
+        mine = [e for e in held if (c := calls.call_for(e, now)) and c.tool_use_id == tool_use_id]
+        return call, [linked(e, call) for e in mine]

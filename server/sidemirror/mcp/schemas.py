@@ -123,8 +123,8 @@ class BrowserEventsInput(_Input):
     )
     session: str | None = Field(
         default=None,
-        description="For `last_edit`: the session whose edits count; the newest edit of any "
-        "session of the workspace if omitted.",
+        description="The session whose last edit (and tool calls) `since` names; the "
+        "workspace's latest session if omitted.",
     )
     kinds: list[BrowserEventKind] = Field(
         default_factory=_observed_kinds,

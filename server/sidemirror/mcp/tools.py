@@ -144,12 +144,20 @@ async def browser_events(app: web.Application, args: BrowserEventsInput) -> dict
         ws = _find_workspace(app, latest[0])
     else:
         ws = _find_workspace(app, args.workspace)
+    log = ws.latest_session() if args.session is None else ws.sessions.get(args.session)
+    if log is None:
+        known = ", ".join(sorted(ws.sessions)[:20]) or "none"
+        raise ToolError(f"no session {args.session!r} in workspace {ws.id}; known: {known}")
     links = app[BROWSER_LINKS]
     held = activity.entries(ws.id, RING_SIZE)
-    named = [e.tool_use_id for e in held if e.tool_use_id]
-    calls = await links.workspace_calls(ws, None, [n for n in named if n])
+    session = await links.session_calls(ws, log)
+    # A call id of another session of the workspace: only then are the others read.
+    others = None
+    named_elsewhere = args.since not in ("last_edit", *session.calls)
+    if named_elsewhere and to_epoch(args.since) is None:
+        others = await links.workspace_calls(ws)
     try:
-        start, call_id, meaning = since_time(args.since, calls, args.session)
+        start, call_id, meaning = since_time(args.since, session, others)
     except ValueError as exc:
         raise ToolError(str(exc)) from None
     wanted = set(args.kinds)

@@ -13,14 +13,16 @@ from sidemirror.activity.browser_events import summarize
 from sidemirror.activity.calls import iso
 from sidemirror.activity.links import BrowserLinks
 from sidemirror.core.models import SessionItem
-from sidemirror.core.store import Workspace
+from sidemirror.core.store import SessionLog, Workspace
 from sidemirror.web.sessions import session_of, workspace_of
 from sidemirror.web.state import APP_STATE
 
 BROWSER_LINKS = web.AppKey("browser_links", BrowserLinks)
 
 
-async def _find_item(request: web.Request, ws: Workspace, item_id: str) -> SessionItem:
+async def _find_item(
+    request: web.Request, ws: Workspace, item_id: str
+) -> tuple[SessionLog, SessionItem]:
     store = request.app[APP_STATE].store
     wanted = request.query.get("session")
     candidates = [session_of(ws, wanted)] if wanted else list(ws.sessions.values())
@@ -30,18 +32,18 @@ async def _find_item(request: web.Request, ws: Workspace, item_id: str) -> Sessi
         await store.load(log)
         item = log.item(item_id)
         if item is not None:
-            return item
+            return log, item
     raise web.HTTPNotFound(text=f"unknown item {item_id!r} in workspace {ws.id}")
 
 
 async def call_activity(request: web.Request) -> web.Response:
     ws = workspace_of(request)
     item_id = request.match_info["item_id"]
-    item = await _find_item(request, ws, item_id)
+    log, item = await _find_item(request, ws, item_id)
     tool_use_id = getattr(item, "tool_use_id", None)
     if item.type not in ("tool_use", "tool_result") or not isinstance(tool_use_id, str):
         raise web.HTTPNotFound(text=f"item {item_id!r} is not a tool call (it is {item.type})")
-    call, entries = await request.app[BROWSER_LINKS].entries_of_call(ws, tool_use_id)
+    call, entries = await request.app[BROWSER_LINKS].entries_of_call(ws, log, tool_use_id)
     return web.json_response(
         {
             "workspace": ws.id,
