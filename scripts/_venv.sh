@@ -11,7 +11,7 @@ ensure_venv() {
     "$VENV/bin/python" -m pip install -q --upgrade pip
   fi
   local stamp="$VENV/.sidemirror-installed$extra"
-  if [ ! -f "$stamp" ] || [ "$ROOT/pyproject.toml" -nt "$stamp" ]; then
+  if [ ! -f "$stamp" ] || [ "$ROOT/pyproject.toml" -nt "$stamp" ] || [ "$ROOT/setup.py" -nt "$stamp" ]; then
     echo "Installing sidemirror${extra:+ with [$extra]} into $VENV" >&2
     "$VENV/bin/python" -m pip install -q -e "$ROOT${extra:+[$extra]}"
     touch "$stamp"
