@@ -349,6 +349,12 @@ class SessionStatusMessage(_Control):
     type: Literal["session_status"] = "session_status"
     state: SessionState
     session: str
+    reason: str | None = Field(
+        default=None,
+        description='Why, when the state alone says too little: `ended` with "file removed" '
+        "(the session's file was deleted or moved away). Absent otherwise; also sent when a "
+        "stream starts on such a session.",
+    )
 
 
 ActivityType = Literal["command_start", "command_end", "navigation", "console", "error"]
