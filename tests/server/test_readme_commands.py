@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 import signal
 import socket
 import subprocess
