@@ -17,7 +17,8 @@ LOCAL_COMMANDS = frozenset(
     {
         "add-dir", "agents", "bashes", "bug", "clear", "compact", "config", "context", "cost",
         "doctor", "exit", "export", "fast", "feedback", "help", "hooks", "ide",
-        "install-github-app", "keybindings", "login", "logout", "mcp", "memory", "migrate-installer", "model",
+        "install-github-app", "keybindings", "login", "logout", "mcp", "memory",
+        "migrate-installer", "model",
         "output-style", "permissions", "plugin", "privacy-settings", "quit", "release-notes",
         "reset", "resume", "rewind", "sandbox", "stats", "status", "statusline", "tasks",
         "terminal-setup", "theme", "todos", "upgrade", "usage", "vim",
