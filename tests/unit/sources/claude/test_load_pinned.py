@@ -4,8 +4,9 @@ session gives, so a faster load (streamed, chunked, other decoder) cannot shift 
 The digests cover every item (all fields but id/seq, in order: the seq is the position), the
 merge journal (file runs and their end offsets) and the session metadata. They were taken from
 the whole-file load that came before the streamed one. If a parser change alters items on
-purpose, update them (and expect clients' cursors to reset across that upgrade). Edits' `diff`
-and turns' `context_tokens`/`context_window` changed them last: no other field, no id moved.
+purpose, update them (and expect clients' cursors to reset across that upgrade). Edits' `diff`,
+turns' `context_tokens`/`context_window` and sub-agent prompts' `task_prompt_tool` changed them
+last: no other field, no id moved.
 """
 
 from __future__ import annotations
