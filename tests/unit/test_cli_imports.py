@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 from sidemirror.cli import COMMANDS, build_parser
+from sidemirror.cli.forward import FRAME_KIB_MAX
 from sidemirror.cli.ingest import EXIT_NO_SERVER
 from sidemirror.cli.serve import DEFAULT_MAX_CHARS_HELP
+from sidemirror.clients.forward import CHUNK
 from sidemirror.clients.ingest import EXIT_UNREACHABLE
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
 
@@ -51,3 +53,4 @@ def test_every_command_and_flag_has_help() -> None:
 def test_help_texts_say_the_real_defaults() -> None:
     assert DEFAULT_MAX_CHARS_HELP.startswith(f"default {DEFAULT_MAX_CHARS}")
     assert EXIT_NO_SERVER == EXIT_UNREACHABLE
+    assert FRAME_KIB_MAX == CHUNK >> 10

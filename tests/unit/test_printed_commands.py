@@ -24,7 +24,8 @@ PRINTED = re.compile(r"(?<![\w/.-])sidemirror (?:[a-z][\w-]*)(?: (?:--?[\w-]+|[\
 
 PROSE = ("sidemirror into ",)  # "Installing sidemirror into …/.venv": output, not a command
 # The README's placeholders, as a user fills them in.
-FILLED = {"P": "47475", "DIR": "/tmp/d", "FILE": "/tmp/x.zip", "N": "5", "ID": "abc"}
+FILLED = {"P": "47475", "DIR": "/tmp/d", "FILE": "/tmp/x.zip", "N": "5", "ID": "abc",
+          "URL": "http://127.0.0.1:47470", "NAME": "devbox"}  # fmt: skip
 
 
 def _printed() -> list[str]:
@@ -64,4 +65,4 @@ def test_each_printed_command_parses(printed: str) -> None:
 def test_the_commands_people_are_told_to_type_are_among_them() -> None:
     printed = {_argv(p)[0] for p in _printed() if _argv(p)}
     assert {"serve", "status", "token", "url", "pair", "ingest", "acp-tap", "observe-cdp",
-            "extension"} <= printed  # fmt: skip
+            "forward", "extension"} <= printed  # fmt: skip
