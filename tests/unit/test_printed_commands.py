@@ -19,7 +19,7 @@ SOURCES = [
     *sorted((ROOT / "extension").rglob("*.html")),
 ]
 # `sidemirror serve --port 47471 --demo`, in code spans, code blocks and JS strings.
-PRINTED = re.compile(r"(?<![\w/.-])sidemirror (?:[a-z][\w-]*)(?: (?:--?[\w-]+|[\w./:$\"{}@-]+))*")
+PRINTED = re.compile(r"(?<![\w/.-])sidemirror (?:[a-z][\w-]*)(?: (?:--?[\w-]+|[\w./:$\"{}@~-]+))*")
 
 
 PROSE = ("sidemirror into ",)  # "Installing sidemirror into …/.venv": output, not a command
@@ -53,6 +53,8 @@ def test_each_printed_command_parses(printed: str) -> None:
     argv = _argv(printed)
     if argv and argv[0] not in build_parser()._subparsers._group_actions[0].choices:  # type: ignore[union-attr]
         pytest.fail(f"{printed!r}: no such command")
+    if len(argv) == 1:  # a command named in prose ("### sidemirror forward"): it exists
+        argv = [argv[0], "--help"]
     if argv[-1:] == ["--"] or "acp-tap" in argv[:1]:
         argv = [a for a in argv if a != "--"][:1]  # the agent command after -- is the user's
     try:
