@@ -28,8 +28,8 @@ from tests.conftest import FIXTURES as FIXTURE_ROOT
 FIXTURES = FIXTURE_ROOT / "claude"
 PINNED = {  # name: (main file, items, journal entries, digest)
     "flat": ("flat-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", 22, 6, "e98944540250faa3"),
-    "turn-1": ("incremental-subagents/turn-1.jsonl", 67, 3, "fa37dfdd19388e85"),
-    "turn-2": ("incremental-subagents/turn-2.jsonl", 90, 3, "6f78ed4a3f686f9a"),
+    "turn-1": ("incremental-subagents/turn-1.jsonl", 67, 3, "ec814fca0676188f"),
+    "turn-2": ("incremental-subagents/turn-2.jsonl", 90, 3, "60ae1ee3fe2ac67d"),
     "init": (
         "sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
         26,
@@ -40,13 +40,13 @@ PINNED = {  # name: (main file, items, journal entries, digest)
         "sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
         47,
         1,
-        "06007dd7dad3713b",
+        "5916f366594c4787",
     ),
     "todo-app": (
         "sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
         418,
         1,
-        "9d25dc3da7e688ef",
+        "7c3759587b255046",
     ),
 }
 
