@@ -25,6 +25,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import cli_startup  # noqa: E402
 import client  # noqa: E402
 import floor  # noqa: E402
 import forward  # noqa: E402
@@ -625,6 +626,11 @@ async def main(args: argparse.Namespace) -> None:
             res["review"] = await review.review(root, args)
             log(f"  {res['review']}")
             save(res)
+        if want("cli"):
+            log("cli start-up (--version, status, token)")
+            res["cli"] = cli_startup.cli_startup()
+            log(f"  {res['cli']}")
+            save(res)
         if want("fanout"):
             log("fanout")
             res["fanout"] = await fanout(root, args)
@@ -643,7 +649,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--only",
         default="",
-        help="comma list: latency,rendered,cold,snapshot,fanout,forward,review",
+        help="comma list: latency,rendered,cold,snapshot,fanout,forward,review,cli",
     )
     p.add_argument("--skip-peers", default="", help="comma list of peers not to run")
     p.add_argument("--appends", type=int, default=200, help="appends per latency phase")

@@ -289,7 +289,7 @@ class SessionTab {
         this.timeline.scroller.setAttribute("aria-label", "Session timeline");
         break;
       case "session_status":
-        this._setSessionState(data.state);
+        this._setSessionState(data.state, data.reason);
         if (data.session && data.session !== this.session) {
           this.session = data.session;
           this._loadSessions();
@@ -339,10 +339,10 @@ class SessionTab {
     this.bannerButton.hidden = !canRetry;
   }
 
-  _setSessionState(state) {
+  _setSessionState(state, reason) {
     if (!state) return;
     this.stateChip.hidden = false;
-    setText(this.stateChip, state);
+    setText(this.stateChip, reason ? `${state} · ${reason}` : state); // "ended · file removed"
     this.stateChip.className = `chip session-state st-${state.replace(/[^a-z]/g, "")}`;
   }
 

@@ -40,7 +40,7 @@ LAYERS: dict[str, int] = {
     "clients": 6,
     "app": 7,
     "gen_protocol": 7,
-    "cli": 8,
+    "cli": 8,  # the `sidemirror` command: a table of commands, one module each
     "__main__": 9,
 }
 

@@ -10,7 +10,7 @@ import sys
 def test_runtime_file_imports_only_the_standard_library() -> None:
     probe = (
         "import sys; before = set(sys.modules); "
-        "import sidemirror.runtime_file as r; r.default_runtime_dir(); "
+        "import sidemirror.runtime_file as r; r.read_runtime_file(r.default_runtime_dir()); "
         "new = {m.split('.')[0] for m in set(sys.modules) - before}; "
         "print(sorted(new - set(sys.stdlib_module_names)))"
     )

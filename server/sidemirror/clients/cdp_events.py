@@ -35,8 +35,10 @@ def first_frame(stack: object, fallback: dict[str, Any] | None = None) -> str | 
     """`at fn (url:line:col)` for a CDP stack trace's first frame (1-based, as DevTools shows it);
     else from an exception's own `url`/`lineNumber`/`columnNumber`; None when neither says."""
     frames = stack.get("callFrames") if isinstance(stack, dict) else None
-    frame = frames[0] if isinstance(frames, list) and frames and isinstance(frames[0], dict) else (
-        fallback or {}
+    frame = (
+        frames[0]
+        if isinstance(frames, list) and frames and isinstance(frames[0], dict)
+        else (fallback or {})
     )
     url, line = frame.get("url"), frame.get("lineNumber")
     if not url or not isinstance(line, int):

@@ -191,6 +191,14 @@ class UserEvent(_Event):
         default_factory=list,
         description="Images (or audio) sent with the prompt, apart from its text.",
     )
+    # Absent (not null) on what the user typed, so those keep their exact wire form.
+    task_prompt_tool: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Present only on a sub-agent's prompt (the message its parent's tool call "
+        "gave it, `parent_tool_use_id` set): that tool's name, e.g. `Task` or `Agent`. The "
+        "panel labels it as a task prompt, not as the user's.",
+    )
 
 
 class ThinkingEvent(_Event):
@@ -349,6 +357,12 @@ class SessionStatusMessage(_Control):
     type: Literal["session_status"] = "session_status"
     state: SessionState
     session: str
+    reason: str | None = Field(
+        default=None,
+        description='Why, when the state alone says too little: `ended` with "file removed" '
+        "(the session's file was deleted or moved away). Absent otherwise; also sent when a "
+        "stream starts on such a session.",
+    )
 
 
 ActivityType = Literal["command_start", "command_end", "navigation", "console", "error"]

@@ -40,6 +40,8 @@ from sidemirror.core.redact import redact_text
 from sidemirror.core.redact_fields import redact_item_fields
 
 ACTIVE_WINDOW_S = 120.0
+# The reason a session is `ended` when the file it was read from is gone (deleted or moved away).
+FILE_REMOVED = "file removed"
 PARSE_ERRORS_KEPT = 20  # `/health` `parse_errors_detail`: the latest this many
 
 
@@ -91,6 +93,7 @@ class SessionLog:
     started_at: str | None = None
     last_activity: float = 0.0
     state: str = "idle"
+    state_reason: str | None = None  # why it is in that state, e.g. `FILE_REMOVED` for `ended`
     # Newest items in memory with their projected JSON; older ones spilled (see item_log.py).
     items: ItemLog = field(default_factory=ItemLog)
     # Sources index sessions from stats and file tails, and parse one only when it is first read.
@@ -195,6 +198,11 @@ class Workspace:
     def active(self) -> bool:
         return self.pid is not None or time.time() - self.last_activity < ACTIVE_WINDOW_S
 
+    @property
+    def all_files_removed(self) -> bool:
+        logs = self.sessions.values()
+        return bool(logs) and all(log.state_reason == FILE_REMOVED for log in logs)
+
     def latest_session(self) -> SessionLog | None:
         if self.latest_session_id is None:
             return None
@@ -256,7 +264,10 @@ class Store:
         return self.workspaces.get(ws_id)
 
     def workspaces_by_activity(self) -> list[Workspace]:
-        return sorted(self.workspaces.values(), key=lambda w: w.last_activity, reverse=True)
+        """Listed workspaces, newest activity first: one whose every session's file was removed
+        is not listed (it comes back with a file)."""
+        listed = (w for w in self.workspaces.values() if not w.all_files_removed)
+        return sorted(listed, key=lambda w: w.last_activity, reverse=True)
 
     def touch(self, log: SessionLog, when: float | None = None) -> None:
         """Record activity; when the session becomes the workspace's newest, followers switch."""
@@ -342,11 +353,11 @@ class Store:
         if update.state is not None:
             self.set_state(log, update.state)
 
-    def set_state(self, log: SessionLog, state: str) -> None:
-        if log.state == state:
+    def set_state(self, log: SessionLog, state: str, reason: str | None = None) -> None:
+        if (log.state, log.state_reason) == (state, reason):
             return
-        log.state = state
-        self._publish(log, StateChanged(log.session_id, state))
+        log.state, log.state_reason = state, reason
+        self._publish(log, StateChanged(log.session_id, state, reason))
 
     def _publish(self, log: SessionLog, message: Message, *, to_session: bool = True) -> None:
         """The one way out of the store: the taps, then the session's and the workspace's

@@ -217,7 +217,7 @@ TOOLS: dict[str, Tool[Any]] = {
             "sidemirror_browser_events",
             "What happened in the browser since…",
             "Console errors, page exceptions, failed requests, navigations and dialogs the "
-            "user's browser showed since your last Edit/Write (`since: \"last_edit\"`, the "
+            'user\'s browser showed since your last Edit/Write (`since: "last_edit"`, the '
             "default), since one of your tool calls (its id), or since a time; each names the "
             "tool call that caused it. Secrets redacted, newest `limit` returned.",
             BrowserEventsInput,
