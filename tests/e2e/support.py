@@ -98,8 +98,11 @@ class ServerExited(RuntimeError):
 class Server:
     """`python -m sidemirror serve` on a fixed port, restartable with the same dirs."""
 
-    def __init__(self, tmp: Path, port: int, claude_dir: Path) -> None:
+    def __init__(
+        self, tmp: Path, port: int, claude_dir: Path, extra_args: tuple[str, ...] = ()
+    ) -> None:
         self.tmp = tmp
+        self.extra_args = extra_args  # more `serve` flags (e.g. --demo)
         self.port = port
         self.claude_dir = claude_dir
         self.proc: subprocess.Popen[bytes] | None = None
@@ -122,6 +125,7 @@ class Server:
             "--data-dir", str(self.tmp / "data"),
             "--claude-dir", str(self.claude_dir),
             "--codex-dir", str(self.tmp / "no-codex"),
+            *self.extra_args,
         ]  # fmt: skip
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)

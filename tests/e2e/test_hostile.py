@@ -133,7 +133,7 @@ MARKDOWN_ATTACKS = [
     "| a | <img src=https://attacker.invalid/cell.png> |\n|---|---|\n"
     "| [x](javascript:window.__pwned=20) | ![t](https://attacker.invalid/t.png) |",
     "```html\n<script>window.__pwned=21</script>\n```",
-    "[ok](https://example.org/safe \"a title\")",
+    '[ok](https://example.org/safe "a title")',
 ]
 DEEP = {
     "quotes": ">" * 5000 + " the deep end",
@@ -178,10 +178,14 @@ def test_markdown_attacks_stay_inert(ext: Extension, server: Server) -> None:
         "https://example.org/safe",
     } <= set(hrefs)
     # Refused links keep their words; images are their alt text, not a picture.
-    expect(feed.locator("[data-type=user]", has_text="[js](javascript:window.__pwned=10)")).to_be_visible()
+    expect(
+        feed.locator("[data-type=user]", has_text="[js](javascript:window.__pwned=10)")
+    ).to_be_visible()
     expect(feed.locator(".md-image", has_text="[image: beacon]").first).to_be_visible()
     expect(feed.locator(".md-image", has_text="[image: inline data]").first).to_be_visible()
-    expect(feed.locator("[data-type=user]", has_text="<script>window.__pwned=19</script>")).to_be_visible()
+    expect(
+        feed.locator("[data-type=user]", has_text="<script>window.__pwned=19</script>")
+    ).to_be_visible()
     expect(feed.locator("figure.md-code .code-lang").first).to_have_text("html")
     # Nothing is lost to depth: blocks nested too deep for Markdown are shown as written, whole.
     for name in DEEP:
