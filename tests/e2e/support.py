@@ -270,7 +270,9 @@ def stop_worker(ext: Extension, page: Page) -> None:
     wait_until(lambda: not worker_running(ext, page), message="service worker stopped")
 
 
-def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:
+def launch(
+    pw: Playwright, profile: Path, dark: bool = False, locale: str | None = None
+) -> BrowserContext:
     args = [
         f"--user-agent={USER_AGENT}",
         f"--disable-extensions-except={EXT_DIR}",
@@ -293,12 +295,15 @@ def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:
         args=args,
         color_scheme="dark" if dark else "light",
         viewport=PANEL_SIZE,
+        locale=locale,
     )
 
 
-def start_extension(pw: Playwright, profile: Path, dark: bool = False) -> Extension:
+def start_extension(
+    pw: Playwright, profile: Path, dark: bool = False, locale: str | None = None
+) -> Extension:
     """Chromium with the extension, pinned to `parked_port()` before it looks for any server."""
-    ext = Extension(launch(pw, profile, dark))
+    ext = Extension(launch(pw, profile, dark, locale))
     # The install handler has run once the alarm exists (it is created there); the extension
     # has not probed anything yet (a fresh install waits for a page or the 30 s alarm).
     ext.worker().evaluate(
