@@ -87,7 +87,8 @@ def test_auto_follows_the_latest_change_and_the_browser_is_only_a_hint(
     append_exchange(path, "more", "a later answer in the new project")
     wait_until(lambda: server.workspaces()[0]["directory"] == NEW_PROJECT,
                message="the new project is the latest on the server")  # fmt: skip
-    panel.wait_for_timeout(1500)  # three polls of the workspace list
+    # The panel has seen it (Auto's label names it), and still shows the workspace picked.
+    expect(auto).to_have_text("Auto — e2e-auto-new-project")
     expect(feed.get_by_text("the sample project answers")).to_be_visible()
     expect(feed.get_by_text("a later answer in the new project")).to_have_count(0)
     assert panel.locator("#ws-select").input_value() == sample_workspace(server)
