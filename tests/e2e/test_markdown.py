@@ -10,6 +10,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 from support import Extension, append_exchange
+from test_a11y import axe_violations, serious
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "claude" / "sample-project"
 SESSION = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
@@ -83,6 +84,9 @@ def test_a_real_transcript_renders_as_markdown(
     code = live.locator("figure.md-code")
     expect(code.locator(".code-lang")).to_have_text("python")
     expect(code.locator("pre code")).to_have_text('print("hello")')
+
+    # Headings, tables, links and code keep the panel accessible (axe-core, as test_a11y).
+    assert serious(axe_violations(panel, ".feed table")) == []
 
 
 def test_show_more_opens_in_place_to_full_height_and_show_less_closes(
