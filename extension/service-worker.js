@@ -10,6 +10,7 @@
 
 import { HEALTH_ALARM, HEALTH_PERIOD_MIN, KEYS, MSG, parsePort, parseToken } from "./lib/shared/config.js";
 import { check } from "./lib/worker/connection.js";
+import { choosePort } from "./lib/worker/port-choice.js";
 import * as overlaySites from "./lib/worker/overlay-sites.js";
 import { PageEventReporter } from "./lib/worker/page-events.js";
 import { PageOverlaySource } from "./lib/worker/page-overlay.js";
@@ -105,17 +106,11 @@ async function handle(message) {
       // already running may have verified the old server just before it went away.
       return checkNow("request", { fresh: message.fresh === true });
     case MSG.setPort: {
-      if (message.port === null || message.port === "") {
-        await chrome.storage.local.remove(KEYS.port);
-      } else {
-        const port = parsePort(message.port);
-        if (port === null) throw codeError("invalid_port", `not a port: ${JSON.stringify(message.port)} (1–65535)`);
-        // The user said where the server is: whatever Sidemirror server answers there becomes
-        // the paired one (its identity is checked before our token goes to it).
-        await chrome.storage.local.set({ [KEYS.port]: port });
-        await chrome.storage.local.remove(KEYS.paired);
-      }
-      return checkNow("port", { fresh: true });
+      const auto = message.port === null || message.port === "";
+      const port = auto ? null : parsePort(message.port);
+      if (!auto && port === null) throw codeError("invalid_port", `not a port: ${JSON.stringify(message.port)} (1–65535)`);
+      // Connects there or rejects, keeping the server we had (lib/worker/port-choice.js).
+      return choosePort(port, () => checkNow("port", { fresh: true }));
     }
     case MSG.setToken: {
       const token = parseToken(message.token);

@@ -37,7 +37,7 @@ export function fillRow(rec, { onToggle, names, openLink = null }) {
       on: { click: onToggle },
     },
     h("span", { class: "act-cat", title: CATEGORY_LABELS[cat], attrs: { "aria-hidden": "true" } }),
-    h("time", { class: "act-time", dateTime: entry.ts || null, text: clockTimeSeconds(entry.ts) }),
+    h("time", { class: "act-time", dateTime: entry.ts || null, title: fullTime(entry.ts), text: clockTimeSeconds(entry.ts) }),
     h("span", { class: "act-cmd", text: entry.command || entry.type }),
     target ? h("span", { class: "act-args", text: target }) : h("span", { class: "act-args" }),
     statusMark(entry, end, cat),

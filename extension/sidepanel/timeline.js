@@ -33,6 +33,7 @@ export class Timeline {
       // Results and sub-agent items find their card here; the nesting state is the list's.
       onToolCard: (toolUseId, card) => this.tools.set(toolUseId, { ...card, children: null, childCount: 0, summary: null }),
       onToolResult,
+      toolName: (toolUseId) => this.tools.get(toolUseId)?.name ?? null,
     };
     this.earlier = h("p", { class: "earlier", hidden: true });
     this.list = h("div", {

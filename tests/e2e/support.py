@@ -102,8 +102,11 @@ class ServerExited(RuntimeError):
 class Server:
     """`python -m sidemirror serve` on a fixed port, restartable with the same dirs."""
 
-    def __init__(self, tmp: Path, port: int, claude_dir: Path) -> None:
+    def __init__(
+        self, tmp: Path, port: int, claude_dir: Path, extra_args: tuple[str, ...] = ()
+    ) -> None:
         self.tmp = tmp
+        self.extra_args = extra_args  # more `serve` flags (e.g. --demo)
         self.port = port
         self.claude_dir = claude_dir
         self.proc: subprocess.Popen[bytes] | None = None
@@ -126,6 +129,7 @@ class Server:
             "--data-dir", str(self.tmp / "data"),
             "--claude-dir", str(self.claude_dir),
             "--codex-dir", str(self.tmp / "no-codex"),
+            *self.extra_args,
         ]  # fmt: skip
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -270,7 +274,9 @@ def stop_worker(ext: Extension, page: Page) -> None:
     wait_until(lambda: not worker_running(ext, page), message="service worker stopped")
 
 
-def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:
+def launch(
+    pw: Playwright, profile: Path, dark: bool = False, locale: str | None = None
+) -> BrowserContext:
     args = [
         f"--user-agent={USER_AGENT}",
         f"--disable-extensions-except={EXT_DIR}",
@@ -293,12 +299,15 @@ def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:
         args=args,
         color_scheme="dark" if dark else "light",
         viewport=PANEL_SIZE,
+        locale=locale,
     )
 
 
-def start_extension(pw: Playwright, profile: Path, dark: bool = False) -> Extension:
+def start_extension(
+    pw: Playwright, profile: Path, dark: bool = False, locale: str | None = None
+) -> Extension:
     """Chromium with the extension, pinned to `parked_port()` before it looks for any server."""
-    ext = Extension(launch(pw, profile, dark))
+    ext = Extension(launch(pw, profile, dark, locale))
     # The install handler has run once the alarm exists (it is created there); the extension
     # has not probed anything yet (a fresh install waits for a page or the 30 s alarm).
     ext.worker().evaluate(
