@@ -102,6 +102,11 @@ class SearchIndex:
 
     # --- lifecycle ---
 
+    @property
+    def ready(self) -> bool:
+        """Open for reading (rows queued before are written once the writer starts)."""
+        return self._reader is not None
+
     def start(self) -> None:
         """Open (or rebuild) the tables and start the writer. Blocking: call from a thread."""
         writer = open_index(self.data_dir)
