@@ -38,9 +38,9 @@ async def search_lifecycle(app: web.Application) -> AsyncIterator[None]:
 
     opening = asyncio.create_task(open_then_fill(), name="search-open")
     yield
-    opening.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await opening
+    # Its worker thread cannot be cancelled: wait for the open to end, then stop in order.
+    with contextlib.suppress(Exception):
+        await asyncio.shield(opening)
     await feed.stop()
     state.store.taps.remove(feed.tap)
     await asyncio.to_thread(index.stop)
