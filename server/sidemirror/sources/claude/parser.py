@@ -34,6 +34,7 @@ from sidemirror.core.models import (
 )
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.claude.subagents import SubagentLinker
+from sidemirror.sources.claude.task_plan import TASK_PLAN_TOOLS, TaskPlans
 from sidemirror.sources.claude.tools import (
     slash_command,
     strip_tags,
@@ -68,6 +69,7 @@ class ClaudeParser:
         self.errors = 0  # records that were valid JSON but not objects
         self._tools: dict[str, tuple[str, str]] = {}  # tool_use_id -> (name, ts)
         self._subagents = SubagentLinker()
+        self._task_plans = TaskPlans()
 
     # --- entry point ---
 
@@ -199,6 +201,11 @@ class ClaudeParser:
             if name in TASK_TOOLS and isinstance(result, dict) and result.get("agentId"):
                 for held in self._subagents.release(str(result["agentId"]), tool_id):
                     items += self._record(held, tool_id)
+            if name in TASK_PLAN_TOOLS:
+                plan = self._task_plans.of(parent)
+                structured = record.get("toolUseResult")
+                items += plan.result(tool_id, name, structured, output, is_error, ts, parent)
+                continue
             duration = ms_between(started, ts) if started and ts else None
             result_item = tool_result_item(tool_id, name, output, is_error, ts, parent, duration)
             if isinstance(result_item, ToolResultEvent):
@@ -264,6 +271,8 @@ class ClaudeParser:
         if name in TASK_TOOLS:
             prompt = tool_input.get("prompt") if isinstance(tool_input, dict) else None
             self._subagents.task_started(tool_id, prompt if isinstance(prompt, str) else None)
+        if name in TASK_PLAN_TOOLS:
+            return self._task_plans.of(parent).call(tool_id, name, tool_input, ts, parent)
         return [tool_call_item(tool_id, name, tool_input, ts, parent)]
 
     def _system(self, record: dict[str, Any], parent: str | None) -> list[SessionItem]:
