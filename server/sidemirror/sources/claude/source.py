@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sidemirror.core.store import SessionLog, Store, Workspace
 from sidemirror.sources.claude.meta import agent_session_id, read_meta
-from sidemirror.sources.claude.parser import MAIN
+from sidemirror.sources.claude.positions import MAIN
 from sidemirror.sources.claude.session import ClaudeSession
 from sidemirror.sources.files.indexing import IndexProgress, mtime, newest_first, read_in_batches
 from sidemirror.sources.files.regular import SpecialFiles, special_reason
