@@ -10,6 +10,7 @@
 import { h, textNode } from "../lib/page/dom.js";
 import { byteSize } from "../lib/page/format.js";
 import { attachResult, renderItem, renderPartial, settlePending, showProgress } from "./item-renderers.js";
+import { foldAbandoned } from "./rewinds.js";
 
 const BOTTOM_SLACK_PX = 48;
 
@@ -151,6 +152,7 @@ export class Timeline {
     const el = renderItem(item, this.renderCtx);
     el.dataset.itemId = item.id;
     el.dataset.type = item.type;
+    if (typeof item.seq === "number") el.dataset.seq = String(item.seq);
     this.count += 1;
     const parent = item.parent_tool_use_id ? this.tools.get(item.parent_tool_use_id) : null;
     if (partial && partial.el.isConnected) {
@@ -161,6 +163,7 @@ export class Timeline {
     } else {
       if (item.parent_tool_use_id) el.classList.add("orphan-subagent");
       (frag || this.list).append(el);
+      foldAbandoned(frag || this.list, item, el);
     }
     return true;
   }
