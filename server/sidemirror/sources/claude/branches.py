@@ -13,7 +13,8 @@ The abandoned part is everything written after the branch point, whatever its ki
 by seqs (positions.py), which increase along the file, so "after the branch point's line and
 before the rewind line" is exactly the abandoned items, sub-agent items included. A compaction
 (`compact_boundary`, `parentUuid` null) continues from the latest record of the branch in use,
-so it keeps that branch and is not a rewind.
+so it keeps that branch and is not a rewind. A prompt with no parent mid-file is not taken for one
+either (see `rewind`).
 """
 
 from __future__ import annotations
@@ -57,15 +58,16 @@ class BranchTracker:
         if self.leaf is None or "parentUuid" not in record:
             return None  # nothing read before it (a first prompt, or a parse from a sync point)
         parent = record.get("parentUuid")
-        parent = parent if isinstance(parent, str) else None
-        if parent == self.leaf:
+        if not isinstance(parent, str) or parent == self.leaf:
+            # No parent mid-file is not taken for a rewind: files made of several runs of a
+            # session (tests, tools that join transcripts) start each run that way, and folding
+            # everything before it would hide a whole history on a guess.
             return None
-        if parent is None:
-            label, after = "the start of the session", 0
-        else:
-            label = self._labels.get(parent) or "an earlier message"
-            end = self._ends.get(parent)
-            after = last_seq_of_line(end) if end is not None else 0
+        label = self._labels.get(parent) or "an earlier message"
+        end = self._ends.get(parent)
+        # A parent we never read is before the part read (a parse from a sync point): all of
+        # that part was written after it, so all of it was abandoned.
+        after = last_seq_of_line(end) if end is not None else 0
         return SystemEvent(
             ts=ts,
             subtype="rewind",
