@@ -13,7 +13,12 @@ Format notes, from real rollouts (Codex CLI 0.2x to 0.128, CLI and Desktop):
   has nothing readable and gives no item.
 - `token_count` events repeat cumulative totals (`info.total_token_usage`), several times per
   turn: a turn's tokens are the growth of the totals during it, so repeats never double count.
-- `task_complete` / `turn_aborted` close a turn when persisted; otherwise the next prompt does.
+- `task_complete` / `turn_aborted` close a turn when persisted (aborted: `stopped`, with its
+  `reason`); otherwise the next prompt does. `token_count.info.last_token_usage.input_tokens` is
+  what the model saw at the latest request, `model_context_window` its window: the turn's
+  context figures.
+- A sub-agent thread is a rollout of its own whose `session_meta.source` is
+  `{"subagent": {"thread_spawn": {"parent_thread_id", "depth", "agent_nickname"…}}}`.
 """
 
 from __future__ import annotations
@@ -98,6 +103,8 @@ class CodexParser:
         self.context_tokens: int | None = None
         self.context_window: int | None = None
         self._calls: dict[str, tuple[str, str]] = {}  # call_id -> (name, ts)
+        self.parent_thread_id: str | None = None  # set on a sub-agent's rollout
+        self.agent_nickname: str | None = None
         self._web = 0
 
     def feed(self, record: Any) -> list[SessionItem]:
@@ -133,6 +140,12 @@ class CodexParser:
         )
 
     def _meta(self, payload: dict[str, Any]) -> None:
+        if self.session_id is None:  # a forked child repeats its parent's meta after its own
+            spawn = _dict(_dict(_dict(payload.get("source")).get("subagent")).get("thread_spawn"))
+            parent = _text(spawn.get("parent_thread_id")) or _text(payload.get("parent_thread_id"))
+            self.parent_thread_id = parent or None
+            nickname = _text(spawn.get("agent_nickname")) or _text(payload.get("agent_nickname"))
+            self.agent_nickname = nickname or None
         self.session_id = self.session_id or _text(payload.get("id")) or None
         self.cwd = self.cwd or _text(payload.get("cwd")) or None
         self.git_branch = _text(_dict(payload.get("git")).get("branch")) or self.git_branch
@@ -143,7 +156,7 @@ class CodexParser:
         self.turns += 1
         self.current = _Turn(self.turns, ts, dict(self.totals), prompt, last_ts=ts)
 
-    def _close(self, status: TurnStatus, ts: str) -> list[SessionItem]:
+    def _close(self, status: TurnStatus, ts: str, reason: str | None = None) -> list[SessionItem]:
         turn, self.current = self.current, None
         if turn is None:
             return []
@@ -170,6 +183,7 @@ class CodexParser:
                 model=self.model,
                 duration_ms=ms_between(turn.started, ts) if turn.started and ts else None,
                 status=status,
+                stop_reason=reason,
                 context_tokens=self.context_tokens,
                 context_window=self.context_window or context_window_for(self.model),
             )
@@ -356,10 +370,15 @@ class CodexParser:
             if isinstance(window, int) and not isinstance(window, bool) and window > 0:
                 self.context_window = window
             return []
+        if kind == "task_started":  # the window is known before the first count
+            window = p.get("model_context_window")
+            if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+                self.context_window = window
+            return []
         if kind == "task_complete":
             return self._close("ok", ts)
         if kind == "turn_aborted":
-            return self._close("stopped", ts)
+            return self._close("stopped", ts, _text(p.get("reason")) or "aborted")
         if kind in ("error", "stream_error"):
             message = redact_text(_text(p.get("message")) or "error")
             return self._shown([ErrorEvent(ts=ts, message=message)])
