@@ -25,6 +25,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import agent_scan  # noqa: E402
 import cli_startup  # noqa: E402
 import client  # noqa: E402
 import floor  # noqa: E402
@@ -645,6 +646,11 @@ async def main(args: argparse.Namespace) -> None:
             res["cli"] = cli_startup.cli_startup()
             log(f"  {res['cli']}")
             save(res)
+        if want("agentscan"):
+            log("agents seen as they start: scan cost, idle CPU, time to see one")
+            res["agent_scan"] = await asyncio.to_thread(agent_scan.measure)
+            log(f"  {res['agent_scan']}")
+            save(res)
         if want("fanout"):
             log("fanout")
             res["fanout"] = await fanout(root, args)
@@ -663,7 +669,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--only",
         default="",
-        help="comma list: latency,rendered,markdown,cold,snapshot,fanout,forward,review,cli",
+        help="comma list: latency,rendered,markdown,cold,snapshot,fanout,forward,review,cli,"
+        "agentscan",
     )
     p.add_argument("--skip-peers", default="", help="comma list of peers not to run")
     p.add_argument("--appends", type=int, default=200, help="appends per latency phase")
