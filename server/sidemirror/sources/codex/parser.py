@@ -11,12 +11,9 @@ Format notes, from real rollouts (Codex CLI 0.2x to 0.128, CLI and Desktop):
 - `user` message items also carry injected context (`<environment_context>`, AGENTS.md
   instructions): not typed by the user, not shown. Reasoning that is only `encrypted_content`
   has nothing readable and gives no item.
-- `token_count` events repeat cumulative totals (`info.total_token_usage`), several times per
-  turn: a turn's tokens are the growth of the totals during it, so repeats never double count.
+- `token_count` events: turn tokens, cost and context figures (codex/tokens.py).
 - `task_complete` / `turn_aborted` close a turn when persisted (aborted: `stopped`, with its
-  `reason`); otherwise the next prompt does. `token_count.info.last_token_usage.input_tokens` is
-  what the model saw at the latest request, `model_context_window` its window: the turn's
-  context figures.
+  `reason`); otherwise the next prompt does.
 - A sub-agent thread is a rollout of its own whose `session_meta.source` is
   `{"subagent": {"thread_spawn": {"parent_thread_id", "depth", "agent_nickname"…}}}`.
 """
@@ -37,12 +34,11 @@ from sidemirror.core.models import (
     ThinkingEvent,
     ToolResultEvent,
     ToolUseEvent,
-    TurnCompleteEvent,
     TurnStatus,
     UserEvent,
 )
-from sidemirror.core.pricing import context_window_for, estimate_cost_usd
 from sidemirror.core.redact import redact_text
+from sidemirror.sources.codex.tokens import TokenCounts
 from sidemirror.sources.codex.tools import (
     kind_of,
     output_text,
@@ -64,12 +60,6 @@ _INJECTED = re.compile(r"^\s*(?:<([a-z_][a-z0-9_ -]*)>.*</\1>\s*$|# AGENTS\.md i
 _QUIET_EVENTS = frozenset(
     {"task_started", "context_compacted", "entered_review_mode", "exited_review_mode"}
 )
-_TOKEN_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens")
-
-
-def _tokens(raw: Any) -> dict[str, int]:
-    d = _dict(raw)
-    return {k: v if isinstance(v, int) and v > 0 else 0 for k in _TOKEN_FIELDS for v in [d.get(k)]}
 
 
 @dataclass
@@ -97,11 +87,7 @@ class CodexParser:
         self.errors = 0
         self.turns = 0
         self.current: _Turn | None = None
-        self.totals: dict[str, int] = dict.fromkeys(_TOKEN_FIELDS, 0)
-        # From the latest `token_count`: the last request's input (cached included: what the
-        # model saw) and the window Codex reports for the model.
-        self.context_tokens: int | None = None
-        self.context_window: int | None = None
+        self.tokens = TokenCounts()
         self._calls: dict[str, tuple[str, str]] = {}  # call_id -> (name, ts)
         self.parent_thread_id: str | None = None  # set on a sub-agent's rollout
         self.agent_nickname: str | None = None
@@ -154,40 +140,22 @@ class CodexParser:
 
     def _open(self, ts: str, prompt: str | None) -> None:
         self.turns += 1
-        self.current = _Turn(self.turns, ts, dict(self.totals), prompt, last_ts=ts)
+        self.current = _Turn(self.turns, ts, dict(self.tokens.totals), prompt, last_ts=ts)
 
     def _close(self, status: TurnStatus, ts: str, reason: str | None = None) -> list[SessionItem]:
         turn, self.current = self.current, None
         if turn is None:
             return []
-        grown = {k: max(0, self.totals[k] - turn.tokens_at_start[k]) for k in _TOKEN_FIELDS}
-        cached = grown["cached_input_tokens"]
-        fresh = max(0, grown["input_tokens"] - cached)  # OpenAI counts cached input in input
-        cost = estimate_cost_usd(
-            self.model,
-            input_tokens=fresh,
-            output_tokens=grown["output_tokens"],
-            cache_read_tokens=cached,
-            cache_write_5m_tokens=0,
-            cache_write_1h_tokens=0,
+        closed = self.tokens.turn_complete(
+            turn.tokens_at_start,
+            number=turn.number,
+            started=turn.started,
+            ts=ts,
+            model=self.model,
+            status=status,
+            reason=reason,
         )
-        return [
-            TurnCompleteEvent(
-                ts=ts,
-                turn=turn.number,
-                input_tokens=fresh,
-                output_tokens=grown["output_tokens"],
-                cache_read_tokens=cached,
-                cost_usd=cost,
-                cost_source="estimated" if cost is not None else "unknown_model",
-                model=self.model,
-                duration_ms=ms_between(turn.started, ts) if turn.started and ts else None,
-                status=status,
-                stop_reason=reason,
-                context_tokens=self.context_tokens,
-                context_window=self.context_window or context_window_for(self.model),
-            )
-        ]
+        return [closed]
 
     def _prompt(self, text: str, ts: str) -> list[SessionItem]:
         turn = self.current
@@ -358,22 +326,8 @@ class CodexParser:
         if kind == "agent_reasoning":
             text = _text(p.get("text"))
             return self._thinking(text, ts, "event") if text.strip() else []
-        if kind == "token_count":
-            info = _dict(p.get("info"))
-            totals = info.get("total_token_usage")
-            if totals is not None:
-                self.totals = _tokens(totals)
-            last = info.get("last_token_usage")
-            if isinstance(last, dict):
-                self.context_tokens = _tokens(last)["input_tokens"]
-            window = info.get("model_context_window")
-            if isinstance(window, int) and not isinstance(window, bool) and window > 0:
-                self.context_window = window
-            return []
-        if kind == "task_started":  # the window is known before the first count
-            window = p.get("model_context_window")
-            if isinstance(window, int) and not isinstance(window, bool) and window > 0:
-                self.context_window = window
+        if kind in ("token_count", "task_started"):
+            self.tokens.event(kind, p)
             return []
         if kind == "task_complete":
             return self._close("ok", ts)
