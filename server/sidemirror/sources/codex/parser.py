@@ -15,7 +15,9 @@ Format notes, from real rollouts (Codex CLI 0.2x to 0.128, CLI and Desktop):
 - `task_complete` / `turn_aborted` close a turn when persisted (aborted: `stopped`, with its
   `reason`); otherwise the next prompt does.
 - A sub-agent thread is a rollout of its own whose `session_meta.source` is
-  `{"subagent": {"thread_spawn": {"parent_thread_id", "depth", "agent_nickname"…}}}`.
+  `{"subagent": {"thread_spawn": {"parent_thread_id", "depth", "agent_nickname"…}}}`. A forked
+  one then repeats its parent's `session_meta` and history before its own first `turn_context`:
+  that copy is not shown (it is the parent's session, listed on its own).
 """
 
 from __future__ import annotations
@@ -91,6 +93,7 @@ class CodexParser:
         self._calls: dict[str, tuple[str, str]] = {}  # call_id -> (name, ts)
         self.parent_thread_id: str | None = None  # set on a sub-agent's rollout
         self.agent_nickname: str | None = None
+        self._inherited = False
         self._web = 0
 
     def feed(self, record: Any) -> list[SessionItem]:
@@ -109,7 +112,10 @@ class CodexParser:
         if kind == "session_meta":
             self._meta(payload)
             return []
+        if self._inherited and kind != "turn_context":
+            return []  # a forked sub-agent's copy of its parent's history
         if kind == "turn_context":
+            self._inherited = False
             self.model = _text(payload.get("model")) or self.model
             self.cwd = self.cwd or _text(payload.get("cwd")) or None
             return []
@@ -125,7 +131,20 @@ class CodexParser:
             [SystemEvent(ts=ts, subtype="unknown", content=f"Unrecognized record type {kind!r}")]
         )
 
+    @property
+    def title(self) -> str | None:
+        """The first prompt; a sub-agent's is prefixed with its nickname."""
+        if self.agent_nickname and self.first_prompt:
+            return f"{self.agent_nickname}: {self.first_prompt}"
+        return self.first_prompt
+
     def _meta(self, payload: dict[str, Any]) -> None:
+        other = _text(payload.get("id"))
+        if self.parent_thread_id is not None and other and other != self.session_id:
+            # A forked sub-agent repeats its parent's meta and history after its own meta; its
+            # own work starts at its first `turn_context`.
+            self._inherited = True
+            return
         if self.session_id is None:  # a forked child repeats its parent's meta after its own
             spawn = _dict(_dict(_dict(payload.get("source")).get("subagent")).get("thread_spawn"))
             parent = _text(spawn.get("parent_thread_id")) or _text(payload.get("parent_thread_id"))

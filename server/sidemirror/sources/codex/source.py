@@ -168,7 +168,7 @@ class CodexSession(FileSession):
         update = SessionUpdate(
             items=items,
             problems=problems,
-            title=self.log.title or self.parser.first_prompt,
+            title=self.log.title or self.parser.title,
             started_at=self.parser.started_at,
             branch=self.parser.git_branch,
             state=state_after(items),
@@ -248,11 +248,9 @@ class CodexSource:
         if head.git_branch:
             ws.branch = head.git_branch
         log_ = self.store.ensure_session(ws, session_id, AGENT, "")
-        log_.title = head.first_prompt
+        log_.title = head.title
         log_.started_at = head.started_at
         log_.parent_id = head.parent_thread_id
-        if head.agent_nickname and head.first_prompt:
-            log_.title = f"{head.agent_nickname}: {head.first_prompt}"
         digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
         journal = self.journal_dir / f"{digest}.jsonl"
         session = CodexSession(self.store, log_, path, journal, self._tasks.stopping)

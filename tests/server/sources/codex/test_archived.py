@@ -121,7 +121,17 @@ async def test_a_sub_agent_thread_is_listed_under_its_parent(tmp_path: Path) -> 
     child_meta["payload"]["id"] = child_id
     spawn = {"parent_thread_id": SESSION, "depth": 1, "agent_nickname": "Hypatia"}
     child_meta["payload"]["source"] = {"subagent": {"thread_spawn": spawn}}
-    child = [json.dumps(child_meta), json.dumps(meta), *lines[1:]]
+    ts = json.loads(lines[-1])["timestamp"]
+    own = [
+        {"timestamp": ts, "type": "turn_context", "payload": {"model": "gpt-5.2"}},
+        {
+            "timestamp": ts,
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": "Review the diff", "kind": "plain"},
+        },
+    ]
+    # A forked child: its meta, its parent's meta and history, then its own work.
+    child = [json.dumps(child_meta), json.dumps(meta), *lines[1:], *map(json.dumps, own)]
     store, source = await started(home, tmp_path / "data")
     try:
         ws = store.workspace(workspace_id_for(CWD))
@@ -131,9 +141,10 @@ async def test_a_sub_agent_thread_is_listed_under_its_parent(tmp_path: Path) -> 
         sub = ws.sessions[child_id]
         summary = session_summary(sub)
         assert summary["parent_id"] == SESSION
-        assert sub.title is not None and sub.title.startswith("Hypatia: ")
+        assert sub.title == "Hypatia: Review the diff"
         assert "parent_id" not in session_summary(ws.sessions[SESSION])
-        await wait_for(lambda: len(sub.items) > 40)  # read, and touched as it was
+        await wait_for(lambda: len(sub.items) > 0)  # read, and touched as it was
+        assert [i.type for i in sub.items] == ["user"]  # not the parent's copied history
         # The newer sub-agent thread does not take the panel away from the thread it serves.
         assert ws.latest_session_id == SESSION
     finally:

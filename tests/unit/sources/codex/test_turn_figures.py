@@ -19,6 +19,7 @@ from tests.conftest import FIXTURES
 
 LOCALPUSH = FIXTURES / "codex" / "localpush"
 FULL = LOCALPUSH / "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+FIXTURE_CODEMIE = next((FIXTURES / "codex").glob("rollout-*.jsonl"))
 UNFINISHED = LOCALPUSH / "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
 
 
@@ -82,3 +83,37 @@ def test_a_sub_agent_rollout_names_the_thread_that_spawned_it() -> None:
     assert (parser.parent_thread_id, parser.agent_nickname) == (parent, "Hypatia")
     plain, _ = parse([meta])
     assert plain.parent_thread_id is None
+
+
+def test_a_forked_sub_agent_does_not_show_its_parents_history_as_its_own() -> None:
+    """A forked child's rollout: its meta, its parent's meta and history, then its own work from
+    its first `turn_context` (Codex writes forks so)."""
+    parent_lines = records(FIXTURE_CODEMIE)
+    meta = parent_lines[0]
+    child_meta = json.loads(json.dumps(meta))
+    child_meta["payload"]["id"] = "019e16a0-0000-7000-8000-000000000042"
+    spawn = {"parent_thread_id": meta["payload"]["id"], "depth": 1}
+    child_meta["payload"]["source"] = {"subagent": {"thread_spawn": spawn}}
+    ts = parent_lines[-1]["timestamp"]
+    own = [
+        {"timestamp": ts, "type": "turn_context", "payload": {"model": "gpt-5.2", "cwd": "/w"}},
+        {
+            "timestamp": ts,
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": "Review the diff", "kind": "plain"},
+        },
+        {
+            "timestamp": ts,
+            "type": "event_msg",
+            "payload": {"type": "agent_message", "message": "Looks right."},
+        },
+    ]
+    child, items = parse([child_meta, *parent_lines, *own])
+    assert [(i.type, getattr(i, "content", "")) for i in items] == [
+        ("user", "Review the diff"),
+        ("assistant", "Looks right."),
+    ]
+    assert child.session_id == child_meta["payload"]["id"]
+    assert child.first_prompt == "Review the diff"
+    _, whole_parent = parse(parent_lines)
+    assert len(whole_parent) > 40  # the part not shown is the parent's whole session
