@@ -25,6 +25,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import agent_scan  # noqa: E402
 import cli_startup  # noqa: E402
 import client  # noqa: E402
 import floor  # noqa: E402
@@ -652,6 +653,11 @@ async def main(args: argparse.Namespace) -> None:
             res["panel"] = await panel.panel(args)
             log(f"  {res['panel']}")
             save(res)
+        if want("agentscan"):
+            log("agents seen as they start: scan cost, idle CPU, time to see one")
+            res["agent_scan"] = await asyncio.to_thread(agent_scan.measure)
+            log(f"  {res['agent_scan']}")
+            save(res)
         if want("fanout"):
             log("fanout")
             res["fanout"] = await fanout(root, args)
@@ -670,7 +676,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--only",
         default="",
-        help="comma list: latency,rendered,markdown,cold,snapshot,fanout,forward,review,cli,panel",
+        help="comma list: latency,rendered,markdown,cold,snapshot,fanout,forward,review,cli,"
+        "panel,agentscan",
     )
     p.add_argument("--panel-items", type=int, default=50_000, help="panel phase: session size")
     p.add_argument("--panel-appends", type=int, default=200, help="panel phase: live appends")

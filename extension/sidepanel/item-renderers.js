@@ -314,6 +314,8 @@ const SYSTEM_LABELS = Object.freeze({
   status: "Status",
   interrupted: "Interrupted",
   permission_denied: "Permission denied",
+  rewind: "Rewound",
+  hook: "Hook",
 });
 
 function error(item) {

@@ -22,8 +22,8 @@ from typing import Any
 from sidemirror.core.jsonline import decode_line
 from sidemirror.core.models import SessionItem
 from sidemirror.sources.claude.merge import merged
-from sidemirror.sources.claude.parser import MAIN, ClaudeParser
-from sidemirror.sources.claude.positions import SLOTS, Positions
+from sidemirror.sources.claude.parser import ClaudeParser
+from sidemirror.sources.claude.positions import MAIN, SLOTS, Positions
 from sidemirror.sources.claude.sync import first_record_at_or_after, is_prompt
 from sidemirror.sources.common import as_text
 from sidemirror.sources.files.long_line import mark_cut
@@ -123,7 +123,7 @@ class EarlierItems:
         for key, end, record in merged(streams):
             if key == MAIN and end > line_end:
                 return
-            items = mark_cut(parser.feed(record, key))
+            items = mark_cut(parser.feed(record, key, end))
             positions.number(key, end, items)
             yield from items
 
