@@ -14,7 +14,6 @@ created later included.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import os
 import threading
@@ -22,55 +21,32 @@ from pathlib import Path
 
 from sidemirror.core.models import SessionItem
 from sidemirror.core.store import ParseProblem, SessionLog, SessionUpdate, Store, state_after
+from sidemirror.sources.codex.head import RolloutHead, head_from_row, head_row, read_head
 from sidemirror.sources.codex.parser import CodexParser
-from sidemirror.sources.files.indexing import IndexProgress, newest_first, read_in_batches
+from sidemirror.sources.files.indexing import (
+    IndexProgress,
+    Listed,
+    Remembered,
+    newest_first,
+    read_in_batches,
+)
 from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
-from sidemirror.sources.files.regular import SpecialFiles, open_regular, special_reason
+from sidemirror.sources.files.regular import SpecialFiles
 from sidemirror.sources.files.removed import removed, returned
 from sidemirror.sources.files.session import BackgroundTasks, FileSession
-from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
+from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 from sidemirror.sources.files.watch import Change, watch_paths
-from sidemirror.sources.files.window import window_lines
 from sidemirror.sources.remote.names import ensure_host_workspace
 
 logger = logging.getLogger(__name__)
 AGENT = "codex"
 KEY = ""  # the rollout's key in its journal
-HEAD_BYTES = 65536  # the first line (`session_meta`) alone can be tens of KiB of instructions
-META_KEYS = (b'"session_meta"', b'"turn_context"')
-PROMPT_KEY = b'"user'  # a user message item (`"role":"user"`) or event (`"user_message"`)
 WATCH_DEPTH = 3  # sessions/YYYY/MM/DD
 
 
 def _is_rollout(path: Path) -> bool:
     return path.name.startswith("rollout-") and path.suffix == ".jsonl"
-
-
-def _index(path: Path) -> tuple[CodexParser, float] | None:
-    """The head of a rollout (session id, cwd, branch, first prompt) and its mtime.
-
-    Only the records that carry those reach the parser: the first (early rollouts start with a
-    bare meta line), the meta and turn-context lines, and user messages until the first prompt.
-    """
-    try:
-        with open_regular(path) as fh:
-            mtime = os.fstat(fh.fileno()).st_mtime
-            data = fh.read(HEAD_BYTES)
-    except OSError:
-        return None
-    head = CodexParser()
-    for line in window_lines(data, cut_start=False):
-        wanted = (
-            head.started_at is None
-            or any(k in line for k in META_KEYS)
-            or (head.first_prompt is None and PROMPT_KEY in line)
-        )
-        if wanted:
-            ok, record = decode_line(line)
-            if ok and record is not None:
-                head.feed(record)
-    return (head, mtime) if head.cwd is not None else None
 
 
 class CodexSession(FileSession):
@@ -85,10 +61,10 @@ class CodexSession(FileSession):
         store: Store,
         log_: SessionLog,
         path: Path,
-        journal: Path,
+        journal_dir: Path,
         stopping: threading.Event | None = None,
     ) -> None:
-        super().__init__(store, log_, journal, stopping)
+        super().__init__(store, log_, journal_dir, path, stopping)
         self.path = path
 
     def _fresh(self) -> None:
@@ -177,6 +153,7 @@ class CodexSource:
         self.host = host  # files mirrored from another machine: workspaces are `host:/dir`
         self.codex_dir = codex_dir.expanduser()
         self.sessions_dir = self.codex_dir / "sessions"
+        self.data_dir = data_dir
         self.journal_dir = data_dir / "codex-epochs"
         self.watch_step_ms = watch_step_ms
         self.sessions: dict[Path, CodexSession] = {}
@@ -194,15 +171,11 @@ class CodexSource:
         self._stop.set()
         await self._tasks.stop()
 
-    def _list(self) -> tuple[list[Path], list[Path]]:
+    def _list(self) -> tuple[list[Listed], list[Path]]:
         """The rollouts, newest first, and the paths named like one that are not regular files."""
         if not self.sessions_dir.is_dir():
             return [], []
-        rollouts: list[Path] = []
-        special: list[Path] = []
-        for path in self.sessions_dir.rglob("rollout-*.jsonl"):
-            (rollouts if special_reason(path) is None else special).append(path)
-        return newest_first(rollouts), special
+        return newest_first(self.sessions_dir.rglob("rollout-*.jsonl"))
 
     async def _index(self) -> None:
         """Index what is on disk, newest first; a rollout a live change registered first is
@@ -211,27 +184,25 @@ class CodexSource:
         for path in special:
             self._special.skip(path)
         self.progress.total = len(rollouts)
-        async for batch in read_in_batches(rollouts, _index, self.progress, "codex-index"):
-            for path, indexed in batch:
-                if indexed is not None and path not in self.sessions:
-                    self._register(path, *indexed)
+        kept = Remembered(self.data_dir, AGENT, head_row, head_from_row)
+        async for batch in read_in_batches(rollouts, read_head, self.progress, "codex-index", kept):
+            for path, head in batch:
+                if head is not None and path not in self.sessions:
+                    self._register(path, head)
         self.ready.set()
 
-    def _register(self, path: Path, head: CodexParser, mtime: float) -> CodexSession:
-        assert head.cwd is not None
+    def _register(self, path: Path, head: RolloutHead) -> CodexSession:
         session_id = head.session_id or path.stem
         ws = ensure_host_workspace(self.store, self.host, head.cwd, AGENT)
-        if head.git_branch:
+        if head.git_branch and head.git_branch != ws.branch:
             ws.branch = head.git_branch
         log_ = self.store.ensure_session(ws, session_id, AGENT, "")
         log_.title = head.first_prompt
         log_.started_at = head.started_at
-        digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
-        journal = self.journal_dir / f"{digest}.jsonl"
-        session = CodexSession(self.store, log_, path, journal, self._tasks.stopping)
+        session = CodexSession(self.store, log_, path, self.journal_dir, self._tasks.stopping)
         log_.loader = session.load
         self.sessions[path] = session
-        self.store.touch(log_, mtime)
+        self.store.touch(log_, head.mtime)
         return session
 
     async def _watch(self) -> None:
@@ -263,10 +234,10 @@ class CodexSource:
         if session is not None:
             returned(self.store, session.log)
         else:
-            indexed = await asyncio.to_thread(_index, path)
-            if indexed is None:
+            head = await asyncio.to_thread(read_head, path)
+            if head is None:
                 return  # its `session_meta` line is not complete yet: the next change brings it
             # The startup index may have registered it during that await.
-            session = self.sessions.get(path) or self._register(path, *indexed)
+            session = self.sessions.get(path) or self._register(path, head)
         await session.on_change()
         self.store.touch(session.log)

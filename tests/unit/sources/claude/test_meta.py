@@ -11,7 +11,7 @@ import pytest
 from sidemirror.sources.claude.meta import agent_session_id, read_meta
 from sidemirror.sources.claude.parser import ClaudeParser
 from sidemirror.sources.codex.parser import CodexParser
-from sidemirror.sources.codex.source import _index as codex_index
+from sidemirror.sources.codex.head import read_head as codex_index
 from sidemirror.sources.files.tailer import read_edge_records
 
 from tests.conftest import FIXTURES
@@ -139,9 +139,8 @@ def codex_full_parse(path: Path) -> tuple[Any, ...] | None:
 
 @pytest.mark.parametrize("path", sorted((FIXTURES / "codex").glob("rollout-*.jsonl")))
 def test_codex_index_matches_a_full_parse(path: Path, tmp_path: Path) -> None:
-    indexed = codex_index(path)
-    assert indexed is not None
-    head = indexed[0]
+    head = codex_index(path)
+    assert head is not None
     got = (head.session_id, head.cwd, head.git_branch, head.first_prompt, head.started_at)
     assert got == codex_full_parse(path)
     # An early rollout: a bare meta line first, bare items after it.
@@ -155,8 +154,7 @@ def test_codex_index_matches_a_full_parse(path: Path, tmp_path: Path) -> None:
             ]
         )
     )
-    indexed = codex_index(early)
-    assert indexed is not None
-    head = indexed[0]
+    head = codex_index(early)
+    assert head is not None
     got = (head.session_id, head.cwd, head.git_branch, head.first_prompt, head.started_at)
     assert got == codex_full_parse(early)
