@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .harness import MID_SESSION, Server, fixture_lines, wait_for
+from .report import record
 from .test_crash_restart import ws_id
 from .test_large_archive import FOLDERS, SESSIONS, SID, _cwd, write_archive
 
@@ -23,8 +24,10 @@ INDEX_FILE = "index.sqlite3"
 
 
 def _session_file(root: Path, i: int) -> Path:
+    """Session i's file; past the archive's folders, a new folder of its own."""
     sid = f"{i:08d}-0000-4000-8000-000000000000"
-    return root / f"-folder-{i % FOLDERS:02d}" / f"{sid}.jsonl"
+    folder = f"-folder-{i % FOLDERS:02d}" if i <= SESSIONS else f"-new-{i:05d}"
+    return root / folder / f"{sid}.jsonl"
 
 
 def _fully_indexed(server: Server) -> dict[str, Any]:
@@ -128,3 +131,46 @@ def test_a_corrupt_index_is_rebuilt_and_no_session_is_lost(tmp_path: Path) -> No
         assert _listing(server) == before
     finally:
         server.stop()
+
+
+def _watched_inodes(pid: int) -> set[int]:
+    """The inodes this process's inotify instances watch (from /proc/PID/fdinfo)."""
+    watched: set[int] = set()
+    for info in Path(f"/proc/{pid}/fdinfo").iterdir():
+        try:
+            text = info.read_text()
+        except OSError:
+            continue  # closed meanwhile
+        for line in text.splitlines():
+            if line.startswith("inotify wd:"):
+                fields = dict(f.split(":", 1) for f in line.split()[1:])
+                watched.add(int(fields["ino"], 16))
+    return watched
+
+
+def test_one_watch_per_folder_and_a_new_folder_is_listed(tmp_path: Path) -> None:
+    server = Server(tmp_path)
+    write_archive(server.claude)
+    server.start()
+    try:
+        _fully_indexed(server)
+        assert server.proc is not None
+        watched = _watched_inodes(server.proc.pid)
+        folders = {server.claude.stat().st_ino} | {
+            p.stat().st_ino for p in server.claude.iterdir() if p.is_dir()
+        }
+        files = {p.stat().st_ino for p in server.claude.rglob("*.jsonl")}
+        assert folders <= watched, "every project folder is watched"
+        assert not files & watched, "no session file has a watch of its own"
+        assert len(watched) < len(folders) + 10  # plus the waits for a Codex dir to appear
+
+        # A project folder created now, with a session in it, is listed.
+        path = _session_file(server.claude, SESSIONS + 40)
+        path.parent.mkdir()
+        _new_session(server.claude, SESSIONS + 40)
+        created = time.monotonic()
+        wait_for(lambda: _cwd(SESSIONS + 40) in _listing(server), 10, "the new folder's session")
+        listed_s = time.monotonic() - created
+    finally:
+        server.stop()
+    record("archive: a new project folder is listed", {"listed_s": round(listed_s, 3)}, trials=1)
