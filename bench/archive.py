@@ -31,6 +31,7 @@ import synth
 
 BYTES_PER_SESSION = 20_000
 APPEND_EVERY_S = 0.05
+AFTER_S = 3.0
 
 
 def build(data: Path, sessions: int) -> tuple[Path, dict[str, Any]]:
@@ -71,7 +72,13 @@ async def ours(home: Path, data_dir: Path, meta: dict[str, Any], idle_s: float) 
     base = f"http://127.0.0.1:{port}"
     out: dict[str, Any] = {}
     t0 = time.monotonic()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # peers.stop signals the process group
+    )
     rss = client.RssSampler(proc.pid, 0.02)
     rss.start()
     stop = asyncio.Event()
@@ -101,7 +108,7 @@ async def ours(home: Path, data_dir: Path, meta: dict[str, Any], idle_s: float) 
             listing = await _get(s, base + "/api/workspaces")
             out["workspaces_listed"] = len(listing["workspaces"]) if listing else None
             stop.set()
-            out["live_append_during_indexing"] = await live
+            out["live_append"] = await live
             await asyncio.sleep(1.0)
             out["peak_rss_mb"] = round(rss.peak / 2**20, 1)
             out["rss_mb"] = round(rss.rss() / 2**20, 1)
@@ -116,8 +123,8 @@ async def ours(home: Path, data_dir: Path, meta: dict[str, Any], idle_s: float) 
 async def _live_append(
     s: aiohttp.ClientSession, base: str, home: Path, meta: dict[str, Any], stop: asyncio.Event
 ) -> dict[str, Any]:
-    """Lines appended to the newest session (indexed first) while the rest is indexed: how long
-    each takes to reach an SSE client."""
+    """Lines appended to the newest session (indexed first) while the rest is indexed, and for
+    `AFTER_S` after: how long each takes to reach an SSE client, in each part."""
     ws, sid = newest(meta)
     path = next((home / ".claude/projects").glob(f"*/{sid}.jsonl"))
     while not stop.is_set():  # the newest session is among the first indexed
@@ -137,6 +144,9 @@ async def _live_append(
     appender = client.Appender(path, factory.line, 100_000, APPEND_EVERY_S)
     appender.start()
     await stop.wait()
+    listed = time.monotonic()
+    # The same appends for a while after indexing is done: the machine's figure without it.
+    await asyncio.sleep(AFTER_S)
     appender.stop_flag.set()
     appender.join()
     deadline = time.monotonic() + 10
@@ -144,8 +154,14 @@ async def _live_append(
         await asyncio.sleep(0.05)
     done.set()
     task.cancel()
-    lat = [watcher.seen.first[n] - t for n, t in appender.sent.items() if n in watcher.seen.first]
-    return client.summary_ms(lat, len(appender.sent))
+    out = {}
+    for name, sent in (
+        ("while_indexing", {n: t for n, t in appender.sent.items() if t < listed}),
+        ("after_indexing", {n: t for n, t in appender.sent.items() if t >= listed}),
+    ):
+        lat = [watcher.seen.first[n] - t for n, t in sent.items() if n in watcher.seen.first]
+        out[name] = client.summary_ms(lat, len(sent))
+    return out
 
 
 def idle(pid: int, seconds: float) -> dict[str, Any]:
@@ -233,14 +249,12 @@ def rows(res: dict[str, Any]) -> list[tuple[str, str]]:
             memory = f"{r.get('rss_mb')} / {r.get('peak_rss_mb')} MB"
             out.append((f"{tag}: RSS settled / peak", memory))
             out.append((f"{tag}: idle CPU", f"{r.get('idle', {}).get('cpu_percent')} %"))
-            live = r.get("live_append_during_indexing")
-            if live and "p50_ms" in live:
-                out.append(
-                    (
-                        f"{tag}: append→event while indexing p50 / p90 (n={live.get('n')})",
-                        f"{live['p50_ms']} / {live.get('p90_ms')} ms",
-                    )
-                )
-            elif live:
-                out.append((f"{tag}: append→event while indexing", str(live)[:60]))
+            live = r.get("live_append", {})
+            if "error" in live:
+                out.append((f"{tag}: append→event", str(live["error"])[:60]))
+            for when in ("while_indexing", "after_indexing"):
+                got = live.get(when)
+                if got:
+                    label = f"{tag}: append→event {when.replace('_', ' ')} p50 / p90 (n={got['n']})"
+                    out.append((label, f"{got['p50_ms']} / {got['p90_ms']} ms"))
     return out

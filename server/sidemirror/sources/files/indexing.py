@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from sidemirror.sources.files.regular import not_regular_reason
 
 R = TypeVar("R")
 THREADS = 4  # enough reads in flight to hide disk waits; more would crowd the loop's GIL turns
-BATCH = 64  # files registered on the loop between two chances for live events to run
+BATCH = 32  # files registered on the loop between two chances for live events to run
 Listed = tuple[Path, FileStat]
 
 
@@ -124,6 +125,9 @@ async def read_in_batches(
         row = None
         if remembered is not None and value is not None:
             row = remembered.encode(value)
+        # Hand the interpreter to the event loop if it waits for it: otherwise a reader keeps it
+        # up to the 5 ms switch interval, and a live event waits behind every busy reader.
+        time.sleep(0)
         return value, row
 
     def lookup(chunk: Sequence[Listed]) -> list[R | None]:
@@ -159,6 +163,10 @@ async def read_in_batches(
         for start in range(0, len(listed), BATCH):
             assert pending is not None
             values, fresh = await pending
+            # A fetch already done does not suspend the await above: let live events run here,
+            # so one batch's registration is the longest they wait (the index makes most
+            # fetches instant on a restart).
+            await asyncio.sleep(0)
             more = start + BATCH < len(listed)
             pending = asyncio.ensure_future(fetch(start + BATCH)) if more else None
             if index is not None and fresh:
