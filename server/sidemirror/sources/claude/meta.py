@@ -117,7 +117,7 @@ def meta_row(meta: Meta) -> dict[str, Any]:
     return {
         "cwd": redact_text(meta.cwd),
         "title": None if meta.title is None else redact_text(meta.title),
-        "started_at": meta.started_at,
+        "started_at": None if meta.started_at is None else redact_text(meta.started_at),
         "branch": None if meta.branch is None else redact_text(meta.branch),
         "mtime": meta.mtime,
     }
