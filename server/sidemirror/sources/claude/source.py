@@ -35,6 +35,7 @@ from sidemirror.sources.files.indexing import (
     IndexProgress,
     Listed,
     Remembered,
+    index_source,
     newest_first,
     read_in_batches,
 )
@@ -134,14 +135,16 @@ class ClaudeSource:
         for path in special:
             self._special.skip(path)
         self.progress.total = len(mains) + len(agents)
-        kept = Remembered(self.data_dir, AGENT, meta_row, meta_from_row)
+        kept = Remembered(self.data_dir, index_source(AGENT, self.host), meta_row, meta_from_row)
         batches = read_in_batches(mains, _index_main, self.progress, "claude-index", kept)
         async for batch in batches:
             for path, meta in batch:
                 if meta is not None and path not in self.sessions:
                     self._register(path, meta, pids)
         # After every main transcript, so each sub-agent file finds its session.
-        kept_agents = Remembered(self.data_dir, "claude-agent", agent_row, agent_from_row)
+        kept_agents = Remembered(
+            self.data_dir, index_source("claude-agent", self.host), agent_row, agent_from_row
+        )
         found = read_in_batches(agents, agent_head, self.progress, "claude-index", kept_agents)
         async for batch_ in found:
             for path, head in batch_:

@@ -27,6 +27,7 @@ from sidemirror.sources.files.indexing import (
     IndexProgress,
     Listed,
     Remembered,
+    index_source,
     newest_first,
     read_in_batches,
 )
@@ -184,7 +185,7 @@ class CodexSource:
         for path in special:
             self._special.skip(path)
         self.progress.total = len(rollouts)
-        kept = Remembered(self.data_dir, AGENT, head_row, head_from_row)
+        kept = Remembered(self.data_dir, index_source(AGENT, self.host), head_row, head_from_row)
         async for batch in read_in_batches(rollouts, read_head, self.progress, "codex-index", kept):
             for path, head in batch:
                 if head is not None and path not in self.sessions:

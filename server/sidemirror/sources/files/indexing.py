@@ -12,6 +12,7 @@ restart reads only the files that changed since, and takes the rest from there.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
@@ -71,6 +72,15 @@ class Remembered(Generic[R]):
     source: str
     encode: Callable[[R], Any]
     decode: Callable[[Path, Any], R | None]
+
+
+def index_source(kind: str, host: str | None) -> str:
+    """The file index's name for one source's rows: each source keeps (and prunes) only its own,
+    and a mirrored host's sources are others than the local ones. The host label is hashed: the
+    index holds nothing a redaction would have to look at."""
+    if host is None:
+        return kind
+    return f"{kind}@{hashlib.sha256(host.encode('utf-8')).hexdigest()[:16]}"
 
 
 def mtime(path: Path) -> float:
