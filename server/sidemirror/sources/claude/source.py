@@ -85,6 +85,7 @@ class ClaudeSource:
         self.sessions: dict[Path, ClaudeSession] = {}  # by main transcript path
         # By (project folder, session id): strings, as an archive makes ten thousand keys.
         self._by_id: dict[tuple[str, str], ClaudeSession] = {}
+        self._folders: dict[str, str] = {}
         self._orphans: dict[tuple[str, str], dict[str, Path]] = {}  # agent files seen first
         self._special = SpecialFiles(store)  # FIFOs and such named like transcripts
         self._stop = asyncio.Event()
@@ -170,6 +171,7 @@ class ClaudeSource:
         if pids is not None:
             ws.pid = pids.get(ws.directory)
         folder, name = os.path.split(main)
+        folder = self._folders.setdefault(folder, folder)  # one string per project folder
         stem = name.removesuffix(".jsonl")
         log_ = self.store.ensure_session(ws, stem, AGENT, "")
         log_.title = item.title
