@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from sidemirror.sources.claude.meta import agent_session_id, read_meta
 from sidemirror.sources.claude.parser import ClaudeParser
-from sidemirror.sources.codex.parser import CodexParser
 from sidemirror.sources.codex.head import read_head as codex_index
+from sidemirror.sources.codex.parser import CodexParser
 from sidemirror.sources.files.tailer import read_edge_records
 
 from tests.conftest import FIXTURES
