@@ -670,7 +670,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--only",
         default="",
-        help="comma list: latency,rendered,markdown,cold,archive,snapshot,fanout,forward,review,cli",
+        help="comma list: latency,rendered,markdown,cold,archive,snapshot,fanout,forward,"
+        "review,cli",
     )
     p.add_argument(
         "--archive-sessions",
