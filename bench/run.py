@@ -26,6 +26,7 @@ import aiohttp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import agent_scan  # noqa: E402
+import archive as archive_phase  # noqa: E402
 import cli_startup  # noqa: E402
 import client  # noqa: E402
 import floor  # noqa: E402
@@ -545,6 +546,8 @@ def table(res: dict) -> str:
             f"snapshot of {key} after a restart (journal replayed): first response / peak RSS",
             f"{fmt(first, ' ms')} / {fmt(peak, ' MB')}",
         )
+    for label, value in archive_phase.rows(res.get("archive", {})):
+        row(label, value)
     fo = res.get("fanout")
     if fo:
         if "error" in fo:
@@ -626,6 +629,10 @@ async def main(args: argparse.Namespace) -> None:
             res["cold_start"] = await cold_start(root, args)
             log(f"  {res['cold_start']}")
             save(res)
+        if want("archive"):
+            sizes = [int(n) for n in args.archive_sessions.split(",") if n]
+            res["archive"] = await archive_phase.phase(root, DATA, sizes, args, log)
+            save(res)
         if want("snapshot"):
             res["snapshot"] = {}
             for mb in args.snapshot_mb:
@@ -676,11 +683,17 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--only",
         default="",
-        help="comma list: latency,rendered,markdown,cold,snapshot,fanout,forward,review,cli,"
-        "panel,agentscan",
+        help="comma list: latency,rendered,markdown,cold,archive,snapshot,fanout,forward,"
+        "review,cli,panel,agentscan",
     )
     p.add_argument("--panel-items", type=int, default=50_000, help="panel phase: session size")
     p.add_argument("--panel-appends", type=int, default=200, help="panel phase: live appends")
+    p.add_argument(
+        "--archive-sessions",
+        default=None,
+        help="archive phase sizes, comma list (default 1000; 1000,10000 with --full)",
+    )
+    p.add_argument("--archive-idle-s", type=float, default=5.0)
     p.add_argument("--skip-peers", default="", help="comma list of peers not to run")
     p.add_argument("--appends", type=int, default=200, help="appends per latency phase")
     p.add_argument("--rate", type=float, default=5.0, help="steady appends per second")
@@ -707,6 +720,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     a.fanout_s = a.fanout_s if a.fanout_s is not None else (30 if a.full else 10)
     a.skip_peers = [s for s in a.skip_peers.split(",") if s]
+    if a.archive_sessions is None:
+        a.archive_sessions = "1000,10000" if a.full else "1000"
     return a
 
 

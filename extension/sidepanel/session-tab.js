@@ -7,6 +7,7 @@ import { SessionStream } from "../lib/page/session-stream.js";
 import { BrowserSummaries } from "./browser-summary.js";
 import { icon } from "./icons.js";
 import { AUTO, autoWorkspace, browserWorkspace, fillPicker, isDemo, sessionOptions, workspaceOptions } from "./session-pickers.js";
+import { IndexingNote } from "./indexing-note.js";
 import { stateContent } from "./session-states.js";
 import { Timeline } from "./timeline.js";
 import { SessionReview } from "./session-review.js";
@@ -64,6 +65,7 @@ class SessionTab {
     this.banner = h("div", { class: "banner", hidden: true, attrs: { role: "status", "aria-live": "polite" } }, this.bannerText, this.bannerButton);
     this.mismatchBanner = h("div", { class: "banner danger", hidden: true, attrs: { role: "alert" } });
 
+    this.indexing = new IndexingNote(() => this._refresh());
     this.stateView = h("div", { class: "state-view", attrs: { "aria-live": "polite" } });
     this.scroller = h("div", { class: "scroller", hidden: true });
     this.pill = h(
@@ -85,7 +87,7 @@ class SessionTab {
     });
     this.review = new SessionReview(this);
     this.pickers.append(this.review.gauge.el);
-    this.panel = h("div", { class: "session-tab" }, this.pickers, this.demoBanner, this.mismatchBanner, this.banner, this.stateView, this.review.el, this.scroller, this.pill);
+    this.panel = h("div", { class: "session-tab" }, this.pickers, this.demoBanner, this.mismatchBanner, this.banner, this.indexing.el, this.stateView, this.review.el, this.scroller, this.pill);
     this.review.installKeys(this.panel);
   }
 
@@ -166,7 +168,7 @@ class SessionTab {
     if (this.mismatch || this.ctx.status()?.state !== "connected") return;
     let data;
     try {
-      [data] = await Promise.all([api(path.workspaces()), browser ? this._loadBrowser() : null]);
+      [data] = await Promise.all([api(path.workspaces()), browser ? this._loadBrowser() : null, this.indexing.check()]);
     } catch (err) {
       this._apiFailed(err);
       return;
@@ -403,6 +405,8 @@ class SessionTab {
     if (!timeline) this.pill.hidden = true;
     this._syncDemoBanner();
     if (timeline) return;
+    // Nothing listed yet because the archive is still being read: the indexing note says so.
+    this.stateView.hidden = view === "no_sessions" && this.indexing.active;
     const content = await stateContent(view, { error, checkNow: () => this.ctx.checkNow() });
     if (this.view === view) this.stateView.replaceChildren(content);
   }

@@ -85,7 +85,7 @@ def test_health_answers_before_indexing_and_the_listing_grows_newest_first(
             assert set(indexed) == set(newest[: len(indexed)]), "not newest first"
             partial.append(len(indexed))
         assert any(0 < n < SESSIONS for n in partial), partial
-        assert indexing == {"done": SESSIONS, "total": SESSIONS}
+        assert indexing == {"done": SESSIONS, "total": SESSIONS, "read": SESSIONS}
         listed_s = time.monotonic() - t0
         assert sorted(dirs) == sorted(newest)
         # The line appended during indexing is mirrored: one item more than an untouched twin.

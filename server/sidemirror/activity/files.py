@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,8 +74,8 @@ class ActivityFiles:
             return {}
         return meta if isinstance(meta, dict) else {}
 
-    def read_all(self) -> list[RingFile]:
-        """Every ring file's valid records; torn last lines are cut."""
+    def read_all(self, pause: Callable[[], None] = lambda: None) -> list[RingFile]:
+        """Every ring file's valid records; torn last lines are cut. `pause` runs after each."""
         if not self.root.is_dir():
             return []
         out: list[RingFile] = []
@@ -83,6 +84,7 @@ class ActivityFiles:
                 ring = self._read(entry.path, entry.name[: -len(".jsonl")])
                 if ring is not None:
                     out.append(ring)
+                pause()
         return out
 
     def _read(self, path: str, key: str) -> RingFile | None:

@@ -96,8 +96,8 @@ class SessionLog:
     state_reason: str | None = None  # why it is in that state, e.g. `FILE_REMOVED` for `ended`
     # Set on a sub-agent's own session (a Codex thread spawned by another): the spawning one.
     parent_id: str | None = None
-    # Newest items in memory with their projected JSON; older ones spilled (see item_log.py).
-    items: ItemLog = field(default_factory=ItemLog)
+    # Where `items` spills once it is made: under the store's spill dir (None: never spills).
+    spill_dir: Path | None = field(default=None, repr=False)
     # Sources index sessions from stats and file tails, and parse one only when it is first read.
     loader: Callable[[SessionLog], Awaitable[None]] | None = None
     # The load in progress: every reader awaits it, not only the first (see Store.load).
@@ -119,9 +119,33 @@ class SessionLog:
             value = redact_text(value)
         super().__setattr__(name, value)
 
+    # Newest items in memory with their projected JSON; older ones spilled (see item_log.py).
+    # Made when first used: thousands of archived sessions are listed, few are ever read, and
+    # an empty log is most of a listed session's memory.
+    _items: ItemLog | None = field(default=None, repr=False)
+
+    @property
+    def items(self) -> ItemLog:
+        if self._items is None:
+            spill = None
+            if self.spill_dir is not None:
+                digest = hashlib.sha256(self.session_id.encode("utf-8")).hexdigest()[:16]
+                spill = self.spill_dir / f"{self.workspace_id}-{digest}.jsonl"
+            self._items = ItemLog(spill)
+        return self._items
+
+    @property
+    def has_items(self) -> bool:
+        """Whether any item is held, without making the log."""
+        return self._items is not None and len(self._items) > 0
+
+    def close(self) -> None:
+        if self._items is not None:
+            self._items.close()
+
     @property
     def cursor(self) -> str | None:
-        return f"{self.epoch}.{self.items.last_seq}" if self.items else None
+        return f"{self.epoch}.{self.items.last_seq}" if self.has_items else None
 
     def resume_point(self, item_id: str) -> int | None:
         """How many of this log's items the holder of `item_id` has, or None when the id names
@@ -228,11 +252,15 @@ class Store:
         # The latest problems, as `/health` shows them (redacted when counted).
         self.parse_error_details: deque[dict[str, Any]] = deque(maxlen=PARSE_ERRORS_KEPT)
         self.taps: list[Tap] = []
+        self._ws_ids: dict[str, str] = {}  # directory as named -> workspace id
 
     # --- workspaces and sessions ---
 
     def ensure_workspace(self, directory: str, agent: str) -> Workspace:
-        ws_id = workspace_id_for(directory)
+        # An archive lists thousands of sessions of a few hundred directories: hash each once.
+        ws_id = self._ws_ids.get(directory)
+        if ws_id is None:
+            ws_id = self._ws_ids[directory] = workspace_id_for(directory)
         ws = self.workspaces.get(ws_id)
         if ws is None:
             ws = Workspace(ws_id, workspace_directory(directory), agent)
@@ -244,10 +272,7 @@ class Store:
         session_id = redact_text(session_id)
         log = ws.sessions.get(session_id)
         if log is None:
-            log = SessionLog(ws.id, session_id, agent, epoch)
-            if self.spill_dir is not None:
-                digest = hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:16]
-                log.items = ItemLog(self.spill_dir / f"{ws.id}-{digest}.jsonl")
+            log = SessionLog(ws.id, session_id, agent, epoch, spill_dir=self.spill_dir)
             ws.sessions[session_id] = log
         return log
 
@@ -403,4 +428,4 @@ class Store:
     def close(self) -> None:
         for ws in self.workspaces.values():
             for log in ws.sessions.values():
-                log.items.close()
+                log.close()

@@ -9,7 +9,8 @@ A `ToolError` is a failure the caller can act on (unknown workspace...): it beco
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 from aiohttp import web
@@ -52,11 +53,12 @@ class Tool(Generic[In]):
     output_model: type[BaseModel]
     run: Callable[[web.Application, In], Awaitable[dict[str, Any]]]
     read_only: bool = True
-    # Computed once: schemas never change while the server runs.
-    definition: dict[str, Any] = field(init=False, compare=False)
 
-    def __post_init__(self) -> None:
-        definition = {
+    @cached_property
+    def definition(self) -> dict[str, Any]:
+        """Computed once, when a client first lists the tools (not at import: generating the
+        schemas is a tenth of the server's start-up), since schemas never change."""
+        return {
             "name": self.name,
             "title": self.title,
             "description": self.description,
@@ -71,7 +73,6 @@ class Tool(Generic[In]):
                 "openWorldHint": False,
             },
         }
-        object.__setattr__(self, "definition", definition)
 
 
 def _find_workspace(app: web.Application, value: str) -> Workspace:

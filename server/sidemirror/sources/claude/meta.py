@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sidemirror.core.redact import redact_text
 from sidemirror.sources.claude.parser import ClaudeParser
 from sidemirror.sources.files.regular import open_regular
 from sidemirror.sources.files.window import records_matching, records_with, window_lines
@@ -109,6 +110,30 @@ def _meta(head: _Window, tail: _Window | None, mtime: float) -> Meta | None:
     title = (tail.title if tail else None) or head.title or head.first_prompt
     branch = (tail.branch() if tail else None) or head.branch()
     return Meta(cwd, title, head.started_at, branch, mtime)
+
+
+def meta_row(meta: Meta) -> dict[str, Any]:
+    """`meta` as the file index keeps it: redacted, like everything under the data dir."""
+    return {
+        "cwd": redact_text(meta.cwd),
+        "title": None if meta.title is None else redact_text(meta.title),
+        "started_at": None if meta.started_at is None else redact_text(meta.started_at),
+        "branch": None if meta.branch is None else redact_text(meta.branch),
+        "mtime": meta.mtime,
+    }
+
+
+def meta_from_row(_path: Path, row: Any) -> Meta | None:
+    """A `meta_row` read back; None when it is not one (then the file is read again)."""
+    if not isinstance(row, dict):
+        return None
+    cwd, mtime = row.get("cwd"), row.get("mtime")
+    if not isinstance(cwd, str) or not isinstance(mtime, float | int):
+        return None
+    title, started_at, branch = (row.get(key) for key in ("title", "started_at", "branch"))
+    if not all(value is None or isinstance(value, str) for value in (title, started_at, branch)):
+        return None
+    return Meta(cwd, title, started_at, branch, float(mtime))
 
 
 def agent_session_id(path: Path) -> str | None:

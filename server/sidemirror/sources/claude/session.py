@@ -54,11 +54,10 @@ class ClaudeSession(FileSession):
         store: Store,
         log: SessionLog,
         main: Path,
-        journal: Path | None,
+        journal_dir: Path | None,
         stopping: threading.Event | None = None,
     ) -> None:
-        super().__init__(store, log, journal, stopping)
-        self.main = main
+        super().__init__(store, log, journal_dir, main, stopping)
         self.agents: dict[str, Path] = {}
         # The parser and tailers are made by the first load (`_build` calls `_fresh`), not here:
         # thousands of sessions are indexed and most are never opened.

@@ -15,18 +15,31 @@ inotify (`watch`): an idle machine costs no wake-ups, and a Claude dir created l
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
+import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from sidemirror.core.store import SessionLog, Store, Workspace
-from sidemirror.sources.claude.meta import agent_session_id, read_meta
+from sidemirror.sources.claude.agent_files import (
+    agent_from_row,
+    agent_head,
+    agent_id,
+    agent_row,
+    session_of_agent,
+)
+from sidemirror.sources.claude.meta import Meta, meta_from_row, meta_row, read_meta
 from sidemirror.sources.claude.positions import MAIN
 from sidemirror.sources.claude.session import ClaudeSession
-from sidemirror.sources.files.indexing import IndexProgress, mtime, newest_first, read_in_batches
-from sidemirror.sources.files.regular import SpecialFiles, special_reason
+from sidemirror.sources.files.indexing import (
+    IndexProgress,
+    Listed,
+    Remembered,
+    index_source,
+    newest_first,
+    read_in_batches,
+)
+from sidemirror.sources.files.regular import SpecialFiles
 from sidemirror.sources.files.removed import removed, returned
 from sidemirror.sources.files.session import BackgroundTasks
 from sidemirror.sources.files.watch import Change, watch_paths
@@ -40,33 +53,10 @@ PROGRESS_EVERY_S = 2.0
 WATCH_DEPTH = 3  # <dir>/<project>/<session>/subagents
 
 
-@dataclass
-class _Found:
-    main: Path
-    cwd: str
-    title: str | None
-    started_at: str | None
-    branch: str | None
-    mtime: float
-
-
-def _agent_id(path: Path) -> str:
-    return path.stem[len("agent-") :]
-
-
-def _session_of_agent(path: Path) -> str | None:
-    """The parent session of a sub-agent file: its folder (newer layout) or its `sessionId`."""
-    if path.parent.name == "subagents":
-        return path.parent.parent.name
-    return agent_session_id(path)
-
-
-def _index_main(path: Path) -> _Found | None:
-    """cwd, title and branch from the head and tail of a transcript, without parsing it all."""
-    meta = read_meta(path)
-    if meta is None:
-        return None  # nothing says which workspace yet; indexed when it grows
-    return _Found(path, meta.cwd, meta.title, meta.started_at, meta.branch, meta.mtime)
+def _index_main(path: Path) -> Meta | None:
+    """cwd, title and branch from the head and tail of a transcript, without parsing it all;
+    None while nothing says which workspace yet (indexed when it grows)."""
+    return read_meta(path)
 
 
 def _is_transcript(path: Path) -> bool:
@@ -87,13 +77,16 @@ class ClaudeSource:
         self.store = store
         self.claude_dirs = claude_dirs
         self.dirs: list[Path] = []  # resolved at start: a dir may be created before then
+        self.data_dir = data_dir
         self.journal_dir = data_dir / "claude-merge"
         self.watch_step_ms = watch_step_ms
         self.workspace_name = workspace_name  # the demo labels its workspace
         self.host = host  # files mirrored from another machine: workspaces are `host:/dir`
         self.sessions: dict[Path, ClaudeSession] = {}  # by main transcript path
-        self._by_id: dict[tuple[Path, str], ClaudeSession] = {}  # (project folder, session id)
-        self._orphans: dict[tuple[Path, str], dict[str, Path]] = {}  # agent files seen first
+        # By (project folder, session id): strings, as an archive makes ten thousand keys.
+        self._by_id: dict[tuple[str, str], ClaudeSession] = {}
+        self._folders: dict[str, str] = {}
+        self._orphans: dict[tuple[str, str], dict[str, Path]] = {}  # agent files seen first
         self._special = SpecialFiles(store)  # FIFOs and such named like transcripts
         self._stop = asyncio.Event()
         self._tasks = BackgroundTasks()
@@ -117,25 +110,22 @@ class ClaudeSource:
 
     # --- discovery ---
 
-    def _list(self) -> tuple[list[Path], list[Path], list[Path]]:
-        """Main transcripts (newest first), sub-agent files, and the paths named like transcripts
-        that are not regular files (left out: reading one could block, or mean nothing)."""
+    def _list(self) -> tuple[list[Listed], list[Listed], list[Path]]:
+        """Main transcripts and sub-agent files, each newest first, and the paths named like
+        transcripts that are not regular files (left out: reading one could block, or mean
+        nothing)."""
         mains: list[Path] = []
         agents: list[Path] = []
-        special: list[Path] = []
         for root in self.dirs:
             if not root.is_dir():
                 continue  # watched for until it appears
             for project in (p for p in root.iterdir() if p.is_dir()):
                 nested = project.glob("*/subagents/agent-*.jsonl")
                 for path in [*project.glob("*.jsonl"), *nested]:
-                    if special_reason(path) is not None:
-                        special.append(path)
-                    elif path.name.startswith("agent-"):
-                        agents.append(path)
-                    else:
-                        mains.append(path)
-        return newest_first(mains), agents, special
+                    (agents if path.name.startswith("agent-") else mains).append(path)
+        mains_listed, special = newest_first(mains)
+        agents_listed, special_agents = newest_first(agents)
+        return mains_listed, agents_listed, special + special_agents
 
     async def _index(self) -> None:
         """Index what is on disk, newest first: the listing fills while clients already read it.
@@ -147,16 +137,22 @@ class ClaudeSource:
         for path in special:
             self._special.skip(path)
         self.progress.total = len(mains) + len(agents)
-        async for batch in read_in_batches(mains, _index_main, self.progress, "claude-index"):
-            for path, item in batch:
-                if item is not None and path not in self.sessions:
-                    self._register(item, pids)
+        kept = Remembered(self.data_dir, index_source(AGENT, self.host), meta_row, meta_from_row)
+        batches = read_in_batches(mains, _index_main, self.progress, "claude-index", kept)
+        async for batch in batches:
+            for path, meta in batch:
+                if meta is not None and path not in self.sessions:
+                    self._register(path, meta, pids)
         # After every main transcript, so each sub-agent file finds its session.
-        async for found in read_in_batches(agents, _agent_head, self.progress, "claude-index"):
-            for path, (session_id, when) in found:
-                session = self._attach(path, session_id)
-                if session is not None:
-                    self.store.touch(session.log, when)
+        kept_agents = Remembered(
+            self.data_dir, index_source("claude-agent", self.host), agent_row, agent_from_row
+        )
+        found = read_in_batches(agents, agent_head, self.progress, "claude-index", kept_agents)
+        async for batch_ in found:
+            for path, head in batch_:
+                session = None if head is None else self._attach(path, head[0])
+                if session is not None and head is not None:
+                    self.store.touch(session.log, head[1])
         if time.monotonic() - started > PROGRESS_EVERY_S:
             logger.info(
                 "indexed %d Claude Code sessions in %.1fs",
@@ -165,25 +161,28 @@ class ClaudeSource:
             )
         self.ready.set()
 
-    def _register(self, item: _Found, pids: dict[str, int] | None = None) -> ClaudeSession:
+    def _register(
+        self, main: Path, item: Meta, pids: dict[str, int] | None = None
+    ) -> ClaudeSession:
         ws = ensure_host_workspace(self.store, self.host, item.cwd, AGENT)
         if self.workspace_name:
             ws.name = self.workspace_name
-        if item.branch:
+        if item.branch and item.branch != ws.branch:  # most sessions repeat it: redact it once
             ws.branch = item.branch
         if pids is not None:
             ws.pid = pids.get(ws.directory)
-        log_ = self.store.ensure_session(ws, item.main.stem, AGENT, "")
+        folder, name = os.path.split(main)
+        folder = self._folders.setdefault(folder, folder)  # one string per project folder
+        stem = name.removesuffix(".jsonl")
+        log_ = self.store.ensure_session(ws, stem, AGENT, "")
         log_.title = item.title
         log_.started_at = item.started_at
-        digest = hashlib.sha256(str(item.main).encode("utf-8")).hexdigest()[:16]
-        journal = self.journal_dir / f"{digest}.jsonl"
-        session = ClaudeSession(self.store, log_, item.main, journal, self._tasks.stopping)
-        for agent_id, path in self._orphans.pop((item.main.parent, item.main.stem), {}).items():
-            session.add_agent(agent_id, path)
+        session = ClaudeSession(self.store, log_, main, self.journal_dir, self._tasks.stopping)
+        for key, path in self._orphans.pop((folder, stem), {}).items():
+            session.add_agent(key, path)
         log_.loader = session.load
-        self.sessions[item.main] = session
-        self._by_id[(item.main.parent, item.main.stem)] = session
+        self.sessions[main] = session
+        self._by_id[(folder, stem)] = session
         self.store.touch(log_, item.mtime)
         return session
 
@@ -236,26 +235,27 @@ class ClaudeSource:
             # A new session: its agent has likely just started, so look afresh.
             pids = await asyncio.to_thread(self._pids.get, fresh=True)
             # The startup index may have registered it during those awaits.
-            session = self.sessions.get(path) or self._register(item, pids)
+            session = self.sessions.get(path) or self._register(path, item, pids)
         await self._grew(session, MAIN)
 
     async def _agent_changed(self, path: Path) -> None:
-        session_id = await asyncio.to_thread(_session_of_agent, path)
+        session_id = await asyncio.to_thread(session_of_agent, path)
         session = self._attach(path, session_id)
         if session is not None:
-            await self._grew(session, _agent_id(path))
+            await self._grew(session, agent_id(path))
 
     def _attach(self, path: Path, session_id: str | None) -> ClaudeSession | None:
         """The session a sub-agent file belongs to, with the file added; None until known (the
         file is kept as an orphan until its session is registered)."""
         if session_id is None:
             return None  # its first line is not complete yet: the next change brings it
-        project = path.parent.parent.parent if path.parent.name == "subagents" else path.parent
+        parent = path.parent.parent.parent if path.parent.name == "subagents" else path.parent
+        project = str(parent)
         session = self._by_id.get((project, session_id))
         if session is None:
-            self._orphans.setdefault((project, session_id), {})[_agent_id(path)] = path
+            self._orphans.setdefault((project, session_id), {})[agent_id(path)] = path
             return None
-        session.add_agent(_agent_id(path), path)
+        session.add_agent(agent_id(path), path)
         return session
 
     async def _grew(self, session: ClaudeSession, key: str) -> None:
@@ -275,11 +275,6 @@ class ClaudeSource:
 
     def session_for(self, log_: SessionLog) -> ClaudeSession | None:
         return next((s for s in self.sessions.values() if s.log is log_), None)
-
-
-def _agent_head(path: Path) -> tuple[str | None, float]:
-    """A sub-agent file's session and modification time, read at startup."""
-    return _session_of_agent(path), mtime(path)
 
 
 def _distinct_dirs(dirs: list[Path]) -> list[Path]:

@@ -15,7 +15,6 @@ created later included.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import os
 import threading
@@ -23,25 +22,29 @@ from pathlib import Path
 
 from sidemirror.core.models import SessionItem
 from sidemirror.core.store import ParseProblem, SessionLog, SessionUpdate, Store, state_after
-from sidemirror.sources.codex.compressed import CompressedRollout, is_compressed, read_head
+from sidemirror.sources.codex.compressed import CompressedRollout, is_compressed
+from sidemirror.sources.codex.head import RolloutHead, head_from_row, head_row, read_head
 from sidemirror.sources.codex.parser import CodexParser
-from sidemirror.sources.files.indexing import IndexProgress, newest_first, read_in_batches
+from sidemirror.sources.files.indexing import (
+    IndexProgress,
+    Listed,
+    Remembered,
+    index_source,
+    newest_first,
+    read_in_batches,
+)
 from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
-from sidemirror.sources.files.regular import SpecialFiles, open_regular, special_reason
+from sidemirror.sources.files.regular import SpecialFiles
 from sidemirror.sources.files.removed import removed, returned
 from sidemirror.sources.files.session import BackgroundTasks, FileSession
-from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
+from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 from sidemirror.sources.files.watch import Change, watch_paths
-from sidemirror.sources.files.window import window_lines
 from sidemirror.sources.remote.names import ensure_host_workspace
 
 logger = logging.getLogger(__name__)
 AGENT = "codex"
 KEY = ""  # the rollout's key in its journal
-HEAD_BYTES = 65536  # the first line (`session_meta`) alone can be tens of KiB of instructions
-META_KEYS = (b'"session_meta"', b'"turn_context"')
-PROMPT_KEY = b'"user'  # a user message item (`"role":"user"`) or event (`"user_message"`)
 WATCH_DEPTH = 3  # sessions/YYYY/MM/DD
 
 
@@ -51,38 +54,6 @@ PATTERNS = ("rollout-*.jsonl", "rollout-*.jsonl.zst")
 
 def _is_rollout(path: Path) -> bool:
     return path.name.startswith("rollout-") and (path.suffix == ".jsonl" or is_compressed(path))
-
-
-def _read_head(path: Path) -> tuple[bytes, float]:
-    if is_compressed(path):
-        return read_head(path, HEAD_BYTES)
-    with open_regular(path) as fh:
-        return fh.read(HEAD_BYTES), os.fstat(fh.fileno()).st_mtime
-
-
-def _index(path: Path) -> tuple[CodexParser, float] | None:
-    """The head of a rollout (session id, cwd, branch, first prompt) and its mtime.
-
-    Only the records that carry those reach the parser: the first (early rollouts start with a
-    bare meta line), the meta and turn-context lines, and user messages until the first prompt.
-    """
-    try:
-        data, mtime = _read_head(path)
-    except Exception:  # unreadable (I/O, or a broken archive): not listed, never fatal
-        logger.warning("cannot read the head of %s", path, exc_info=True)
-        return None
-    head = CodexParser()
-    for line in window_lines(data, cut_start=False):
-        wanted = (
-            head.started_at is None
-            or any(k in line for k in META_KEYS)
-            or (head.first_prompt is None and PROMPT_KEY in line)
-        )
-        if wanted:
-            ok, record = decode_line(line)
-            if ok and record is not None:
-                head.feed(record)
-    return (head, mtime) if head.cwd is not None else None
 
 
 class CodexSession(FileSession):
@@ -97,10 +68,10 @@ class CodexSession(FileSession):
         store: Store,
         log_: SessionLog,
         path: Path,
-        journal: Path,
+        journal_dir: Path,
         stopping: threading.Event | None = None,
     ) -> None:
-        super().__init__(store, log_, journal, stopping)
+        super().__init__(store, log_, journal_dir, path, stopping)
         self.path = path
 
     def _fresh(self) -> None:
@@ -191,6 +162,7 @@ class CodexSource:
         self.codex_dir = codex_dir.expanduser()
         self.sessions_dir = self.codex_dir / "sessions"
         self.archived_dir = self.codex_dir / ARCHIVED
+        self.data_dir = data_dir
         self.journal_dir = data_dir / "codex-epochs"
         self.watch_step_ms = watch_step_ms
         self.sessions: dict[Path, CodexSession] = {}
@@ -210,17 +182,16 @@ class CodexSource:
         self._stop.set()
         await self._tasks.stop()
 
-    def _list(self) -> tuple[list[Path], list[Path]]:
+    def _list(self) -> tuple[list[Listed], list[Path]]:
         """The rollouts, newest first, and the paths named like one that are not regular files."""
-        rollouts: list[Path] = []
-        special: list[Path] = []
-        for root in (self.sessions_dir, self.archived_dir):
-            if not root.is_dir():
-                continue
-            for pattern in PATTERNS:
-                for path in root.rglob(pattern):
-                    (rollouts if special_reason(path) is None else special).append(path)
-        return newest_first(rollouts), special
+        found = [
+            path
+            for root in (self.sessions_dir, self.archived_dir)
+            if root.is_dir()
+            for pattern in PATTERNS
+            for path in root.rglob(pattern)
+        ]
+        return newest_first(found)
 
     async def _index(self) -> None:
         """Index what is on disk, newest first; a rollout a live change registered first is
@@ -229,14 +200,14 @@ class CodexSource:
         for path in special:
             self._special.skip(path)
         self.progress.total = len(rollouts)
-        async for batch in read_in_batches(rollouts, _index, self.progress, "codex-index"):
-            for path, indexed in batch:
-                if indexed is not None and path not in self.sessions:
-                    self._register(path, *indexed)
+        kept = Remembered(self.data_dir, index_source(AGENT, self.host), head_row, head_from_row)
+        async for batch in read_in_batches(rollouts, read_head, self.progress, "codex-index", kept):
+            for path, head in batch:
+                if head is not None and path not in self.sessions:
+                    self._register(path, head)
         self.ready.set()
 
-    def _register(self, path: Path, head: CodexParser, mtime: float) -> CodexSession | None:
-        assert head.cwd is not None
+    def _register(self, path: Path, head: RolloutHead) -> CodexSession | None:
         session_id = head.session_id or path.name.split(".", 1)[0]
         twin = self._by_id.get(session_id)
         if twin is not None and twin.path != path:
@@ -245,19 +216,17 @@ class CodexSource:
             self._twins[path] = twin
             return None
         ws = ensure_host_workspace(self.store, self.host, head.cwd, AGENT)
-        if head.git_branch:
+        if head.git_branch and head.git_branch != ws.branch:
             ws.branch = head.git_branch
         log_ = self.store.ensure_session(ws, session_id, AGENT, "")
         log_.title = head.title
         log_.started_at = head.started_at
         log_.parent_id = head.parent_thread_id
-        digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
-        journal = self.journal_dir / f"{digest}.jsonl"
-        session = CodexSession(self.store, log_, path, journal, self._tasks.stopping)
+        session = CodexSession(self.store, log_, path, self.journal_dir, self._tasks.stopping)
         log_.loader = session.load
         self.sessions[path] = session
         self._by_id[session_id] = session
-        self.store.touch(log_, mtime)
+        self.store.touch(log_, head.mtime)
         return session
 
     async def _watch(self) -> None:
@@ -291,11 +260,11 @@ class CodexSource:
         if session is not None:
             returned(self.store, session.log)
         else:
-            indexed = await asyncio.to_thread(_index, path)
-            if indexed is None:
+            head = await asyncio.to_thread(read_head, path)
+            if head is None:
                 return  # its `session_meta` line is not complete yet: the next change brings it
             # The startup index may have registered it during that await.
-            session = self.sessions.get(path) or self._register(path, *indexed)
+            session = self.sessions.get(path) or self._register(path, head)
             if session is None:
                 return
         await session.on_change()

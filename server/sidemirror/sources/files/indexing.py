@@ -4,30 +4,40 @@ A heavy user has thousands of transcripts; reading each one's head takes 5-25 s 
 server answers first and indexes after. Files are read in a small thread pool (cold, most of a
 file's cost is waiting for the disk) and handed to the event loop one batch at a time, so a live
 event waits at most for one batch's registration, and the listing fills newest first.
+What was read is kept in the file index (`index/files.py`, keyed by path, size and mtime): a
+restart reads only the files that changed since, and takes the rest from there.
 `/health` reports the sources' progress (`Indexing`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
+
+from sidemirror.index.files import FileIndex, FileStat
+from sidemirror.sources.files.regular import not_regular_reason
 
 R = TypeVar("R")
 THREADS = 4  # enough reads in flight to hide disk waits; more would crowd the loop's GIL turns
-BATCH = 64  # files registered on the loop between two chances for live events to run
+BATCH = 32  # files registered on the loop between two chances for live events to run
+Listed = tuple[Path, FileStat]
 
 
 @dataclass
 class IndexProgress:
-    """One source's indexing: files read so far, out of how many (None until listed)."""
+    """One source's indexing: files done so far, out of how many (None until listed), and how
+    many of those were read from disk rather than taken from the file index."""
 
     done: int = 0
     total: int | None = None
+    read: int = 0
 
     @property
     def finished(self) -> bool:
@@ -43,7 +53,34 @@ class Indexing:
     def as_json(self) -> dict[str, int | None]:
         totals = [p.total for p in self.parts]
         total = None if None in totals else sum(t or 0 for t in totals)
-        return {"done": sum(p.done for p in self.parts), "total": total}
+        return {
+            "done": sum(p.done for p in self.parts),
+            "total": total,
+            "read": sum(p.read for p in self.parts),
+        }
+
+
+@dataclass
+class Remembered(Generic[R]):
+    """How one kind of read is kept in the file index under `data_dir`.
+
+    `encode` turns a read into a JSON value, redacted (None: do not keep it); `decode` gives the
+    read back from that value (None: the row is of no use, read the file again).
+    """
+
+    data_dir: Path
+    source: str
+    encode: Callable[[R], Any]
+    decode: Callable[[Path, Any], R | None]
+
+
+def index_source(kind: str, host: str | None) -> str:
+    """The file index's name for one source's rows: each source keeps (and prunes) only its own,
+    and a mirrored host's sources are others than the local ones. The host label is hashed: the
+    index holds nothing a redaction would have to look at."""
+    if host is None:
+        return kind
+    return f"{kind}@{hashlib.sha256(host.encode('utf-8')).hexdigest()[:16]}"
 
 
 def mtime(path: Path) -> float:
@@ -53,30 +90,107 @@ def mtime(path: Path) -> float:
         return 0.0
 
 
-def newest_first(paths: Sequence[Path]) -> list[Path]:
-    """`paths` by modification time, newest first (stats every file: run it in a thread)."""
-    return [p for _, p in sorted(((mtime(p), p) for p in paths), reverse=True)]
+def newest_first(paths: Iterable[Path]) -> tuple[list[Listed], list[Path]]:
+    """The regular files among `paths` with their stats, newest first, and the paths that are
+    not regular files (FIFOs and such: never read). One `stat` a file, following symlinks as
+    opening does; a path gone meanwhile is left out. Run it in a thread."""
+    listed: list[Listed] = []
+    special: list[Path] = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if not_regular_reason(st.st_mode) is None:
+            listed.append((path, FileStat(st.st_size, st.st_mtime_ns)))
+        else:
+            special.append(path)
+    listed.sort(key=lambda item: item[1].mtime_ns, reverse=True)
+    return listed, special
 
 
 async def read_in_batches(
-    paths: Sequence[Path], read: Callable[[Path], R], progress: IndexProgress, name: str
-) -> AsyncIterator[list[tuple[Path, R]]]:
-    """`read` every path in a bounded pool, yielding each batch in order, and counting it done
-    once the caller has taken it. The next batch is read while the caller registers this one."""
+    listed: Sequence[Listed],
+    read: Callable[[Path], R | None],
+    progress: IndexProgress,
+    name: str,
+    remembered: Remembered[R] | None = None,
+) -> AsyncIterator[list[tuple[Path, R | None]]]:
+    """`read` every path (or take it from the file index), yielding each batch in order, and
+    counting it done once the caller has taken it. The next batch is fetched while the caller
+    registers this one."""
+    loop = asyncio.get_running_loop()
     pool = ThreadPoolExecutor(THREADS, thread_name_prefix=name)
+    # The index is only ever used from this one thread: opening it (a check, maybe a rebuild),
+    # looking rows up, writing what was read.
+    keeper = ThreadPoolExecutor(1, thread_name_prefix=f"{name}-index")
+    index: FileIndex | None = None
+    if remembered is not None:
+        index = await loop.run_in_executor(
+            keeper, FileIndex, remembered.data_dir, remembered.source
+        )
 
-    def submit(start: int) -> list[asyncio.Future[R]]:
-        chunk = paths[start : start + BATCH]
-        return [asyncio.wrap_future(pool.submit(read, p)) for p in chunk]
+    def read_one(path: Path, stat: FileStat) -> tuple[R | None, Any]:
+        value = read(path)
+        row = None
+        if remembered is not None and value is not None:
+            row = remembered.encode(value)
+        # Hand the interpreter to the event loop if it waits for it: otherwise a reader keeps it
+        # up to the 5 ms switch interval, and a live event waits behind every busy reader.
+        time.sleep(0)
+        return value, row
 
+    def lookup(chunk: Sequence[Listed]) -> list[R | None]:
+        if index is None or remembered is None:
+            return [None] * len(chunk)
+        rows = index.get_many(chunk)
+        return [
+            None if row is None else remembered.decode(path, row)
+            for (path, _), row in zip(chunk, rows, strict=True)
+        ]
+
+    async def fetch(start: int) -> tuple[list[R | None], list[tuple[Path, FileStat, Any]]]:
+        chunk = listed[start : start + BATCH]
+        known = await loop.run_in_executor(keeper, lookup, chunk)
+        reads = {
+            i: asyncio.wrap_future(pool.submit(read_one, *chunk[i]))
+            for i, value in enumerate(known)
+            if value is None
+        }
+        progress.read += len(reads)
+        values = list(known)
+        fresh = []
+        for i, future in reads.items():
+            value, row = await future
+            values[i] = value
+            if row is not None:
+                fresh.append((chunk[i][0], chunk[i][1], row))
+        return values, fresh
+
+    pending: asyncio.Future[tuple[list[R | None], list[tuple[Path, FileStat, Any]]]] | None
+    pending = asyncio.ensure_future(fetch(0)) if listed else None
     try:
-        pending = submit(0)
-        for start in range(0, len(paths), BATCH):
-            results = await asyncio.gather(*pending)
-            pending = submit(start + BATCH)
-            yield list(zip(paths[start : start + BATCH], results, strict=True))
-            progress.done += len(results)
+        for start in range(0, len(listed), BATCH):
+            assert pending is not None
+            values, fresh = await pending
+            # A fetch already done does not suspend the await above: let live events run here,
+            # so one batch's registration is the longest they wait (the index makes most
+            # fetches instant on a restart).
+            await asyncio.sleep(0)
+            more = start + BATCH < len(listed)
+            pending = asyncio.ensure_future(fetch(start + BATCH)) if more else None
+            if index is not None and fresh:
+                keeper.submit(index.put, fresh)
+            yield list(zip((p for p, _ in listed[start : start + BATCH]), values, strict=True))
+            progress.done += len(values)
+        if index is not None:
+            await loop.run_in_executor(keeper, index.keep_only, [p for p, _ in listed])
     finally:
         # Stopping mid-index: drop the queued reads; the running ones end on their own (each
         # reads at most a few windows of one file), so shutdown never waits for them.
+        if pending is not None:
+            pending.cancel()
         pool.shutdown(wait=False, cancel_futures=True)
+        if index is not None:
+            keeper.submit(index.close)
+        keeper.shutdown(wait=False)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import threading
 from collections.abc import Coroutine
 from pathlib import Path
@@ -26,16 +27,27 @@ class FileSession:
         self,
         store: Store,
         log: SessionLog,
-        journal_path: Path | None,
+        journal_dir: Path | None,
+        main: Path,
         stopping: threading.Event | None = None,
     ) -> None:
         self.store = store
         self.log = log
-        self.journal_path = journal_path  # the persisted merge order (files/merge_order.py)
+        self.journal_dir = journal_dir
+        self.main = main  # the session's own file (sub-agents may add more)
         self.stopping = stopping  # its source's `BackgroundTasks.stopping`
         self.lock = asyncio.Lock()
         self.loaded = False
         log.scan = self.scan
+
+    @property
+    def journal_path(self) -> Path | None:
+        """The persisted merge order (files/merge_order.py), named by the main file's path.
+        Worked out when first needed: most of the sessions indexed are never read."""
+        if self.journal_dir is None:
+            return None
+        digest = hashlib.sha256(str(self.main).encode("utf-8")).hexdigest()[:16]
+        return self.journal_dir / f"{digest}.jsonl"
 
     def new_tailer(self, path: Path, offset: int = 0) -> JsonlTailer:
         """A tailer of one of this session's files: JSON objects only, and its reads end when

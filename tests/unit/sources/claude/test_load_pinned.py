@@ -87,12 +87,12 @@ def test_load_gives_the_pinned_items(
     if chunk is not None:  # tiny reads: lines split across chunks everywhere
         monkeypatch.setattr(ClaudeSession, "_chunk_bytes", lambda self: chunk)
     rel, n_items, n_entries, pinned = PINNED[name]
-    first = session(FIXTURES / rel, tmp_path / "j.jsonl")
+    first = session(FIXTURES / rel, tmp_path / "journals")
     epoch, items, errors = first._build()
     assert (len(items), len(first.journal.entries)) == (n_items, n_entries)
     assert digest(first, items, errors) == pinned
     # A restart replays the journal it wrote: same epoch, same items, hence same ids.
-    again = session(FIXTURES / rel, tmp_path / "j.jsonl")
+    again = session(FIXTURES / rel, tmp_path / "journals")
     epoch2, items2, errors2 = again._build()
     assert epoch2 == epoch
     assert digest(again, items2, errors2) == pinned

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from sidemirror.sources.claude.meta import agent_session_id, read_meta
 from sidemirror.sources.claude.parser import ClaudeParser
+from sidemirror.sources.codex.head import read_head as codex_index
 from sidemirror.sources.codex.parser import CodexParser
-from sidemirror.sources.codex.source import _index as codex_index
 from sidemirror.sources.files.tailer import read_edge_records
 
 from tests.conftest import FIXTURES
@@ -134,15 +134,14 @@ def codex_full_parse(path: Path) -> tuple[Any, ...] | None:
         head.feed(record)
     if head.cwd is None:
         return None
-    return head.session_id, head.cwd, head.git_branch, head.first_prompt, head.started_at
+    return head.session_id, head.cwd, head.git_branch, head.title, head.started_at
 
 
 @pytest.mark.parametrize("path", sorted((FIXTURES / "codex").glob("rollout-*.jsonl")))
 def test_codex_index_matches_a_full_parse(path: Path, tmp_path: Path) -> None:
-    indexed = codex_index(path)
-    assert indexed is not None
-    head = indexed[0]
-    got = (head.session_id, head.cwd, head.git_branch, head.first_prompt, head.started_at)
+    head = codex_index(path)
+    assert head is not None
+    got = (head.session_id, head.cwd, head.git_branch, head.title, head.started_at)
     assert got == codex_full_parse(path)
     # An early rollout: a bare meta line first, bare items after it.
     early = tmp_path / "rollout-early.jsonl"
@@ -155,8 +154,7 @@ def test_codex_index_matches_a_full_parse(path: Path, tmp_path: Path) -> None:
             ]
         )
     )
-    indexed = codex_index(early)
-    assert indexed is not None
-    head = indexed[0]
-    got = (head.session_id, head.cwd, head.git_branch, head.first_prompt, head.started_at)
+    head = codex_index(early)
+    assert head is not None
+    got = (head.session_id, head.cwd, head.git_branch, head.title, head.started_at)
     assert got == codex_full_parse(early)

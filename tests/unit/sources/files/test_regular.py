@@ -20,7 +20,7 @@ from sidemirror.core.projection import Projector
 from sidemirror.core.store import Store
 from sidemirror.sources.claude.meta import agent_session_id, read_meta
 from sidemirror.sources.claude.sync import find_sync_point, first_record_at_or_after
-from sidemirror.sources.codex.source import _index
+from sidemirror.sources.codex.head import read_head
 from sidemirror.sources.files.regular import (
     NotRegularFile,
     SpecialFiles,
@@ -95,7 +95,7 @@ def test_every_reader_of_source_files_skips_a_fifo(specials: dict[str, Path]) ->
     fifo = specials["FIFO"]
     assert returns(lambda: read_meta(fifo)) is None
     assert returns(lambda: agent_session_id(fifo)) is None
-    assert returns(lambda: _index(fifo)) is None
+    assert returns(lambda: read_head(fifo)) is None
     assert returns(lambda: first_record_at_or_after(fifo, "2026")) == 0
     assert returns(lambda: find_sync_point(fifo, 1 << 30)) is None
     batch = returns(lambda: JsonlTailer(fifo).poll())
