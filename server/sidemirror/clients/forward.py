@@ -201,14 +201,18 @@ class Forwarder:
         acked = link.offsets.get(key, 0)
         if size < acked:  # truncated or replaced by a shorter file: start it over
             acked = await self._frame(link, key, {"truncate": 0}, b"")
-        while acked < size:
-            chunk = await asyncio.to_thread(_read, path, acked, min(self.chunk, size - acked))
-            end = chunk.rfind(b"\n") + 1
-            if end == 0:
-                if len(chunk) < self.chunk:
-                    return  # the last line is not complete yet; sent when it is
-                end = len(chunk)  # a line longer than a frame goes in parts
-            acked = await self._frame(link, key, {"offset": acked}, chunk[:end])
+        # Whole lines only: a line still being written is sent once it ends.
+        complete = await asyncio.to_thread(_lines_end, path, acked, size)
+        while acked < complete:
+            chunk = await asyncio.to_thread(_read, path, acked, min(self.chunk, complete - acked))
+            if not chunk:
+                return  # shrank meanwhile: the next change says how
+            last = acked + len(chunk) == complete
+            end = len(chunk) if last else chunk.rfind(b"\n") + 1 or len(chunk)
+            # `more`: the rest of this backlog follows at once, so the server may hold it back
+            # from its readers until the last frame (web/forward.py).
+            header = {"offset": acked, "more": acked + end < complete}
+            acked = await self._frame(link, key, header, chunk[:end])
             self.sent_bytes += end
 
     async def _frame(self, link: _Link, key: str, header: dict[str, Any], data: bytes) -> int:
@@ -220,6 +224,21 @@ class Forwarder:
         size = int(answer["size"])
         link.offsets[key] = size
         return size
+
+
+def _lines_end(path: Path, start: int, size: int) -> int:
+    """Where the last complete line of `path[start:size]` ends (`start` if none has)."""
+    with path.open("rb") as f:
+        pos = size
+        while pos > start:
+            step = max(start, pos - (64 << 10))
+            f.seek(step)
+            block = f.read(pos - step)
+            newline = block.rfind(b"\n")
+            if newline >= 0:
+                return step + newline + 1
+            pos = step
+    return start
 
 
 def _read(path: Path, offset: int, length: int) -> bytes:

@@ -5,7 +5,8 @@ The exchange (token required, like every route that writes):
     forwarder → {"type": "hello", "label": "devbox", "version": 1}
     server    → {"type": "welcome", "offsets": {"claude/<project>/<id>.jsonl": 1234, …}}
     forwarder → binary frame: header JSON, "\\n", the file's bytes from header.offset
-                ({"file": KEY, "offset": N}) — or a header alone ({"file": KEY, "truncate": N})
+                ({"file": KEY, "offset": N, "more": true|false}) — or a header alone
+                ({"file": KEY, "truncate": N}); `more`: the file's backlog goes on at once
     server    → {"type": "ack", "file": KEY, "size": S}   (one per frame, in order)
 
 `S` is the mirror's size after the frame: the next offset to send. A sender that finds `S`
@@ -88,4 +89,4 @@ def _apply(mirror: HostMirror, frame: bytes) -> tuple[str, int]:
     offset = header.get("offset")
     if not isinstance(offset, int) or offset < 0:
         raise MirrorError("frame header needs an offset")
-    return key, mirror.append(key, offset, payload)
+    return key, mirror.append(key, offset, payload, more=header.get("more") is True)

@@ -135,3 +135,22 @@ async def test_a_mirror_that_cannot_be_written_answers_an_error_and_keeps_what_i
         answer = await _frame(ws, {"file": KEY.replace("s1", "s2"), "offset": 0}, LINE)
         assert answer["type"] == "error" and "cannot write the mirror" in answer["error"]
     assert _mirror(client, tmp_path).read_bytes() == LINE
+
+
+async def test_a_backlog_is_held_aside_until_its_last_frame(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    client = await make_client()
+    mirror = _mirror(client, tmp_path)
+    part = mirror.with_name(mirror.name + ".part")
+    async with client.ws_connect("/api/forward/ws", headers=AUTH) as ws:
+        await _hello(ws)
+        first = await _frame(ws, {"file": KEY, "offset": 0, "more": True}, LINE)
+        assert first["size"] == len(LINE)
+        assert part.read_bytes() == LINE and not mirror.exists()
+    # A forwarder killed mid-backlog resumes where the held-aside part ends.
+    async with client.ws_connect("/api/forward/ws", headers=AUTH) as ws:
+        assert (await _hello(ws))["offsets"] == {KEY: len(LINE)}
+        last = await _frame(ws, {"file": KEY, "offset": len(LINE), "more": False}, LINE)
+        assert last["size"] == 2 * len(LINE)
+    assert mirror.read_bytes() == LINE + LINE and not part.exists()

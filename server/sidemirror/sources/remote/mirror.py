@@ -5,6 +5,11 @@ the offset they had on the remote machine, so a frame sent twice (after a reconn
 killed mid-write) overlaps what is there and only its new tail is written, and a frame that would
 leave a gap is refused with the size to resume from. Nothing is lost or doubled whatever is
 killed when.
+
+A file's backlog (its bytes up to the moment it is first sent, marked `more` by the forwarder)
+is written to `<name>.part`, which no source reads, and renamed into place with its last frame:
+the source then finds a whole file, as it finds a local one at start, and reads its tail window
+instead of parsing every frame of a 100 MB backlog as it arrives.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 # Which local source reads a kind's folder: `claude` is a Claude Code projects folder, `codex`
 # a Codex home (with `sessions/` inside).
 KINDS = ("claude", "codex")
+PART = ".part"  # a file's backlog while it arrives (not `.jsonl`: no source reads it)
 MAX_PATH_PARTS = 8  # `<project>/<session>/subagents/agent-x.jsonl`, Codex's `sessions/Y/M/D/x`
 
 
@@ -65,21 +71,32 @@ class HostMirror:
             top = self.kind_dir(kind)
             if not top.is_dir():
                 continue
-            for path in top.rglob("*.jsonl"):
+            for path in [*top.rglob("*" + PART), *top.rglob("*.jsonl")]:  # a whole file wins
                 if path.is_file():
-                    out[path.relative_to(self.dir).as_posix()] = path.stat().st_size
+                    key = path.relative_to(self.dir).as_posix().removesuffix(PART)
+                    out[key] = path.stat().st_size
         return out
 
-    def append(self, key: str, offset: int, data: bytes) -> int:
+    def append(self, key: str, offset: int, data: bytes, *, more: bool = False) -> int:
         """Write `data`, which starts at `offset` in the remote file; the mirror's new size.
 
         Bytes before the mirror's end are already there (sent before an ack was lost); an
         offset past the end is a gap, answered with the size the sender must resume from.
+        `more`: more of the file's backlog follows at once (see the module's docstring).
         """
         path = self.path_of(key)
+        part = path.with_name(path.name + PART)
         if not path.parent.is_dir():
             private_dir(self.dir)
             path.parent.mkdir(parents=True, exist_ok=True)
+        staged = not path.exists() and (more or part.exists())
+        size = self._write(part if staged else path, offset, data)
+        if staged and not more and size >= offset + len(data):
+            os.replace(part, path)  # the whole backlog is here: the sources see it at once
+        return size
+
+    @staticmethod
+    def _write(path: Path, offset: int, data: bytes) -> int:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             size = os.fstat(fd).st_size
@@ -98,6 +115,7 @@ class HostMirror:
         """The remote file shrank (truncated or replaced): the mirror does the same, and the
         source that reads it sees a truncation as on a local file."""
         path = self.path_of(key)
+        path.with_name(path.name + PART).unlink(missing_ok=True)
         if path.exists() and path.stat().st_size > size:
             os.truncate(path, size)
         return path.stat().st_size if path.exists() else 0
