@@ -155,7 +155,7 @@ function paint(group) {
   group.button.textContent = label(count);
   group.button.setAttribute("aria-expanded", String(open));
   group.el.classList.toggle("open", open);
-  group.el.setAttribute("aria-label", `${label(count)}, ${open ? "shown" : "hidden"}`);
+  group.el.setAttribute("aria-label", `${label(count)}, ${open ? "shown" : "folded"}`);
 }
 
 function setCount(group, count) {
