@@ -83,7 +83,7 @@ function toggle(article) {
     details.open = !details.open;
     return true;
   }
-  const more = article.querySelector(":scope > button.more, :scope .tool-result button.more");
+  const more = article.querySelector(":scope > button.more, :scope .tool-result button.more, :scope > button[aria-expanded]");
   if (more) {
     more.click();
     return true;

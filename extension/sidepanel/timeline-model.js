@@ -145,7 +145,7 @@ export class TimelineModel {
       }
     }
     this.rows = this.rows.filter((r) => !gone.has(r));
-    this._view(this.filter ? this.rows.filter((r) => this._shows(r)) : this.rows, this.vlist.pinned ? "bottom" : "anchor");
+    this._view(this._visibleRows(), this.vlist.pinned ? "bottom" : "anchor");
   }
 
   /** After a history page: orphan rows whose card or Task is now loaded move onto it. */

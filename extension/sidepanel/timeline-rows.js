@@ -18,6 +18,7 @@ import { attachResult, renderItem, renderPartial, settlePending, showProgress } 
  * @property {string[]|null} partial  live text so far (assistant_delta / thinking_delta)
  * @property {HTMLElement|null} el  built element (owned by the virtual list for top-level rows)
  * @property {object|null} card  the tool card's parts while `el` is built
+ * @property {object[]|null} abandoned  the group rows of the rewinds that abandoned it (rewinds.js)
  * @property {number} h  measured height (virtual-list.js)
  */
 
@@ -55,6 +56,7 @@ export function buildRow(row, ctx) {
   el.dataset.itemId = item.id;
   el.dataset.type = item.type;
   if (item.parent_tool_use_id && !row.parent) el.classList.add("orphan-subagent");
+  if (row.abandoned) el.classList.add("abandoned-item"); // a rewind abandoned it (rewinds.js)
   row.el = el;
   row.card = card;
   row.group = null;

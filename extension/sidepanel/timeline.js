@@ -11,6 +11,7 @@
 
 import { h } from "../lib/page/dom.js";
 import { byteSize } from "../lib/page/format.js";
+import { RewindFolds, buildGroup, isRewind, setOpen } from "./rewinds.js";
 import { buildRow, estimateHeight, isBuilt, noteHeight, topOf } from "./timeline-rows.js";
 import { TimelineModel } from "./timeline-model.js";
 import { VirtualList } from "./virtual-list.js";
@@ -50,7 +51,7 @@ export class Timeline extends TimelineModel {
     this.vlist = new VirtualList({
       scroller,
       list: this.list,
-      build: (row) => buildRow(row, this.renderCtx),
+      build: (row) => (row.fold ? buildGroup(row) : buildRow(row, this.renderCtx)),
       estimate: estimateHeight,
       onMeasure: noteHeight,
       onRender: () => this._rendered(onRender),
@@ -59,11 +60,13 @@ export class Timeline extends TimelineModel {
       if (this.vlist.pinned) this._setUnseen(0);
     });
     this.filter = null;
+    this.folds = new RewindFolds((group) => this._toggleFold(group)); // turns a rewind abandoned
     this.reset();
   }
 
   reset() {
     this.clearModel();
+    this.folds.clear();
     this.total = 0; // items the session holds, as the server last said
     this.skippedBytes = 0;
     this.unseen = 0;
@@ -85,7 +88,8 @@ export class Timeline extends TimelineModel {
       this.batch = false;
     }
     this.total = Math.max(total || 0, this.byId.size);
-    this._view(this.rows, "bottom");
+    this.folds.update(this.rows);
+    this._view(this._visibleRows(), "bottom");
     this._updateEarlier();
     this.list.setAttribute("aria-busy", "false");
     this._setUnseen(0);
@@ -99,7 +103,14 @@ export class Timeline extends TimelineModel {
     if (!this._add(item)) return;
     if (stored && item.type !== "tool_progress") this.total += 1;
     const fresh = this.rows.slice(before).filter((row) => this._shows(row));
-    if (fresh.length) {
+    if (isRewind(item)) {
+      // A rewind folds turns already shown: the view is made again, the reader's place kept
+      // (reading a turn it folds: at the group that now stands in for it).
+      const anchor = this.vlist.pinned ? "bottom" : this.vlist.anchor() || "anchor";
+      this.folds.update(this.rows);
+      const standIn = anchor.row && this.folds.standIn(anchor.row);
+      this._view(this._visibleRows(), standIn ? { row: standIn, delta: 0 } : anchor);
+    } else if (fresh.length) {
       if (this.view !== this.rows) this.view.push(...fresh);
       this.vlist.append(); // the view array is the list's own: it only needs to render
       this._syncEmpty();
@@ -117,7 +128,8 @@ export class Timeline extends TimelineModel {
     this.setHistory(older.length ? history : "start");
     if (!older.length) return 0;
     this.placeEarlier(older);
-    this._view(this.filter ? this.rows.filter((r) => this._shows(r)) : this.rows, anchor);
+    this.folds.update(this.rows);
+    this._view(this._visibleRows(), anchor);
     this._updateEarlier();
     this.onItems?.(older, false);
     return older.length;
@@ -136,8 +148,8 @@ export class Timeline extends TimelineModel {
   setFilter(fn) {
     this.filter = fn;
     const pinned = this.vlist.pinned;
-    this._view(fn ? this.rows.filter((r) => this._shows(r)) : this.rows, pinned ? "bottom" : "anchor");
-    return this.view.length;
+    this._view(this._visibleRows(), pinned ? "bottom" : "anchor");
+    return fn ? this.rows.filter((r) => this._shows(r)).length : this.rows.length;
   }
 
   /** The row holding an item (nested rows and results included), or undefined. */
@@ -150,6 +162,7 @@ export class Timeline extends TimelineModel {
     const row = this.byId.get(id);
     if (!row) return false;
     const top = topOf(row);
+    if (this.folds.reveal(top)) this._view(this._visibleRows(), "anchor");
     const i = this.view.indexOf(top);
     if (i < 0) return false;
     this.vlist.scrollToIndex(i, align);
@@ -200,8 +213,25 @@ export class Timeline extends TimelineModel {
   _refilter(row) {
     if (!this.filter || this.batch || this.paging) return;
     const top = topOf(row);
-    if (this.view.includes(top) || !this.filter(top)) return;
-    this._view(this.rows.filter((r) => this._shows(r)), this.vlist.pinned ? "bottom" : "anchor");
+    if (this.view.includes(top) || !this.filter(top) || this.folds.hides(top)) return;
+    this._view(this._visibleRows(), this.vlist.pinned ? "bottom" : "anchor");
+  }
+
+  /** The rows the list shows: those the filter passes, less the turns folded by a rewind. */
+  _visibleRows() {
+    return this.folds.view(this.filter ? this.rows.filter((r) => this._shows(r)) : this.rows);
+  }
+
+  /** The reader opened or closed a rewind's group: it stays where it is on screen. */
+  _toggleFold(group) {
+    setOpen(group, !group.fold.open);
+    const el = group.el;
+    const anchor = el?.isConnected ? { row: group, delta: this.scroller.getBoundingClientRect().top - el.getBoundingClientRect().top } : "anchor";
+    const focused = el?.contains(document.activeElement) ? document.activeElement : null;
+    this.vlist.pinned = false; // a reader at the end would otherwise see the group run away
+    this._view(this._visibleRows(), anchor);
+    this.vlist.pinned = this.vlist.atBottom();
+    focused?.focus({ preventScroll: true });
   }
 
   _view(rows, at) {
