@@ -2,6 +2,6 @@
 
 import sys
 
-from sidemirror.cli import main
+from sidemirror.entry import main
 
 sys.exit(main())

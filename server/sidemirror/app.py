@@ -18,6 +18,7 @@ from aiohttp import web
 
 from sidemirror import __version__
 from sidemirror.activity.log import ActivityLog
+from sidemirror.attention.service import Attention
 from sidemirror.core.debug_trace import DebugTrace
 from sidemirror.core.hub import Hub
 from sidemirror.core.private import private_dir
@@ -32,9 +33,12 @@ from sidemirror.sources.registry import build_sources
 from sidemirror.sources.remote.hosts import RemoteHosts
 from sidemirror.web import (
     activity,
+    attention,
     changes,
+    decisions,
     forward,
     health,
+    hooks,
     identify,
     ingest,
     pair,
@@ -79,6 +83,12 @@ def routes() -> list[web.RouteDef]:
         web.get("/activity/stream", activity.activity_stream),
         web.get("/api/refs", activity.refs),
         web.get("/api/activity/latest-workspace", activity.latest_workspace),
+        # Attention: live states, Claude Code hooks, decisions on permission requests.
+        web.get("/api/attention", attention.list_attention),
+        web.get("/api/attention/stream", attention.attention_stream),
+        web.post("/api/hooks/claude", hooks.claude_hook),
+        web.get("/api/decisions", decisions.list_decisions),
+        web.post("/api/decisions/{request_id}", decisions.decide),
         # MCP (Streamable HTTP).
         web.get("/mcp", mcp.get_mcp),
         web.post("/mcp", mcp.post_mcp),

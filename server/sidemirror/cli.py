@@ -23,6 +23,7 @@ from sidemirror.clients.ingest import EXIT_HELP as INGEST_EXIT_HELP
 from sidemirror.core.debug_trace import path_problem
 from sidemirror.core.durable import WriteFailed, write_all
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
+from sidemirror.hooks import commands as hook_commands
 from sidemirror.runtime import (
     PortUnavailable,
     ScrubbedAccessLogger,
@@ -108,6 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="pairing always needs a code from `sidemirror pair`, even where the OS shows "
         "which user owns a connection",
     )
+    serve.add_argument(
+        "--decision-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long a Claude Code permission request waits for the panel's decision",
+    )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
     for name, help_text in (
@@ -143,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     from sidemirror.clients import forward
 
     forward.add_parser(sub)
+    hook_commands.add_parsers(sub)
     return parser
 
 
@@ -192,6 +201,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         extension_ids=tuple(args.extension_id),
         log_level=args.log_level,
         pairing_code=args.pairing_code,
+        decision_timeout_s=args.decision_timeout,
     )
 
 
@@ -371,6 +381,8 @@ def _run(args: argparse.Namespace) -> int:
         settings = settings_from_args(args)
         prepare_runtime_dir(settings.runtime_dir)
         return asyncio.run(_serve(settings))
+    if args.command in hook_commands.COMMANDS:
+        return hook_commands.run(args)
     if args.command == "status":
         return _status(args)
     if args.command == "token":

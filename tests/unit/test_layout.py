@@ -33,7 +33,9 @@ LAYERS: dict[str, int] = {
     "index": 2,  # the embedded SQLite index (file metadata, full-text search)
     "sources": 3,
     "runtime": 3,  # port, token and access log of the running server
+    "hooks": 2,  # `sidemirror hook` and its settings-file entries: standard library only
     "activity": 4,
+    "attention": 4,  # live session states, held permission requests
     "ingest": 4,
     "web": 5,
     "mcp": 6,
@@ -41,7 +43,8 @@ LAYERS: dict[str, int] = {
     "app": 7,
     "gen_protocol": 7,
     "cli": 8,
-    "__main__": 9,
+    "entry": 9,  # the console command: `hook` before the CLI loads
+    "__main__": 10,
 }
 
 

@@ -59,6 +59,7 @@ class StateChanged:
 
     session_id: str
     state: str
+    reason: str | None = None  # why it waits (`permission`, `input`) or ended
 
 
 Message = ItemPublished | EphemeralPublished | LogReset | SessionSwitched | Resync | StateChanged

@@ -349,6 +349,13 @@ class SessionStatusMessage(_Control):
     type: Literal["session_status"] = "session_status"
     state: SessionState
     session: str
+    reason: str | None = Field(
+        default=None,
+        description=(
+            "Why the session waits (`permission`: a tool needs approval; `input`: the agent "
+            "asks the user) or ended; null otherwise."
+        ),
+    )
 
 
 ActivityType = Literal["command_start", "command_end", "navigation", "console", "error"]

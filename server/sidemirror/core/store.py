@@ -91,6 +91,11 @@ class SessionLog:
     started_at: str | None = None
     last_activity: float = 0.0
     state: str = "idle"
+    # Why the session waits (`permission`, `input`) or ended (e.g. "file removed"); None when
+    # running or idle. `source_state` is what the session's source last said; `state` is what
+    # clients see, which a state policy (attention/) may refine with exact signals (hooks).
+    reason: str | None = None
+    source_state: str = "idle"
     # Newest items in memory with their projected JSON; older ones spilled (see item_log.py).
     items: ItemLog = field(default_factory=ItemLog)
     # Sources index sessions from stats and file tails, and parse one only when it is first read.
@@ -203,6 +208,8 @@ class Workspace:
 
 # Called with every message the store publishes, before subscribers see it (the debug trace).
 Tap = Callable[[SessionLog, Message], None]
+# The state clients see for a log, from its source's state and whatever else the policy knows.
+StatePolicy = Callable[[SessionLog], tuple[str, str | None]]
 
 
 class Store:
@@ -218,6 +225,7 @@ class Store:
         # The latest problems, as `/health` shows them (redacted when counted).
         self.parse_error_details: deque[dict[str, Any]] = deque(maxlen=PARSE_ERRORS_KEPT)
         self.taps: list[Tap] = []
+        self.state_policy: StatePolicy | None = None
 
     # --- workspaces and sessions ---
 
@@ -343,10 +351,20 @@ class Store:
             self.set_state(log, update.state)
 
     def set_state(self, log: SessionLog, state: str) -> None:
-        if log.state == state:
+        """What the session's source says its state is now."""
+        log.source_state = state
+        self.refresh_state(log)
+
+    def refresh_state(self, log: SessionLog) -> None:
+        """Publish the state clients see, if it changed (the policy's, else the source's)."""
+        if self.state_policy is not None:
+            state, reason = self.state_policy(log)
+        else:
+            state, reason = log.source_state, None
+        if log.state == state and log.reason == reason:
             return
-        log.state = state
-        self._publish(log, StateChanged(log.session_id, state))
+        log.state, log.reason = state, reason
+        self._publish(log, StateChanged(log.session_id, state, reason))
 
     def _publish(self, log: SessionLog, message: Message, *, to_session: bool = True) -> None:
         """The one way out of the store: the taps, then the session's and the workspace's

@@ -21,6 +21,8 @@ def session_summary(log: SessionLog) -> dict[str, Any]:
         "started_at": log.started_at,
         "last_activity": iso_from_epoch(log.last_activity),
         "active": log.state in ("running", "waiting"),
+        "state": log.state,
+        "reason": log.reason,
         # null until the session is first read: indexing never parses archived transcripts.
         "items": len(log.items) if log.loader is None else None,
     }

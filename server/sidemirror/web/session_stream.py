@@ -70,8 +70,13 @@ class _Stream:
             dumps({"type": "reset", "reason": reason, "epoch": self.log.epoch}), event="reset"
         )
 
-    async def send_status(self, state: str) -> None:
-        data = {"type": "session_status", "state": state, "session": self.log.session_id}
+    async def send_status(self, state: str, reason: str | None = None) -> None:
+        data = {
+            "type": "session_status",
+            "state": state,
+            "session": self.log.session_id,
+            "reason": reason,
+        }
         await self.resp.send(dumps(data), event="session_status")
 
     async def send_new_items(self, upto: int | None = None) -> None:
@@ -150,7 +155,7 @@ async def _pump(stream: _Stream, sub: Subscriber, follow: bool, state: AppState)
             await stream.send_snapshot(snapshot)
         elif isinstance(message, StateChanged):
             if message.session_id == log.session_id:
-                await stream.send_status(message.state)
+                await stream.send_status(message.state, message.reason)
         elif isinstance(message, SessionSwitched) and follow:
             ws = store.workspace(log.workspace_id)
             new_log = ws.sessions.get(message.session_id) if ws else None
@@ -159,5 +164,5 @@ async def _pump(stream: _Stream, sub: Subscriber, follow: bool, state: AppState)
             await store.load(new_log)
             stream.log = new_log
             snapshot = stream.take_snapshot()
-            await stream.send_status(new_log.state)
+            await stream.send_status(new_log.state, new_log.reason)
             await stream.send_snapshot(snapshot)
