@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import client  # noqa: E402
 import floor  # noqa: E402
 import forward  # noqa: E402
+import hook_cost  # noqa: E402
 import peers  # noqa: E402
 import pyspy as prof  # noqa: E402
 import rendered  # noqa: E402
@@ -625,6 +626,11 @@ async def main(args: argparse.Namespace) -> None:
             res["review"] = await review.review(root, args)
             log(f"  {res['review']}")
             save(res)
+        if want("hook"):
+            log("sidemirror hook: cost per tool call, and hook → waiting")
+            res["hook"] = await hook_cost.measure(root)
+            log(f"  {res['hook']}")
+            save(res)
         if want("fanout"):
             log("fanout")
             res["fanout"] = await fanout(root, args)
@@ -643,7 +649,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--only",
         default="",
-        help="comma list: latency,rendered,cold,snapshot,fanout,forward,review",
+        help="comma list: latency,rendered,cold,snapshot,fanout,forward,review,hook",
     )
     p.add_argument("--skip-peers", default="", help="comma list of peers not to run")
     p.add_argument("--appends", type=int, default=200, help="appends per latency phase")

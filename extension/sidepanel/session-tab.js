@@ -8,6 +8,7 @@ import { icon } from "./icons.js";
 import { AUTO, fillPicker, sessionOptions, workspaceOptions } from "./session-pickers.js";
 import { stateContent } from "./session-states.js";
 import { Timeline } from "./timeline.js";
+import { DecisionList } from "./decision-card.js";
 
 const TICK_MS = 2000; // while waiting for a first session
 const REFRESH_TICKS = 5; // while streaming: refresh pickers every 10 s
@@ -72,7 +73,9 @@ class SessionTab {
         this.pill.querySelector(".pill-text").textContent = n === 1 ? "1 new item" : `${n} new items`;
       },
     });
-    this.panel = h("div", { class: "session-tab" }, this.pickers, this.mismatchBanner, this.banner, this.stateView, this.scroller, this.pill);
+    // Permission requests of the session shown, answered from here (decision-card.js).
+    this.decisions = new DecisionList((r) => r.workspace === this.ws && (!this.session || r.session === this.session));
+    this.panel = h("div", { class: "session-tab" }, this.pickers, this.mismatchBanner, this.banner, this.decisions.el, this.stateView, this.scroller, this.pill);
   }
 
   show() {
@@ -83,6 +86,18 @@ class SessionTab {
       ticks += 1;
       if (this.view !== "timeline" || ticks % REFRESH_TICKS === 0 || (await this._browserMoved())) this._refresh();
     }, TICK_MS);
+  }
+
+  /** Show one session, pinned (the Sessions view, a notification click). */
+  async focus(workspace, session) {
+    this.wsChoice = workspace;
+    this.ws = workspace;
+    this.sessionChoice = session;
+    this.session = session;
+    this._stopStream();
+    this._fillWorkspaces();
+    if (await this._loadSessions()) this._startStream();
+    this.decisions.refresh();
   }
 
   hide() {

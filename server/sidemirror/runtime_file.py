@@ -11,7 +11,6 @@ a token of their own server and receive what `sidemirror ingest`, `acp-tap` or t
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -70,6 +69,8 @@ def prepare_runtime_dir(runtime_dir: Path) -> None:
 def write_runtime_file(runtime_dir: Path, data: dict[str, Any]) -> Path:
     prepare_runtime_dir(runtime_dir)
     path = runtime_dir / RUNTIME_FILE
+    import json  # here, not at the top: the hook's no-server path never needs it
+
     write_private(path, json.dumps(data))
     return path
 
@@ -84,6 +85,8 @@ def read_runtime_file(runtime_dir: Path) -> dict[str, Any] | None:
         reason = untrusted(where, folder=folder)
         if reason is not None:
             raise UntrustedRuntimeFile(where, reason)
+    import json
+
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):

@@ -96,6 +96,7 @@ def server_factory(tmp_path: Path, claude_dir: Path) -> Iterator[Any]:
         in_range: bool = False,
         avoid: frozenset[int] = frozenset(),
         home: Path | None = None,
+        extra_args: tuple[str, ...] = (),
     ) -> Server:
         """A started server: on `port`, else on a free port above the probe range (tests pin
         the extension to it), or in the range for tests of discovery (`in_range`: from the
@@ -106,6 +107,7 @@ def server_factory(tmp_path: Path, claude_dir: Path) -> Iterator[Any]:
                 free_port(prefer=list(PORT_RANGE), avoid=tried) if in_range else quiet_port(tried)
             )
             server = Server(home or tmp_path, chosen, claude or claude_dir)
+            server.extra_args = list(extra_args)
             started.append(server)
             try:
                 return server.start()

@@ -106,6 +106,7 @@ class Server:
         self.log = tmp / f"server-{port}.log"
         self.instance: str | None = None
         self.server_id: str | None = None
+        self.extra_args: list[str] = []  # more `serve` flags (e.g. --decision-timeout)
 
     @property
     def base(self) -> str:
@@ -122,6 +123,7 @@ class Server:
             "--data-dir", str(self.tmp / "data"),
             "--claude-dir", str(self.claude_dir),
             "--codex-dir", str(self.tmp / "no-codex"),
+            *self.extra_args,
         ]  # fmt: skip
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -367,4 +369,4 @@ def post_activity(server: Server, entries: list[dict[str, Any]] | dict[str, Any]
 
 def open_tab(page: Page, name: str) -> None:
     """Select a side panel tab by its name (Session, Activity, Connect)."""
-    page.get_by_role("tab", name=name).click()
+    page.get_by_role("tab", name=name, exact=True).click()

@@ -86,6 +86,11 @@ class Board:
             self._refresh(t)
         return t
 
+    def announce(self, t: Tracked) -> None:
+        """Send the session's state again, unchanged: its pending requests changed (a client
+        showing them fetches them again)."""
+        self._broadcast(self.describe(t))
+
     def set_hook_state(self, t: Tracked, signal: StateSignal) -> None:
         t.hook = signal
         self._refresh(t)

@@ -13,7 +13,6 @@ once it knows a server runs.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -42,6 +41,8 @@ def _runtime_dir(argv: list[str]) -> Path:
 
 
 def _event_name(body: bytes) -> str:
+    import json
+
     try:
         data = json.loads(body)
     except ValueError:
@@ -53,6 +54,7 @@ def _event_name(body: bytes) -> str:
 def post_event(port: int, token: str, body: bytes, wait_s: float) -> object:
     """POST the event; the server's `output` (None when it has nothing to say)."""
     import http.client  # only when a server runs: no cost on the no-server path
+    import json
 
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=wait_s)
     try:
@@ -99,6 +101,8 @@ def run(argv: list[str]) -> int:
     except (OSError, ValueError):  # no server on the port (a stale file), a timeout, bad JSON
         return 0
     if output:
+        import json
+
         sys.stdout.write(json.dumps(output) + "\n")
         sys.stdout.flush()
     return 0

@@ -60,6 +60,7 @@ async def _hold(
         tool_input = "[input nested too deeply to show]"
     decisions = attention.decisions
     pending = decisions.open(tracked.workspace, tracked.session, tool_name, tool_input)
+    attention.board.announce(tracked)  # even if it already waited (a Notification came first)
     store = app[APP_STATE].store
     try:
         answer = await asyncio.wait_for(
@@ -72,8 +73,10 @@ async def _hold(
         answer = Answer(None, "gone")
         decisions.close(pending, answer)
         await record(store, pending, answer)
+        attention.board.announce(tracked)
         raise
     await record(store, pending, answer)
     if answer.behavior is not None:  # the tool runs (or is refused) now: the agent works on
         attention.board.set_hook_state(tracked, StateSignal("running"))
+    attention.board.announce(tracked)
     return hook_output(answer)
