@@ -67,14 +67,32 @@ function decisionCard(request) {
   return card;
 }
 
-/** The pending requests that `filter(request)` keeps, kept current from the attention feed. */
+// A session can wait for a permission that no one can answer from here: an ACP agent's request
+// goes to the editor (acp-tap only mirrors it; a second answer would race the editor's), a
+// `claude -p` run or a session without hooks asks in its terminal, and a request whose wait
+// timed out is asked in the terminal.
+const ELSEWHERE =
+  "Waiting for your permission in the editor or terminal that runs the agent: answer it there. " +
+  "Sidemirror mirrors this request but cannot answer it (an ACP editor holds it, and an answer " +
+  "from here would race the editor's).";
+
+/** The pending requests that `filter(request)` keeps, kept current from the attention feed.
+ * `shown()` → {workspace, session} | null names the session whose read-only wait is explained. */
 export class DecisionList {
-  constructor(filter = () => true) {
+  constructor(filter = () => true, shown = () => null) {
     this.filter = filter;
+    this.shown = shown;
     this.cards = new Map(); // id → card
-    this.el = h("section", { class: "decision-list", attrs: { "aria-label": "Permission requests" } });
+    this.sessions = [];
+    this.notice = h("article", { class: "decision-notice", hidden: true, attrs: { role: "note" } },
+      h("header", { class: "decision-head", text: "Waiting for permission" }),
+      h("p", { class: "decision-status", text: ELSEWHERE }));
+    this.el = h("section", { class: "decision-list", attrs: { "aria-label": "Permission requests" } }, this.notice);
     this.loading = null;
-    attentionFeed().subscribe(() => this.refresh());
+    attentionFeed().subscribe((sessions) => {
+      this.sessions = sessions;
+      this.refresh();
+    });
   }
 
   /** Fetch the pending requests again (single-flight). */
@@ -115,5 +133,8 @@ export class DecisionList {
       this.cards.set(request.id, card);
       this.el.append(card);
     }
+    const shown = this.shown();
+    const row = shown && this.sessions.find((s) => s.workspace === shown.workspace && s.session === shown.session);
+    this.notice.hidden = !(row?.state === "waiting" && row.reason === "permission" && !wanted.length);
   }
 }

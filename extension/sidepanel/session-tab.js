@@ -74,7 +74,10 @@ class SessionTab {
       },
     });
     // Permission requests of the session shown, answered from here (decision-card.js).
-    this.decisions = new DecisionList((r) => r.workspace === this.ws && (!this.session || r.session === this.session));
+    this.decisions = new DecisionList(
+      (r) => r.workspace === this.ws && (!this.session || r.session === this.session),
+      () => (this.ws && this.session ? { workspace: this.ws, session: this.session } : null),
+    );
     this.panel = h("div", { class: "session-tab" }, this.pickers, this.mismatchBanner, this.banner, this.decisions.el, this.stateView, this.scroller, this.pill);
   }
 
@@ -280,6 +283,7 @@ class SessionTab {
     switch (type) {
       case "hello":
         this.session = data.session || this.session;
+        this.decisions.refresh();
         break;
       case "snapshot":
         if (data.session) this.session = data.session;

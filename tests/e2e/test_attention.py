@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import urllib.parse
 from typing import Any
 
 from playwright.sync_api import Page, expect
@@ -135,3 +136,22 @@ def test_badge_notification_and_sessions_view(ext: Extension, server: Server) ->
     finally:
         hook.kill()
         hook.wait(10)
+
+
+def test_an_acp_permission_request_is_shown_read_only(ext: Extension, server: Server) -> None:
+    # claude-agent-acp's recorded edit-with-permission scenario, up to its request_permission:
+    # what `sidemirror acp-tap` forwards while the editor shows its prompt.
+    lines = (ROOT / "tests" / "fixtures" / "acp" / "edit-with-permission.jsonl").read_bytes()
+    upto = b"".join(lines.splitlines(keepends=True)[:14])
+    q = urllib.parse.urlencode({"workspace": "/tmp/e2e-acp-wait", "format": "acp"})
+    server.request("POST", f"/api/ingest?{q}", upto, content_type="application/x-ndjson")
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    notice = panel.locator(".session-tab .decision-notice")
+    expect(notice).to_be_visible(timeout=15_000)
+    expect(notice).to_contain_text("answer it there")
+    expect(panel.locator(".session-tab .decision-card button")).to_have_count(0)
+    assert server.get("/api/decisions")["decisions"] == []
+    rows = server.get("/api/attention")["sessions"]
+    acp = [r for r in rows if r["workspace_name"] == "e2e-acp-wait"]
+    assert [(r["state"], r["reason"]) for r in acp] == [("waiting", "permission")]
