@@ -93,27 +93,37 @@ async def to_waiting(root: Path, n: int = 20) -> dict[str, Any]:
             token = json.loads((run / "server.json").read_text())["token"]
             auth = {"Authorization": f"Bearer {token}"}
             request = json.loads(EVENTS.read_text().splitlines()[4])
-            samples = []
+            samples, posted = [], []
             async with http.get(base + "/api/attention/stream", headers=auth) as stream:
-                for i in range(n):
+                for i in range(2 * n):
                     session = f"bench-{i}"
                     body = json.dumps({**request, "session_id": session}).encode()
                     start = time.perf_counter()
-                    hook = await asyncio.create_subprocess_exec(
-                        SIDEMIRROR, "hook", "--runtime-dir", str(run),
-                        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
-                    )  # fmt: skip
-                    assert hook.stdin is not None
-                    hook.stdin.write(body)
-                    hook.stdin.close()
+                    if i < n:  # the whole path: a `sidemirror hook` process per event
+                        hook = await asyncio.create_subprocess_exec(
+                            SIDEMIRROR, "hook", "--runtime-dir", str(run),
+                            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
+                        )  # fmt: skip
+                        assert hook.stdin is not None
+                        hook.stdin.write(body)
+                        hook.stdin.close()
+                        done: Any = hook.wait()
+                    else:  # the server's part alone: the same POST from this process
+                        headers = {**auth, "Content-Type": "application/json"}
+                        done = asyncio.ensure_future(
+                            http.post(base + "/api/hooks/claude", data=body, headers=headers)
+                        )
                     async for line in stream.content:
                         if line.startswith(b"data: ") and session.encode() in line:
                             data = json.loads(line[6:])
                             if data.get("state") == "waiting":
-                                samples.append(time.perf_counter() - start)
+                                (samples if i < n else posted).append(time.perf_counter() - start)
                                 break
-                    await hook.wait()
-            return {"hook spawn → waiting on the stream": _ms(samples)}
+                    await done
+            return {
+                "hook spawn → waiting on the stream": _ms(samples),
+                "POST /api/hooks/claude → waiting on the stream": _ms(posted),
+            }
     finally:
         proc.terminate()
         proc.wait(10)
