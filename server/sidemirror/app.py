@@ -134,6 +134,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app[identify.SERVER_ID] = identify.load_server_id(settings.data_dir)
     app[pair.PAIRING_CODES] = pair.PairingCodes()
     remote = app[forward.REMOTE_HOSTS] = RemoteHosts(store, settings.data_dir)
+    app[hooks.ATTENTION] = Attention(store, settings.decision_timeout_s)
     app.on_response_prepare.append(security_headers)
     app.add_routes(routes())
     trace = None
