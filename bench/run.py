@@ -25,10 +25,12 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import cli_startup  # noqa: E402
 import client  # noqa: E402
 import floor  # noqa: E402
 import forward  # noqa: E402
 import hook_cost  # noqa: E402
+import md_render  # noqa: E402
 import peers  # noqa: E402
 import pyspy as prof  # noqa: E402
 import rendered  # noqa: E402
@@ -497,6 +499,14 @@ def table(res: dict) -> str:
                 "append→next frame after insertion p50 / p99",
                 f"{fmt(f['p50_ms'])} / {fmt(f['p99_ms'])} ms",
             )
+    md = res.get("markdown", {})
+    if "error" in md:
+        row("Markdown of a long reply in the side panel", "error: " + md["error"][:60])
+    for size, m in md.get("sizes", {}).items():
+        row(
+            f"Markdown of a {int(size) // 1000}k-char reply, rendered / as plain text",
+            f"{fmt(m['markdown_ms'])} / {fmt(m['plain_ms'])} ms",
+        )
     cold = res.get("cold_start", {})
     if cold:
         a = cold.get("archive", {})
@@ -604,6 +614,11 @@ async def main(args: argparse.Namespace) -> None:
             res["rendered"] = await rendered.rendered(root, args, SESSION)
             log(f"  {res['rendered']}")
             save(res)
+        if want("markdown"):
+            log("Markdown of long replies in the side panel page (Chromium)")
+            res["markdown"] = await md_render.markdown(root)
+            log(f"  {res['markdown']}")
+            save(res)
         if want("cold"):
             log("cold start + idle CPU")
             res["cold_start"] = await cold_start(root, args)
@@ -631,6 +646,11 @@ async def main(args: argparse.Namespace) -> None:
             res["hook"] = await hook_cost.measure(root)
             log(f"  {res['hook']}")
             save(res)
+        if want("cli"):
+            log("cli start-up (--version, status, token)")
+            res["cli"] = cli_startup.cli_startup()
+            log(f"  {res['cli']}")
+            save(res)
         if want("fanout"):
             log("fanout")
             res["fanout"] = await fanout(root, args)
@@ -649,7 +669,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--only",
         default="",
-        help="comma list: latency,rendered,cold,snapshot,fanout,forward,review,hook",
+        help="comma list: latency,rendered,markdown,cold,snapshot,fanout,forward,review,cli,hook",
     )
     p.add_argument("--skip-peers", default="", help="comma list of peers not to run")
     p.add_argument("--appends", type=int, default=200, help="appends per latency phase")

@@ -11,7 +11,9 @@
 import { HEALTH_ALARM, HEALTH_PERIOD_MIN, KEYS, MSG, parsePort, parseToken } from "./lib/shared/config.js";
 import { onNotificationClicked, waitingBadge, watchAttention } from "./lib/worker/attention-alerts.js";
 import { check } from "./lib/worker/connection.js";
+import { choosePort } from "./lib/worker/port-choice.js";
 import * as overlaySites from "./lib/worker/overlay-sites.js";
+import { PageEventReporter } from "./lib/worker/page-events.js";
 import { PageOverlaySource } from "./lib/worker/page-overlay.js";
 
 // --- listeners (top level) ---
@@ -75,15 +77,22 @@ async function ensureAlarm() {
 // (lib/worker/overlay-sites.js); it makes no request and never holds the token. This worker does
 // the fetching with its loopback-only host permissions, for the sender tab's own URL, and only
 // while the overlay is on for that site: no other page URL ever reaches the server.
-const overlay = new PageOverlaySource(async () => {
+async function liveConnection() {
   if (inflight) await inflight.catch(() => {}); // a check is deciding who the server is: wait
   const got = await chrome.storage.session.get([KEYS.status, KEYS.token]);
   const status = got[KEYS.status];
   const token = got[KEYS.token]?.value;
   return status?.state === "connected" && status.port && token ? { port: status.port, token } : null;
-});
+}
+const overlay = new PageOverlaySource(liveConnection);
+// The same sites' errors (console, exceptions, failed requests), reported without chrome.debugger.
+const pageEvents = new PageEventReporter(liveConnection);
 
 async function handlePage(message, sender) {
+  if (message?.type === MSG.pageEvents) {
+    if (sender.frameId !== 0 || !/^https?:/.test(sender.url || "") || !(await overlaySites.isOn(sender.url))) return { off: true };
+    return pageEvents.report(message.events, sender);
+  }
   if (message?.type !== MSG.pageOverlay) throw codeError("forbidden", "content scripts may only ask for the page overlay");
   if (sender.frameId !== 0 || !/^https?:/.test(sender.url || "")) return { connected: false, refs: [], acted: null };
   if (!(await overlaySites.isOn(sender.url))) return { off: true, connected: false, refs: [], acted: null };
@@ -102,17 +111,11 @@ async function handle(message) {
       // already running may have verified the old server just before it went away.
       return checkNow("request", { fresh: message.fresh === true });
     case MSG.setPort: {
-      if (message.port === null || message.port === "") {
-        await chrome.storage.local.remove(KEYS.port);
-      } else {
-        const port = parsePort(message.port);
-        if (port === null) throw codeError("invalid_port", `not a port: ${JSON.stringify(message.port)} (1–65535)`);
-        // The user said where the server is: whatever Sidemirror server answers there becomes
-        // the paired one (its identity is checked before our token goes to it).
-        await chrome.storage.local.set({ [KEYS.port]: port });
-        await chrome.storage.local.remove(KEYS.paired);
-      }
-      return checkNow("port", { fresh: true });
+      const auto = message.port === null || message.port === "";
+      const port = auto ? null : parsePort(message.port);
+      if (!auto && port === null) throw codeError("invalid_port", `not a port: ${JSON.stringify(message.port)} (1–65535)`);
+      // Connects there or rejects, keeping the server we had (lib/worker/port-choice.js).
+      return choosePort(port, () => checkNow("port", { fresh: true }));
     }
     case MSG.setToken: {
       const token = parseToken(message.token);

@@ -3,6 +3,9 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${SIDEMIRROR_VENV:-$ROOT/.venv}"
+installed_since_last_change() {  # the stamp exists and is newer than the packaging files
+  [ -f "$1" ] && [ ! "$ROOT/pyproject.toml" -nt "$1" ] && [ ! "$ROOT/setup.py" -nt "$1" ]
+}
 ensure_venv() {
   local extra="${1:-}"
   if [ ! -x "$VENV/bin/python" ]; then
@@ -11,7 +14,11 @@ ensure_venv() {
     "$VENV/bin/python" -m pip install -q --upgrade pip
   fi
   local stamp="$VENV/.sidemirror-installed$extra"
-  if [ ! -f "$stamp" ] || [ "$ROOT/pyproject.toml" -nt "$stamp" ]; then
+  # An install with the test extras is the plain install too (scripts/serve after scripts/test).
+  if [ -z "$extra" ] && installed_since_last_change "$VENV/.sidemirror-installedtest"; then
+    return 0
+  fi
+  if ! installed_since_last_change "$stamp"; then
     echo "Installing sidemirror${extra:+ with [$extra]} into $VENV" >&2
     "$VENV/bin/python" -m pip install -q -e "$ROOT${extra:+[$extra]}"
     touch "$stamp"

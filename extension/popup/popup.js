@@ -1,9 +1,12 @@
 // Toolbar popup: connection status, manual port, token fallback, and opening the side panel.
+// One truth: the status card says which server the extension is connected to, and the port field
+// and its help line are drawn from the same status and the stored choice, never from what was
+// typed before. Picking a port connects there or says why not (lib/worker/port-choice.js).
 
 import { onStatus, readStatus, send } from "../lib/page/client.js";
 import { setText } from "../lib/page/dom.js";
 import { renderOffers } from "../lib/page/server-offer.js";
-import { KEYS, MSG, PORT_RANGE, parsePort, parseToken } from "../lib/shared/config.js";
+import { KEYS, MSG, PORT_RANGE, SERVE_COMMAND, parsePort, parseToken } from "../lib/shared/config.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -12,19 +15,25 @@ chrome.windows.getCurrent().then((w) => {
   windowId = w.id;
 });
 
+let lastStatus = null;
+let manualPort = null; // the port the user chose (storage), or null: found on the range
+let editing = false; // the user is typing a port: the field is theirs until they submit
+
 function renderStatus(s) {
+  lastStatus = s;
   const state = s?.state || "connecting";
   $("status").dataset.state = state;
   let text;
   let detail = "";
   if (state === "connected") {
-    text = `Connected · server v${s.version ?? "?"}`;
-    detail = `127.0.0.1:${s.port} · protocol ${s.protocol}`;
+    text = `Connected to :${s.port}`;
+    detail = `Sidemirror server v${s.version ?? "?"} on 127.0.0.1:${s.port} · protocol ${s.protocol}`;
   } else if (state === "other_server") {
     text = "Not connected";
   } else if (state === "not_running") {
     text = "Server not running";
-    detail = "Start it with: sidemirror serve";
+    const command = manualPort != null && !PORT_RANGE.includes(manualPort) ? `${SERVE_COMMAND} --port ${manualPort}` : SERVE_COMMAND;
+    detail = `Start it with: ${command}`;
   } else if (state === "error") {
     text = s.error?.code === "protocol_mismatch" ? "Protocol mismatch" : "Connection error";
     detail = s.error?.message || "";
@@ -35,6 +44,21 @@ function renderStatus(s) {
   setText($("status-detail"), detail);
   renderOffers($("server-offer"), s);
   if (state === "error" && s.error?.code !== "protocol_mismatch") $("token-section").open = true;
+  renderPort();
+}
+
+/** The port field and its help line, from the stored choice and the status. */
+function renderPort() {
+  if (!editing) $("port").value = manualPort != null ? String(manualPort) : "";
+  const connected = lastStatus?.state === "connected" ? lastStatus.port : null;
+  const range = `${PORT_RANGE[0]}–${PORT_RANGE.at(-1)}`;
+  let help;
+  if (manualPort != null) {
+    help = connected === manualPort ? `Using port ${manualPort} only. Empty the field and press Connect to find the server by itself.` : `Looking on port ${manualPort} only.`;
+  } else {
+    help = connected != null ? `Found by itself on port ${connected} (it looks on ${range}).` : `Looking on ports ${range}. Type a port to use another one.`;
+  }
+  setText($("port-help"), help);
 }
 
 async function refresh() {
@@ -66,13 +90,25 @@ $("open-panel").addEventListener("click", () => {
 // --- port ---
 
 async function loadPort() {
-  const { [KEYS.port]: port } = await chrome.storage.local.get(KEYS.port);
-  $("port").value = port ? String(port) : "";
+  manualPort = (await chrome.storage.local.get(KEYS.port))[KEYS.port] ?? null;
+  renderPort();
 }
+
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === "local" && KEYS.port in changes) {
+    manualPort = changes[KEYS.port].newValue ?? null;
+    renderPort();
+  }
+});
+
+$("port").addEventListener("input", () => {
+  editing = true;
+});
 
 $("port-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const input = $("port");
+  const button = $("port-connect");
   const raw = input.value.trim();
   const err = $("port-error");
   const port = raw === "" ? null : parsePort(raw);
@@ -84,18 +120,22 @@ $("port-form").addEventListener("submit", async (ev) => {
   }
   input.removeAttribute("aria-invalid");
   err.textContent = "";
+  button.disabled = true;
+  setText(button, "Connecting…");
+  const was = lastStatus?.state === "connected" ? lastStatus.port : null;
   try {
     const status = await send(MSG.setPort, { port });
+    editing = false;
+    manualPort = port;
     renderStatus(status);
-    $("port-help").textContent =
-      port === null
-        ? `Saved: automatic (${PORT_RANGE[0]}–${PORT_RANGE.at(-1)}).`
-        : status.state === "connected" && status.port === port
-          ? `Saved: port ${port}.`
-          : `Saved: port ${port} (no server answers there yet).`;
   } catch (e) {
+    // Nothing changed: the status card still tells where we are, and the error says so too.
     input.setAttribute("aria-invalid", "true");
-    setText(err, e.message);
+    const stay = was != null ? `Still connected to :${was}.` : "Nothing was changed.";
+    setText(err, `${e.message}. ${stay}`);
+  } finally {
+    button.disabled = false;
+    setText(button, "Connect");
   }
 });
 
@@ -127,5 +167,4 @@ $("token-form").addEventListener("submit", async (ev) => {
 });
 
 onStatus(renderStatus);
-loadPort();
-refresh();
+loadPort().then(refresh);

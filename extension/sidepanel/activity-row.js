@@ -5,6 +5,7 @@
 import { h } from "../lib/page/dom.js";
 import { clockTimeSeconds, duration, fullTime } from "../lib/page/format.js";
 import { CATEGORY_LABELS, categoryOf, errorMessage, searchText } from "./activity-model.js";
+import { backLink } from "./browser-summary.js";
 
 let uid = 0;
 
@@ -12,7 +13,7 @@ let uid = 0;
  * (Re)build the row `rec.li` from its start (or lone entry) and its end: the summary button
  * (`onToggle` opens the details), the error line, and the details when open.
  */
-export function fillRow(rec, { onToggle, names }) {
+export function fillRow(rec, { onToggle, names, openLink = null }) {
   const { entry, end } = rec;
   const last = end || entry;
   const cat = categoryOf(entry, end);
@@ -36,7 +37,7 @@ export function fillRow(rec, { onToggle, names }) {
       on: { click: onToggle },
     },
     h("span", { class: "act-cat", title: CATEGORY_LABELS[cat], attrs: { "aria-hidden": "true" } }),
-    h("time", { class: "act-time", dateTime: entry.ts || null, text: clockTimeSeconds(entry.ts) }),
+    h("time", { class: "act-time", dateTime: entry.ts || null, title: fullTime(entry.ts), text: clockTimeSeconds(entry.ts) }),
     h("span", { class: "act-cmd", text: entry.command || entry.type }),
     target ? h("span", { class: "act-args", text: target }) : h("span", { class: "act-args" }),
     statusMark(entry, end, cat),
@@ -44,7 +45,9 @@ export function fillRow(rec, { onToggle, names }) {
   const err = errorMessage(entry, end);
   const details = h("div", { class: "act-details", id: detailsId, hidden: !rec.open });
   if (rec.open) fillDetails(rec, details, names);
-  li.replaceChildren(...[summary, err ? h("p", { class: "act-error", text: err }) : null, details].filter(Boolean));
+  const linked = [end, entry].find((e) => e?.link);
+  const from = linked && openLink ? backLink(linked, openLink) : null; // browser-summary.js
+  li.replaceChildren(...[summary, from, err ? h("p", { class: "act-error", text: err }) : null, details].filter(Boolean));
   rec.detailsEl = details;
   rec.summary = summary;
   rec.ts = last.ts;

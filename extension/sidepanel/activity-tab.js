@@ -241,7 +241,7 @@ class ActivityTab {
 
   /** (Re)build a row from its start (or lone entry) and its end. */
   _fill(rec) {
-    fillRow(rec, { onToggle: () => this._toggle(rec), names: this.workspaceNames });
+    fillRow(rec, { onToggle: () => this._toggle(rec), names: this.workspaceNames, openLink: (target) => this.ctx.openItem(target) });
     rec.li.hidden = !this._matches(rec);
   }
 

@@ -6,6 +6,7 @@
 import { h, textNode } from "../lib/page/dom.js";
 import { byteSize, clockTime, compactNumber, cost, duration, fullTime } from "../lib/page/format.js";
 import { KIND_LABELS, icon } from "./icons.js";
+import { renderMarkdown } from "./markdown.js";
 import { more } from "./show-more.js";
 
 let uid = 0;
@@ -17,6 +18,9 @@ const nextId = (prefix) => `${prefix}-${++uid}`;
  * @property {(itemId: string) => Promise<object>} fetchFull  fetch one full item ("Show more")
  * @property {(toolUseId: string, card: ToolCard) => void} onToolCard  a tool card was built: its
  *   result and sub-agent items attach to it later
+ * @property {(card: ToolCard, result: object) => void} [onToolResult]  a card got its result
+ * @property {(toolUseId: string) => (string|null)} [toolName]  the name of a tool call shown
+ *   already (a sub-agent's prompt is labelled with its Task tool's name)
  */
 
 /**
@@ -24,13 +28,14 @@ const nextId = (prefix) => `${prefix}-${++uid}`;
  * @property {HTMLElement} el  the card's article
  * @property {HTMLElement} status  the running / ✓ / ✗ mark
  * @property {string} kind  one of TOOL_KINDS
+ * @property {string|null} name  the tool's name as the agent calls it
  */
 
 /** Renderers keyed by item type. Live-only types are not here: partial text (`assistant_delta`,
  * `thinking_delta`) is list state drawn with `renderPartial`, and `tool_progress` updates a card
  * (`showProgress`); see timeline.js. */
 export const RENDERERS = Object.freeze({
-  user: (item, ctx) => message(item, ctx, "You", "user"),
+  user: (item, ctx) => message(item, ctx, promptLabel(item, ctx), "user"),
   assistant: (item, ctx) => message(item, ctx, "Assistant", "assistant"),
   thinking,
   tool_use: tool,
@@ -81,6 +86,13 @@ function message(item, ctx, who, cls) {
   return labelled(el);
 }
 
+/** A sub-agent's prompt was written by its parent tool call, not by the user. */
+function promptLabel(item, ctx) {
+  if (!item.parent_tool_use_id) return "You";
+  const name = ctx.toolName?.(item.parent_tool_use_id);
+  return name ? `Task prompt · ${name}` : "Task prompt";
+}
+
 /** Images (or audio) an item carried, as chips: the media type and size, never the data. */
 function attachments(item) {
   const list = Array.isArray(item.attachments) ? item.attachments : [];
@@ -122,7 +134,7 @@ function tool(item, ctx) {
   );
   const el = article(item, ["tool", `kind-${kind}`], toolHead, item.input ? input : null, more(item, ctx, input, renderPlain));
   el.setAttribute("aria-labelledby", nameId);
-  if (item.tool_use_id) ctx.onToolCard(item.tool_use_id, { el, status, kind });
+  if (item.tool_use_id) ctx.onToolCard(item.tool_use_id, { el, status, kind, name: item.name || null });
   return el;
 }
 
@@ -139,6 +151,7 @@ export function attachResult(card, item, ctx) {
   const result = resultBlock(item, ctx);
   const sub = card.el.querySelector(":scope > details.subagent");
   card.el.insertBefore(result, sub || null);
+  ctx.onToolResult?.(card, item); // browser-summary.js: what the browser showed meanwhile
 }
 
 /** A running tool's progress (live `tool_progress`): how long it has been running. */
@@ -330,25 +343,7 @@ export function renderPlain(target, text) {
   target.append(textNode(text));
 }
 
-/** Light Markdown: fenced code blocks and `inline code`; everything else stays literal text. */
+/** Prompts and replies: Markdown drawn as DOM nodes, never as HTML (markdown.js). */
 export function renderRich(target, text) {
-  const src = String(text ?? "");
-  const fence = /```([^\n`]*)\n([\s\S]*?)(?:\n?```|$)/g;
-  let last = 0;
-  let m;
-  while ((m = fence.exec(src)) !== null) {
-    inline(target, src.slice(last, m.index));
-    target.append(h("pre", { class: "code", tabIndex: 0 }, h("code", { text: m[2] })));
-    last = fence.lastIndex;
-  }
-  inline(target, src.slice(last));
-}
-
-function inline(target, text) {
-  if (!text) return;
-  const parts = text.split(/(`[^`\n]+`)/);
-  for (const part of parts) {
-    if (part.length > 2 && part.startsWith("`") && part.endsWith("`")) target.append(h("code", { text: part.slice(1, -1) }));
-    else if (part) target.append(textNode(part));
-  }
+  renderMarkdown(target, text);
 }

@@ -1,21 +1,68 @@
 // The Session tab's two pickers: their options, built from the server's workspace and session
 // lists (names, branches, directories and titles are the server's text: shown through
-// lib/page/dom.js, invisible characters made visible).
+// lib/page/dom.js, invisible characters made visible), and the rule for what "Auto" shows.
+//
+// "Auto" follows the user's machine, not only the browser: it shows the workspace whose session
+// changed last (the server lists workspaces most recent first), so a new session in any project
+// is shown as soon as it writes. It stays on the workspace shown while that one is still changing
+// (two agents at work would otherwise make the panel flip between them). An agent's last action
+// in the browser is a hint next to its workspace, not a reason to move.
 
 import { h } from "../lib/page/dom.js";
 import { relativeTime } from "../lib/page/format.js";
 
-/** The value of each picker's first option: follow along (see session-tab.js). */
+/** The value of each picker's first option: follow along. */
 export const AUTO = "";
 
-/** Options for the workspace picker; `auto` is what "Auto" means now ({ws, why}) or null. */
-export function workspaceOptions(workspaces, auto) {
-  const autoText = !auto ? "Most recent" : auto.why === "browser" ? `In the browser — ${auto.ws.name}` : `Most recent — ${auto.ws.name}`;
-  const autoTitle = auto?.why === "browser" ? "The workspace whose agent acted in the browser last" : "The most recently active workspace";
-  const options = [h("option", { value: AUTO, text: autoText, title: autoTitle })];
+/** What "Auto" means, as its tooltip says it. */
+export const AUTO_RULE =
+  "Auto shows the session that changed last on this machine, in any project. " +
+  "It stays on the session shown while that one is still changing. " +
+  "Pick a workspace or a session to stay on it.";
+
+/** A workspace shown that changed this recently keeps "Auto" on it. */
+export const SETTLE_MS = 5000;
+/** An agent's browser action this recent marks its workspace. */
+export const BROWSER_HINT_MS = 2 * 60 * 1000;
+
+/** The demo the server adds on a machine with no sessions (server: sources/claude/demo.py). */
+const DEMO_DIRECTORY = "/demo/sidemirror-demo";
+
+export function isDemo(ws) {
+  return ws?.directory === DEMO_DIRECTORY;
+}
+
+/** A workspace's name in the pickers; the demo is "Demo", whole, however narrow the panel. */
+export function workspaceLabel(ws) {
+  return isDemo(ws) ? "Demo" : ws.name;
+}
+
+/**
+ * The workspace "Auto" shows: the one that changed last (`workspaces` come most recent first),
+ * unless the one shown (`shownId`) changed within SETTLE_MS.
+ */
+export function autoWorkspace(workspaces, shownId, now = Date.now()) {
+  const latest = workspaces[0] ?? null;
+  const shown = shownId ? workspaces.find((w) => w.id === shownId) : null;
+  if (latest && shown && shown !== latest && now - Date.parse(shown.last_activity) < SETTLE_MS) return shown;
+  return latest;
+}
+
+/** The id of the workspace whose agent acted in the browser lately (GET
+ * /api/activity/latest-workspace), or null. */
+export function browserWorkspace(latest, now = Date.now()) {
+  if (!latest?.workspace || !latest.ts) return null;
+  return now - Date.parse(latest.ts) < BROWSER_HINT_MS ? latest.workspace : null;
+}
+
+/** Options for the workspace picker: Auto (what it shows now), then every workspace. */
+export function workspaceOptions(workspaces, auto, inBrowser = null) {
+  const options = [h("option", { value: AUTO, text: auto ? `Auto — ${workspaceLabel(auto)}` : "Auto", title: AUTO_RULE })];
   for (const w of workspaces) {
-    const flags = [w.active ? "active" : null, w.branch ? `⎇ ${w.branch}` : null].filter(Boolean).join(" · ");
-    options.push(h("option", { value: w.id, title: w.directory, text: flags ? `${w.name} (${flags})` : w.name }));
+    const flags = [w.active ? "active" : null, w.branch ? `⎇ ${w.branch}` : null, w.id === inBrowser ? "in the browser" : null];
+    const flagText = flags.filter(Boolean).join(" · ");
+    const label = workspaceLabel(w);
+    options.push(h("option", { value: w.id, title: w.directory, text: flagText ? `${label} (${flagText})` : label }));
   }
   return options;
 }
@@ -23,18 +70,29 @@ export function workspaceOptions(workspaces, auto) {
 /** Options for the session picker, the latest session first. */
 export function sessionOptions(sessions) {
   const latest = sessions[0];
-  const options = [h("option", { value: AUTO, text: latest ? `Latest — ${sessionLabel(latest)}` : "Latest" })];
+  const options = [h("option", { value: AUTO, text: latest ? `Latest — ${sessionLabel(latest)}` : "Latest", title: "The workspace's session that changed last" })];
   for (const s of sessions) {
     options.push(h("option", { value: s.id, title: s.id, text: `${sessionLabel(s)} · ${relativeTime(s.last_activity)}` }));
   }
   return options;
 }
 
-/** Replace a picker's options, keeping `choice` selected if it is still there (else Auto). */
+const signatures = new WeakMap(); // select → what its options say now
+
+/**
+ * Replace a picker's options, keeping `choice` selected if it is still there (else Auto). The
+ * same options are not rebuilt (the lists are polled; an open dropdown must not flicker). The
+ * picker's tooltip is its selected option's.
+ */
 export function fillPicker(select, options, choice) {
-  select.replaceChildren(...options);
-  select.value = choice;
+  const signature = options.map((o) => `${o.value}\u0000${o.textContent}\u0000${o.title}`).join("\u0001");
+  if (signatures.get(select) !== signature) {
+    select.replaceChildren(...options);
+    signatures.set(select, signature);
+  }
+  if (select.value !== choice) select.value = choice;
   if (select.value !== choice) select.value = AUTO;
+  select.title = select.selectedOptions[0]?.title || "";
 }
 
 function sessionLabel(s) {

@@ -4,15 +4,18 @@ import { ApiError, api, path } from "../lib/page/client.js";
 import { h, setText } from "../lib/page/dom.js";
 import { CONTROL_TYPES, PROTOCOL_VERSION } from "../lib/shared/protocol.gen.js";
 import { SessionStream } from "../lib/page/session-stream.js";
+import { BrowserSummaries, revealItem } from "./browser-summary.js";
 import { icon } from "./icons.js";
-import { AUTO, fillPicker, sessionOptions, workspaceOptions } from "./session-pickers.js";
+import { AUTO, autoWorkspace, browserWorkspace, fillPicker, isDemo, sessionOptions, workspaceOptions } from "./session-pickers.js";
 import { stateContent } from "./session-states.js";
 import { Timeline } from "./timeline.js";
 import { DecisionList } from "./decision-card.js";
 
-const TICK_MS = 2000; // while waiting for a first session
-const REFRESH_TICKS = 5; // while streaming: refresh pickers every 10 s
-const BROWSER_FOLLOW_MS = 15 * 60 * 1000; // a browser action this recent decides "Auto"
+// The workspace list is polled twice a second while the panel is visible (a small local request;
+// the pickers are rebuilt only when it changed), so a new session anywhere shows within a second.
+const TICK_MS = 500;
+const BROWSER_TICKS = 4; // where the agent acts in the browser: every 2 s
+const SESSIONS_TICKS = 20; // the session list's "3 min ago": every 10 s
 // Stream control messages are not session items. The set comes from the models, so a control
 // message added on the server is never drawn as an item; every other type goes to the timeline.
 const CONTROL = new Set(CONTROL_TYPES);
@@ -26,8 +29,9 @@ class SessionTab {
     this.ctx = ctx;
     this.workspaces = [];
     this.sessions = [];
-    this.wsChoice = AUTO; // AUTO follows the workspace acting in the browser, else the most recent
-    this.browser = null; // GET /api/activity/latest-workspace
+    this.wsChoice = AUTO; // AUTO follows the session that changed last (session-pickers.js)
+    this.browser = null; // GET /api/activity/latest-workspace: a hint, never a reason to move
+    this.listSignature = null; // the workspace list last seen
     this.sessionChoice = AUTO; // AUTO follows the workspace's latest session
     this.ws = null;
     this.session = null;
@@ -45,13 +49,15 @@ class SessionTab {
     this.wsSelect = h("select", { id: "ws-select", on: { change: () => this._pickWorkspace() } });
     this.sessionSelect = h("select", { id: "session-select", on: { change: () => this._pickSession() } });
     this.stateChip = h("span", { class: "chip session-state", hidden: true });
+    this.browserChip = h("span", { class: "chip browser-hint", hidden: true, text: "Agent active in the browser", title: "This workspace's agent acted in the browser in the last 2 minutes" });
     const pickers = h(
       "div",
       { class: "pickers" },
       h("div", { class: "field" }, h("label", { htmlFor: "ws-select", text: "Workspace" }), this.wsSelect),
       h("div", { class: "field" }, h("label", { htmlFor: "session-select", text: "Session" }), this.sessionSelect),
     );
-    this.pickers = h("div", { class: "toolbar", hidden: true }, pickers, this.stateChip);
+    this.pickers = h("div", { class: "toolbar", hidden: true }, pickers, this.stateChip, this.browserChip);
+    this.demoBanner = h("p", { class: "banner demo-banner", hidden: true, text: "Demo: a recorded session replayed. Your own sessions show here once an agent runs." });
 
     this.bannerText = h("span", { class: "banner-text" });
     this.bannerButton = h("button", { type: "button", class: "link-button", text: "Retry now", on: { click: () => this.stream?.retryNow() } });
@@ -66,8 +72,10 @@ class SessionTab {
       icon("down"),
       h("span", { class: "pill-text", text: "New activity" }),
     );
+    this.browserSummaries = new BrowserSummaries({ fetchActivity: (ws, id) => api(`${path.item(ws, id)}/activity`) });
     this.timeline = new Timeline(this.scroller, {
       fetchFull: (id) => api(path.item(this.ws, id)),
+      onToolResult: (card, item) => this.browserSummaries.onResult(card, item, this.ws),
       onUnseen: (n) => {
         this.pill.hidden = n === 0;
         this.pill.querySelector(".pill-text").textContent = n === 1 ? "1 new item" : `${n} new items`;
@@ -78,16 +86,17 @@ class SessionTab {
       (r) => r.workspace === this.ws && (!this.session || r.session === this.session),
       () => (this.ws && this.session ? { workspace: this.ws, session: this.session } : null),
     );
-    this.panel = h("div", { class: "session-tab" }, this.pickers, this.mismatchBanner, this.banner, this.decisions.el, this.stateView, this.scroller, this.pill);
+    this.panel = h("div", { class: "session-tab" }, this.pickers, this.demoBanner, this.mismatchBanner, this.banner, this.decisions.el, this.stateView, this.scroller, this.pill);
   }
 
   show() {
     this._onStatus(this.ctx.status());
     clearInterval(this.refreshTimer);
     let ticks = 0;
-    this.refreshTimer = setInterval(async () => {
+    this.refreshTimer = setInterval(() => {
+      if (document.hidden || this.refreshing) return;
       ticks += 1;
-      if (this.view !== "timeline" || ticks % REFRESH_TICKS === 0 || (await this._browserMoved())) this._refresh();
+      this._refresh({ browser: ticks % BROWSER_TICKS === 0, sessions: ticks % SESSIONS_TICKS === 0 });
     }, TICK_MS);
   }
 
@@ -132,28 +141,30 @@ class SessionTab {
     else this._state("error", status.error);
   }
 
+  /** Show one item (an Activity row's back-link): its workspace and session, then the item. */
+  async openItem({ workspace, session, itemId }) {
+    if (workspace && (workspace !== this.ws || (session && session !== this.session) || !this.stream)) {
+      this.wsChoice = workspace;
+      this.ws = workspace;
+      this.sessionChoice = session || AUTO;
+      this.session = session || null;
+      this._fillWorkspaces();
+      this._stopStream();
+      if (await this._loadSessions()) this._startStream();
+    }
+    return revealItem(this.timeline.list, itemId);
+  }
+
   // --- workspaces and sessions ---
 
   /** Reload the pickers (single-flight: overlapping triggers share one run). */
-  _refresh() {
+  _refresh(opts) {
     if (!this.refreshing) {
-      this.refreshing = this._doRefresh().finally(() => {
+      this.refreshing = this._doRefresh(opts).finally(() => {
         this.refreshing = null;
       });
     }
     return this.refreshing;
-  }
-
-  /**
-   * Poll which workspace's agent acted in the browser last. True when that changed to another
-   * workspace than the one shown while the user lets "Auto" choose.
-   */
-  async _browserMoved() {
-    if (this.wsChoice !== AUTO || this.mismatch || this.ctx.status()?.state !== "connected") return false;
-    const before = this.browser?.id ?? null;
-    await this._loadBrowser();
-    const now = this.browser;
-    return Boolean(now?.workspace && now.id !== before && now.workspace !== this.ws);
   }
 
   async _loadBrowser() {
@@ -164,25 +175,19 @@ class SessionTab {
     }
   }
 
-  /** The workspace "Auto" means: one acting in the browser recently, else the most active. */
-  _autoWorkspace() {
-    const b = this.browser;
-    const known = b?.workspace && this.workspaces.find((w) => w.id === b.workspace);
-    const recent = b?.ts && Date.now() - Date.parse(b.ts) < BROWSER_FOLLOW_MS;
-    if (known && recent) return { ws: known, why: "browser" };
-    return this.workspaces[0] ? { ws: this.workspaces[0], why: "recent" } : null;
-  }
-
-  async _doRefresh() {
+  async _doRefresh({ browser = true, sessions = true } = {}) {
     if (this.mismatch || this.ctx.status()?.state !== "connected") return;
     let data;
     try {
-      [data] = await Promise.all([api(path.workspaces()), this._loadBrowser()]);
+      [data] = await Promise.all([api(path.workspaces()), browser ? this._loadBrowser() : null]);
     } catch (err) {
       this._apiFailed(err);
       return;
     }
     this.workspaces = Array.isArray(data.workspaces) ? data.workspaces : [];
+    const signature = JSON.stringify([this.workspaces, browserWorkspace(this.browser)]);
+    const changed = signature !== this.listSignature;
+    this.listSignature = signature;
     this._fillWorkspaces();
     if (!this.workspaces.length) {
       this._stopStream();
@@ -191,9 +196,9 @@ class SessionTab {
       return;
     }
     const pinned = this.wsChoice !== AUTO && this.workspaces.some((w) => w.id === this.wsChoice);
-    const target = pinned ? this.wsChoice : this._autoWorkspace().ws.id;
+    const target = pinned ? this.wsChoice : autoWorkspace(this.workspaces, this.ws).id;
     if (target !== this.ws || !this.stream) await this._openWorkspace(target);
-    else await this._loadSessions();
+    else if (changed || sessions) await this._loadSessions();
   }
 
   _apiFailed(err) {
@@ -204,13 +209,23 @@ class SessionTab {
   }
 
   _fillWorkspaces() {
-    fillPicker(this.wsSelect, workspaceOptions(this.workspaces, this._autoWorkspace()), this.wsChoice);
+    const inBrowser = browserWorkspace(this.browser);
+    fillPicker(this.wsSelect, workspaceOptions(this.workspaces, autoWorkspace(this.workspaces, this.ws), inBrowser), this.wsChoice);
+    this.browserChip.hidden = !this.ws || inBrowser !== this.ws;
+    this._syncDemoBanner();
+  }
+
+  /** One line over a demo's timeline says it is one. */
+  _syncDemoBanner() {
+    const shown = this.workspaces.find((w) => w.id === this.ws);
+    this.demoBanner.hidden = !(this.view === "timeline" && isDemo(shown));
   }
 
   async _openWorkspace(id) {
     this.ws = id;
     this.sessionChoice = AUTO;
     this.session = null;
+    this._fillWorkspaces(); // Auto's label, the hint and the demo banner follow the workspace shown
     this._stopStream();
     if (await this._loadSessions()) this._startStream();
   }
@@ -245,7 +260,7 @@ class SessionTab {
 
   _pickWorkspace() {
     this.wsChoice = this.wsSelect.value;
-    const target = this.wsChoice === AUTO ? this._autoWorkspace()?.ws.id : this.wsChoice;
+    const target = this.wsChoice === AUTO ? autoWorkspace(this.workspaces, this.ws)?.id : this.wsChoice;
     if (target && target !== this.ws) this._openWorkspace(target);
   }
 
@@ -291,7 +306,7 @@ class SessionTab {
         this.timeline.scroller.setAttribute("aria-label", "Session timeline");
         break;
       case "session_status":
-        this._setSessionState(data.state);
+        this._setSessionState(data.state, data.reason);
         if (data.session && data.session !== this.session) {
           this.session = data.session;
           this._loadSessions();
@@ -341,10 +356,10 @@ class SessionTab {
     this.bannerButton.hidden = !canRetry;
   }
 
-  _setSessionState(state) {
+  _setSessionState(state, reason) {
     if (!state) return;
     this.stateChip.hidden = false;
-    setText(this.stateChip, state);
+    setText(this.stateChip, reason ? `${state} · ${reason}` : state); // "ended · file removed"
     this.stateChip.className = `chip session-state st-${state.replace(/[^a-z]/g, "")}`;
   }
 
@@ -370,12 +385,17 @@ class SessionTab {
   // --- full-panel states ---
 
   async _state(view, error = null) {
+    // The lists are polled: the same full-panel state is not drawn again (focus stays put).
+    const key = [view, error?.code, error?.message, this.ctx.status()?.port].join("\u0000");
+    if (key === this.stateKey && view === this.view) return;
+    this.stateKey = key;
     this.view = view;
     const timeline = view === "timeline";
     this.scroller.hidden = !timeline;
     this.stateView.hidden = timeline;
     this.pickers.hidden = !(timeline || (view === "no_sessions" && this.workspaces.length));
     if (!timeline) this.pill.hidden = true;
+    this._syncDemoBanner();
     if (timeline) return;
     const content = await stateContent(view, { error, checkNow: () => this.ctx.checkNow() });
     if (this.view === view) this.stateView.replaceChildren(content);

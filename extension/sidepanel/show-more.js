@@ -76,9 +76,13 @@ export function more(item, ctx, target, render) {
     expanded = !expanded;
     target.replaceChildren();
     render(target, expanded ? full : short);
+    // Opened, the text takes its full height in place (no scroll box inside the scrolling feed);
+    // closed again, the button stays in view so the reader keeps their place.
+    target.classList.toggle("expanded", expanded);
     btn.textContent = expanded ? "Show less" : closedLabel;
     btn.setAttribute("aria-expanded", String(expanded));
     if (note) setText(note, expanded ? openNote(item, full) : noteText);
+    if (!expanded) btn.scrollIntoView({ block: "nearest" });
   });
   return [note, btn];
 }

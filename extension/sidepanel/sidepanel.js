@@ -38,6 +38,11 @@ const ctx = {
     select("session", true);
     tabs.get("session").instance.focus(workspace, session);
   },
+  // An Activity row's back-link: the Session tab, on that tool call (browser-summary.js).
+  openItem(target) {
+    select("session", true);
+    return tabs.get("session").instance.openItem(target);
+  },
 };
 
 function setStatus(next) {

@@ -20,8 +20,9 @@ export class Timeline {
    * @param {(itemId: string) => Promise<object>} opts.fetchFull  fetch one full item
    * @param {(unseen: number) => void} opts.onUnseen  new items arrived while scrolled up (0 = none)
    * @param {number} [opts.maxItems]
+   * @param {(card: object, result: object) => void} [opts.onToolResult]  a tool card got its result
    */
-  constructor(scroller, { fetchFull, onUnseen, maxItems = 1500 }) {
+  constructor(scroller, { fetchFull, onUnseen, maxItems = 1500, onToolResult = null }) {
     this.scroller = scroller;
     this.fetchFull = fetchFull;
     this.onUnseen = onUnseen;
@@ -31,6 +32,8 @@ export class Timeline {
       fetchFull: (id) => this.fetchFull(id),
       // Results and sub-agent items find their card here; the nesting state is the list's.
       onToolCard: (toolUseId, card) => this.tools.set(toolUseId, { ...card, children: null, childCount: 0, summary: null }),
+      onToolResult,
+      toolName: (toolUseId) => this.tools.get(toolUseId)?.name ?? null,
     };
     this.earlier = h("p", { class: "earlier", hidden: true });
     this.list = h("div", {

@@ -2,6 +2,6 @@
 
 import sys
 
-from sidemirror.entry import main
+from sidemirror.cli import main
 
 sys.exit(main())

@@ -17,6 +17,7 @@ from pathlib import Path
 from aiohttp import web
 
 from sidemirror import __version__
+from sidemirror.activity.links import BrowserLinks
 from sidemirror.activity.log import ActivityLog
 from sidemirror.attention.service import Attention
 from sidemirror.core.debug_trace import DebugTrace
@@ -34,6 +35,7 @@ from sidemirror.sources.remote.hosts import RemoteHosts
 from sidemirror.web import (
     activity,
     attention,
+    browser_links,
     changes,
     decisions,
     forward,
@@ -72,6 +74,7 @@ def routes() -> list[web.RouteDef]:
         web.get("/workspace/{ws}/search", search.search_session),
         web.get("/api/search", search.search_all),
         web.get("/workspace/{ws}/session/items/{item_id}", sessions.full_item),
+        web.get("/workspace/{ws}/session/items/{item_id}/activity", browser_links.call_activity),
         # Pushed sessions.
         web.post("/api/ingest", ingest.ingest_ndjson),
         web.get("/api/ingest/ws", ingest.ingest_ws),
@@ -135,6 +138,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app[pair.PAIRING_CODES] = pair.PairingCodes()
     remote = app[forward.REMOTE_HOSTS] = RemoteHosts(store, settings.data_dir)
     app[hooks.ATTENTION] = Attention(store, settings.decision_timeout_s)
+    app[browser_links.BROWSER_LINKS] = BrowserLinks(store, state.activity)
     app.on_response_prepare.append(security_headers)
     app.add_routes(routes())
     trace = None

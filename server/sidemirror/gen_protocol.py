@@ -21,6 +21,7 @@ from sidemirror.core.models import (
     PROTOCOL_VERSION,
     TRUNCATED_FIELDS,
     ActivityEntry,
+    ActivityLink,
     CostSource,
     SessionState,
     ToolKind,
@@ -154,6 +155,12 @@ def render_markdown() -> str:
         (ActivityEntry.__doc__ or "").strip(),
         "",
         *_fields_table(ActivityEntry),
+        "",
+        "### `link`",
+        "",
+        (ActivityLink.__doc__ or "").strip(),
+        "",
+        *_fields_table(ActivityLink),
         "",
     ]
     return "\n".join(out)

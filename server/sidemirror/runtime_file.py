@@ -1,25 +1,31 @@
-"""The runtime file: where a running server leaves its port and token for its own user's clients.
+"""The runtime files: where each running server leaves its port and token for its own user's
+clients, one file per data dir (`server-<key>.json`), so two servers on two data dirs never
+overwrite each other's.
 
 Standard library only (and platformdirs only on macOS and Windows, imported when asked): the
-Claude Code hook reads this file on every tool call of every session, so finding the server must
-cost milliseconds, not the import of a web framework.
+Claude Code hook reads these files on every tool call of every session, so finding the server
+must cost milliseconds, not the import of a web framework.
 
 Clients trust a runtime file only if it is ours: the file and its folder must belong to this OS
-user and be writable by no one else (`read_runtime_file`). Otherwise another user could hand out
-a token of their own server and receive what `sidemirror ingest`, `acp-tap` or the hook send.
+user and be writable by no one else (`find_server`). Otherwise another user could hand out a
+token of their own server and receive what `sidemirror ingest`, `acp-tap` or the hook send.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sidemirror.core.private import private_dir, untrusted, write_private
 
 APP_NAME = "sidemirror"
-RUNTIME_FILE = "server.json"
+RUNTIME_PREFIX = "server-"
+RUNTIME_SUFFIX = ".json"
 
 
 class UntrustedRuntimeFile(Exception):
@@ -31,6 +37,21 @@ class UntrustedRuntimeFile(Exception):
         self.reason = reason
 
 
+def _platform_dir(kind: str) -> Path:
+    import warnings
+
+    import platformdirs  # only on macOS and Windows: the Linux paths must stay standard library
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Path(getattr(platformdirs, kind)(APP_NAME))
+
+
+def _xdg_home(variable: str, fallback: str) -> Path:
+    value = os.environ.get(variable)
+    return Path(value) if value and os.path.isabs(value) else Path.home() / fallback
+
+
 def default_runtime_dir() -> Path:
     """$XDG_RUNTIME_DIR/sidemirror, the per-user runtime folder on macOS and Windows, else a
     folder in the user's cache dir.
@@ -39,19 +60,26 @@ def default_runtime_dir() -> Path:
     which another user can create first; nobody else can create one in our home.
     """
     if sys.platform in ("darwin", "win32"):
-        import warnings
-
-        import platformdirs  # only here: the Linux path below must stay standard library
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return Path(platformdirs.user_runtime_dir(APP_NAME))
+        return _platform_dir("user_runtime_dir")
     xdg_runtime = os.environ.get("XDG_RUNTIME_DIR")
     if xdg_runtime and os.path.isabs(xdg_runtime) and os.path.isdir(xdg_runtime):
         return Path(xdg_runtime) / APP_NAME
-    cache = os.environ.get("XDG_CACHE_HOME")
-    cache_home = Path(cache) if cache and os.path.isabs(cache) else Path.home() / ".cache"
-    return cache_home / APP_NAME / "run"
+    return _xdg_home("XDG_CACHE_HOME", ".cache") / APP_NAME / "run"
+
+
+def default_data_dir() -> Path:
+    """platformdirs' user data dir ($XDG_DATA_HOME/sidemirror or ~/.local/share/sidemirror on
+    Linux), computed without importing it on Linux."""
+    if sys.platform in ("darwin", "win32"):
+        return _platform_dir("user_data_dir")
+    return _xdg_home("XDG_DATA_HOME", ".local/share") / APP_NAME
+
+
+def runtime_file_name(data_dir: Path) -> str:
+    """The runtime file of the server on `data_dir`: the same folder reached by another path
+    (relative, through a symlink) gives the same name."""
+    key = hashlib.sha256(str(data_dir.expanduser().resolve()).encode()).hexdigest()[:16]
+    return f"{RUNTIME_PREFIX}{key}{RUNTIME_SUFFIX}"
 
 
 def prepare_runtime_dir(runtime_dir: Path) -> None:
@@ -66,29 +94,91 @@ def prepare_runtime_dir(runtime_dir: Path) -> None:
         raise UntrustedRuntimeFile(runtime_dir, reason)
 
 
-def write_runtime_file(runtime_dir: Path, data: dict[str, Any]) -> Path:
+def write_runtime_file(
+    runtime_dir: Path, data: dict[str, Any], data_dir: Path | None = None
+) -> Path:
+    """Write the runtime file of the server on `data_dir` (default: the default data dir); the
+    content gains `data_dir` so clients can say which server they picked."""
+    data_dir = data_dir or default_data_dir()
     prepare_runtime_dir(runtime_dir)
-    path = runtime_dir / RUNTIME_FILE
-    import json  # here, not at the top: the hook's no-server path never needs it
-
-    write_private(path, json.dumps(data))
+    path = runtime_dir / runtime_file_name(data_dir)
+    write_private(path, json.dumps({**data, "data_dir": str(data_dir.resolve())}))
     return path
 
 
-def read_runtime_file(runtime_dir: Path) -> dict[str, Any] | None:
-    """The running server's port and token, or None when no server runs. Raises
-    `UntrustedRuntimeFile` when the file or its folder is not certainly ours."""
-    path = runtime_dir / RUNTIME_FILE
-    if not path.exists() and not path.is_symlink():
-        return None
-    for where, folder in ((runtime_dir, True), (path, False)):
-        reason = untrusted(where, folder=folder)
-        if reason is not None:
-            raise UntrustedRuntimeFile(where, reason)
-    import json
-
+def _alive(pid: object) -> bool:
+    """Whether the process that wrote a runtime file still runs (a server killed with -9 could
+    not remove its file). A file without a pid is taken as live."""
+    if not isinstance(pid, int) or pid <= 0:
+        return True
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists but is not ours to signal
+    return True
+
+
+def list_servers(runtime_dir: Path) -> list[dict[str, Any]]:
+    """Every live server's runtime file content in `runtime_dir`, oldest file first. Raises
+    `UntrustedRuntimeFile` when the folder or a file in it is not certainly ours."""
+    try:
+        names = sorted(
+            n for n in os.listdir(runtime_dir)
+            if n.startswith(RUNTIME_PREFIX) and n.endswith(RUNTIME_SUFFIX)
+        )  # fmt: skip
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        raise UntrustedRuntimeFile(runtime_dir, "it is not a folder") from None
+    if not names:
+        return []
+    reason = untrusted(runtime_dir, folder=True)
+    if reason is not None:
+        raise UntrustedRuntimeFile(runtime_dir, reason)
+    found: list[tuple[float, dict[str, Any]]] = []
+    for name in names:
+        path = runtime_dir / name
+        reason = untrusted(path, folder=False)
+        if reason == "it does not exist":
+            continue  # removed by its server since the listing
+        if reason is not None:
+            raise UntrustedRuntimeFile(path, reason)
+        try:
+            data = json.loads(path.read_text())
+            mtime = path.stat().st_mtime
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and _alive(data.get("pid")):
+            found.append((mtime, data))
+    return [data for _, data in sorted(found, key=lambda pair: pair[0])]
+
+
+@dataclass
+class ServerChoice:
+    """The server a client should talk to (None: none fits), and every live server seen."""
+
+    server: dict[str, Any] | None
+    servers: list[dict[str, Any]] = field(default_factory=list)
+    data_dir: Path | None = None  # the data dir asked for (None: the default one)
+
+
+def find_server(runtime_dir: Path, data_dir: Path | None = None) -> ServerChoice:
+    """The server on `data_dir`; without one, the default data dir's server or else the only
+    server running (the usual case: one server, whatever data dir it was given). Raises
+    `UntrustedRuntimeFile`."""
+    servers = list_servers(runtime_dir)
+    wanted = str((data_dir or default_data_dir()).expanduser().resolve())
+    for info in servers:
+        if info.get("data_dir") == wanted:
+            return ServerChoice(info, servers, data_dir)
+    if data_dir is None and len(servers) == 1:
+        return ServerChoice(servers[0], servers, data_dir)
+    return ServerChoice(None, servers, data_dir)
+
+
+def read_runtime_file(runtime_dir: Path, data_dir: Path | None = None) -> dict[str, Any] | None:
+    """The running server's port and token (see `find_server` for which), or None when no
+    server fits. Raises `UntrustedRuntimeFile` when a file or its folder is not certainly ours."""
+    return find_server(runtime_dir, data_dir).server

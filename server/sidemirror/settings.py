@@ -6,20 +6,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import platformdirs
-
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
-from sidemirror.runtime_file import APP_NAME, default_runtime_dir
+from sidemirror.runtime_file import default_data_dir, default_runtime_dir
 
 DEFAULT_PORT = 47470
 PORT_RANGE = range(47470, 47480)
 # The ID that the pinned `key` in extension/manifest.json gives the extension.
 PINNED_EXTENSION_ID = "mboojbmhcigehknaafejhibpmmdjpgbn"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-
-
-def default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir(APP_NAME))
 
 
 def default_claude_dirs() -> list[Path]:

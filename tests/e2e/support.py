@@ -11,16 +11,20 @@ conftest.py runs a decoy Sidemirror server on the range for the whole session to
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -98,15 +102,17 @@ class ServerExited(RuntimeError):
 class Server:
     """`python -m sidemirror serve` on a fixed port, restartable with the same dirs."""
 
-    def __init__(self, tmp: Path, port: int, claude_dir: Path) -> None:
+    def __init__(
+        self, tmp: Path, port: int, claude_dir: Path, extra_args: tuple[str, ...] = ()
+    ) -> None:
         self.tmp = tmp
+        self.extra_args = extra_args  # more `serve` flags (e.g. --demo)
         self.port = port
         self.claude_dir = claude_dir
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = tmp / f"server-{port}.log"
         self.instance: str | None = None
         self.server_id: str | None = None
-        self.extra_args: list[str] = []  # more `serve` flags (e.g. --decision-timeout)
 
     @property
     def base(self) -> str:
@@ -268,7 +274,9 @@ def stop_worker(ext: Extension, page: Page) -> None:
     wait_until(lambda: not worker_running(ext, page), message="service worker stopped")
 
 
-def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:
+def launch(
+    pw: Playwright, profile: Path, dark: bool = False, locale: str | None = None
+) -> BrowserContext:
     args = [
         f"--user-agent={USER_AGENT}",
         f"--disable-extensions-except={EXT_DIR}",
@@ -291,12 +299,15 @@ def launch(pw: Playwright, profile: Path, dark: bool = False) -> BrowserContext:
         args=args,
         color_scheme="dark" if dark else "light",
         viewport=PANEL_SIZE,
+        locale=locale,
     )
 
 
-def start_extension(pw: Playwright, profile: Path, dark: bool = False) -> Extension:
+def start_extension(
+    pw: Playwright, profile: Path, dark: bool = False, locale: str | None = None
+) -> Extension:
     """Chromium with the extension, pinned to `parked_port()` before it looks for any server."""
-    ext = Extension(launch(pw, profile, dark))
+    ext = Extension(launch(pw, profile, dark, locale))
     # The install handler has run once the alarm exists (it is created there); the extension
     # has not probed anything yet (a fresh install waits for a page or the 30 s alarm).
     ext.worker().evaluate(
@@ -370,3 +381,29 @@ def post_activity(server: Server, entries: list[dict[str, Any]] | dict[str, Any]
 def open_tab(page: Page, name: str) -> None:
     """Select a side panel tab by its name (Session, Activity, Connect)."""
     page.get_by_role("tab", name=name, exact=True).click()
+
+
+class QuietHandler(http.server.BaseHTTPRequestHandler):
+    """A test page server's handler that keeps the test output clean."""
+
+    def send_html(self, body: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def local_site(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A web site of the test's own pages on a free loopback port: its base URL."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}"
+    finally:
+        srv.shutdown()
+        srv.server_close()

@@ -194,5 +194,12 @@ def test_screenshots_light_and_dark(pw: Any, server_factory: Any, tmp_path: Path
             panel.wait_for_timeout(200)
             path = shots / f"connect-{scheme}.png"
             panel.screenshot(path=str(path))
+
+            if scheme == "light":  # the README's extension steps show the popup once
+                popup = ext.open_popup()
+                expect(popup.locator("#status-text")).to_have_text(f"Connected to :{server.port}")
+                path = shots / "popup-light.png"
+                popup.locator("main").screenshot(path=str(path))
+                assert path.stat().st_size > 5_000
         finally:
             ext.ctx.close()

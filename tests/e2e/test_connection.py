@@ -47,7 +47,7 @@ def test_first_discovery_with_several_servers_asks_which_and_pairs_only_with_the
         f"A Sidemirror server on :{server.port} — use it?"
     )
     offer.get_by_role("button", name="Use it").click()
-    expect(popup.locator("#status-text")).to_have_text(re.compile(r"Connected · server v\d"))
+    expect(popup.locator("#status-text")).to_have_text(f"Connected to :{server.port}")
     paired_at = time.monotonic()
     status = ext.status(popup)
     assert status["port"] == server.port and status["instance"] == server.instance
@@ -97,9 +97,11 @@ def test_not_running_state_then_manual_port_from_popup(ext: Extension, server_fa
 
     server = server_factory(port)
     port_input.fill(str(port))
-    popup.get_by_role("button", name="Save").click()
-    expect(popup.locator("#status-text")).to_have_text(re.compile(r"Connected · server v\d"))
-    expect(popup.locator("#status-detail")).to_contain_text(f"127.0.0.1:{port}")
+    popup.get_by_role("button", name="Connect").click()
+    expect(popup.locator("#status-text")).to_have_text(f"Connected to :{port}")
+    expect(popup.locator("#status-detail")).to_have_text(
+        re.compile(rf"^Sidemirror server v\d\S* on 127\.0\.0\.1:{port} · protocol 1$")
+    )
     expect(port_input).not_to_have_attribute("aria-invalid", "true")
     assert popup.evaluate("async () => (await chrome.storage.local.get('port')).port") == port
     assert ext.status(popup)["instance"] == server.instance

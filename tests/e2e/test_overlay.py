@@ -5,15 +5,22 @@ token in the page."""
 
 from __future__ import annotations
 
-import http.server
 import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, Request, expect
-from support import EXT_DIR, TOKEN, Extension, Server, open_tab, post_activity
+from support import (
+    EXT_DIR,
+    TOKEN,
+    Extension,
+    QuietHandler,
+    Server,
+    local_site,
+    open_tab,
+    post_activity,
+)
 
 PAGE = b"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Shop</title>
@@ -27,25 +34,15 @@ PAGE = b"""<!doctype html>
 </body></html>"""
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
+class Handler(QuietHandler):
     def do_GET(self) -> None:  # noqa: N802
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *args: object) -> None:
-        pass
+        self.send_html(PAGE)
 
 
 @pytest.fixture
 def site() -> Iterator[str]:
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
-    srv.shutdown()
-    srv.server_close()
+    with local_site(Handler) as url:
+        yield url
 
 
 REFS = [
@@ -132,7 +129,11 @@ def test_badges_for_posted_refs_once_turned_on_for_the_site(
     switch.click()
     expect(switch).to_be_checked()
     expect(panel.locator(".overlay-note")).to_have_text(f"Element refs show on {host}.")
-    assert [s["matches"] for s in registered(ext)] == [[f"{site}/*"]]
+    # The overlay, and the page-events script in the page's own world (test_page_events.py).
+    assert sorted((s["world"], s["matches"]) for s in registered(ext)) == [
+        ("ISOLATED", [f"{site}/*"]),
+        ("MAIN", [f"{site}/*"]),
+    ]
 
     # The tab already open gets the overlay without a reload.
     overlay = page.locator("sidemirror-overlay")

@@ -269,13 +269,13 @@ def test_runtime_file_private_even_in_a_preexisting_loose_dir(tmp_path: Path) ->
     server = Server(tmp_path)
     server.start()
     try:
-        info = run / "server.json"
+        (info,) = run.glob("server-*.json")
         assert (run.stat().st_mode & 0o777) == 0o700
         assert (info.stat().st_mode & 0o777) == 0o600
         assert json.loads(info.read_text())["port"] == server.port
     finally:
         server.stop()
-    assert not (run / "server.json").exists()
+    assert not list(run.glob("server-*.json"))
 
 
 # 10. Non-loopback --host refused without --allow-remote (every spelling).
@@ -288,7 +288,7 @@ def test_non_loopback_host_refused(tmp_path: Path, host: str) -> None:
         capture_output=True, text=True, timeout=20,
     )  # fmt: skip
     assert proc.returncode == 2 and "allow-remote" in proc.stderr, proc.stderr
-    assert not (tmp_path / "run" / "server.json").exists()
+    assert not list((tmp_path / "run").glob("server-*.json"))
 
 
 def test_json_body_arriving_in_pieces_is_read_whole(srv: Server) -> None:
@@ -466,9 +466,10 @@ def test_every_file_the_server_writes_is_private_whatever_the_umask(tmp_path: Pa
 def test_clients_refuse_another_users_runtime_file(tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir(mode=0o700)
-    (run / "server.json").write_text(json.dumps({"port": 9, "pid": 1, "token": "theirs"}))
+    theirs = run / "server-0123456789abcdef.json"
+    theirs.write_text(json.dumps({"port": 9, "pid": 1, "token": "theirs"}))
     os.chown(run, NOBODY, NOBODY)
-    os.chown(run / "server.json", NOBODY, NOBODY)
+    os.chown(theirs, NOBODY, NOBODY)
     env = {"PYTHONPATH": str(ROOT / "server"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     for command in (["token"], ["status"], ["ingest", "--workspace", "/w"]):
         proc = subprocess.run([sys.executable, "-m", "sidemirror", *command, "--runtime-dir",

@@ -86,7 +86,7 @@ def test_runtime_file_is_private_and_removed_on_exit(tmp_path: Path) -> None:
     port = _free_port()
     with serve(tmp_path, "--port", str(port)) as (proc, bound):
         assert bound == port
-        runtime = tmp_path / "run" / "server.json"
+        (runtime,) = (tmp_path / "run").glob("server-*.json")
         assert stat.S_IMODE(runtime.stat().st_mode) == 0o600
         assert stat.S_IMODE(runtime.parent.stat().st_mode) == 0o700
         info = json.loads(runtime.read_text())
@@ -124,7 +124,7 @@ def test_runtime_file_is_private_and_removed_on_exit(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
     )
-    assert status.returncode == 1 and "not running" in status.stdout
+    assert status.returncode == 1 and "no server is running" in status.stdout
 
 
 def test_token_and_tickets_never_reach_the_log(tmp_path: Path) -> None:

@@ -27,7 +27,8 @@ CLIENT_COMMANDS = [
 
 def _spoil(run: Path, how: str) -> None:
     if how == "other_user":
-        os.chown(run / "server.json", NOBODY, NOBODY)
+        (runtime_file,) = run.glob("server-*.json")
+        os.chown(runtime_file, NOBODY, NOBODY)
     else:
         os.chmod(run, 0o777)
 

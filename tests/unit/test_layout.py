@@ -42,9 +42,8 @@ LAYERS: dict[str, int] = {
     "clients": 6,
     "app": 7,
     "gen_protocol": 7,
-    "cli": 8,
-    "entry": 9,  # the console command: `hook` before the CLI loads
-    "__main__": 10,
+    "cli": 8,  # the `sidemirror` command: a table of commands, one module each
+    "__main__": 9,
 }
 
 

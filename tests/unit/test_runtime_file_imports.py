@@ -14,13 +14,14 @@ import pytest
     "modules",
     [
         "sidemirror.runtime_file",
-        "sidemirror.entry, sidemirror.hooks.hook_command, sidemirror.hooks.settings_file",
+        "sidemirror.cli, sidemirror.hooks.hook_command, sidemirror.hooks.settings_file",
     ],
 )
 def test_the_hook_path_imports_only_the_standard_library(modules: str) -> None:
     probe = (
         "import sys; before = set(sys.modules); "
-        f"import {modules}; import sidemirror.runtime_file as r; r.default_runtime_dir(); "
+        f"import {modules}; import sidemirror.runtime_file as r; "
+        "r.read_runtime_file(r.default_runtime_dir()); "
         "new = {m.split('.')[0] for m in set(sys.modules) - before}; "
         "print(sorted(new - set(sys.stdlib_module_names)))"
     )

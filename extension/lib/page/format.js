@@ -40,15 +40,27 @@ export function cost(usd, source) {
   return `${approx}$${usd.toFixed(digits)}`;
 }
 
-export function clockTime(iso) {
+// Times: one format everywhere, the browser's own (its locale, and the 12 or 24 hour clock
+// that locale uses), with the full date and time zone on hover (`fullTime`, as a title).
+const CLOCK = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
+const CLOCK_SECONDS = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit", second: "2-digit" });
+const FULL = new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "long" });
+
+function dateOf(iso) {
   const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "";
-  return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return Number.isNaN(d.getTime()) ? null : d;
 }
 
+/** "7:26 PM" or "19:26", as the browser's locale says. */
+export function clockTime(iso) {
+  const d = dateOf(iso);
+  return d ? CLOCK.format(d) : "";
+}
+
+/** "Tuesday, 1 December 2026 at 19:26:03 UTC" in the browser's locale: for tooltips. */
 export function fullTime(iso) {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? "" : d.toLocaleString();
+  const d = dateOf(iso);
+  return d ? FULL.format(d) : "";
 }
 
 /** "3 min ago" style; input is an ISO string or epoch seconds. */
@@ -63,9 +75,8 @@ export function relativeTime(value, now = Date.now()) {
   return `${Math.round(s / 86400)} d ago`;
 }
 
-/** "12:47:03" (with seconds), for feeds where order within a minute matters. */
+/** `clockTime` with seconds, for feeds where order within a minute matters (the same format). */
 export function clockTimeSeconds(iso) {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "";
-  return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+  const d = dateOf(iso);
+  return d ? CLOCK_SECONDS.format(d) : "";
 }

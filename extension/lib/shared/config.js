@@ -24,7 +24,8 @@ export const MSG = Object.freeze({
   setToken: "setToken",
   useServer: "useServer", // {port, server_id}: the user picked a server the status offers
   setOverlay: "setOverlay", // {origin, on}: the page overlay on or off for one site
-  pageOverlay: "pageOverlay", // the only type a content script may send
+  pageOverlay: "pageOverlay", // with pageEvents, the only types a content script may send
+  pageEvents: "pageEvents", // {events}: errors a page on an overlay site showed (browser-link)
 });
 
 export const HEALTH_ALARM = "health";

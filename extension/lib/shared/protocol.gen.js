@@ -154,7 +154,8 @@ export const ITEM_FIELDS = Object.freeze({
     "content",
     "truncated",
     "full_length",
-    "attachments"
+    "attachments",
+    "task_prompt_tool"
   ],
   "thinking": [
     "id",

@@ -11,8 +11,12 @@
 import { KEYS } from "../shared/config.js";
 import { originOf, patternOf } from "../shared/sites.js";
 
-const SCRIPT = { js: ["content/content-script.js"], css: ["content/content-script.css"] };
+const SCRIPT = { js: ["content/content-script.js", "content/page-events.js"], css: ["content/content-script.css"] };
+// In the page's own world, from the start, to see its errors (content/page-events-main.js).
+const MAIN_SCRIPT = { js: ["content/page-events-main.js"], world: "MAIN", runAt: "document_start" };
 const ID_PREFIX = "overlay ";
+const MAIN_PREFIX = "overlay-page ";
+const originOfId = (id) => [ID_PREFIX, MAIN_PREFIX].map((p) => (id.startsWith(p) ? id.slice(p.length) : null)).find(Boolean);
 
 export async function enabledSites() {
   const sites = (await chrome.storage.local.get(KEYS.overlaySites))[KEYS.overlaySites];
@@ -69,7 +73,7 @@ export async function sync() {
   }
   if (granted.length !== sites.length) await chrome.storage.local.set({ [KEYS.overlaySites]: granted });
   const registered = await chrome.scripting.getRegisteredContentScripts();
-  const stale = registered.filter((s) => s.id.startsWith(ID_PREFIX) && !granted.includes(s.id.slice(ID_PREFIX.length)));
+  const stale = registered.filter((s) => originOfId(s.id) && !granted.includes(originOfId(s.id)));
   if (stale.length) await chrome.scripting.unregisterContentScripts({ ids: stale.map((s) => s.id) });
   for (const origin of granted) await register(origin);
 }
@@ -77,17 +81,21 @@ export async function sync() {
 async function forget(origins) {
   const sites = await enabledSites();
   await chrome.storage.local.set({ [KEYS.overlaySites]: sites.filter((o) => !origins.includes(o)) });
-  const ids = origins.map((o) => ID_PREFIX + o);
+  const ids = origins.flatMap((o) => [ID_PREFIX + o, MAIN_PREFIX + o]);
   const registered = await chrome.scripting.getRegisteredContentScripts({ ids });
   if (registered.length) await chrome.scripting.unregisterContentScripts({ ids: registered.map((s) => s.id) });
 }
 
 async function register(origin) {
   const id = ID_PREFIX + origin;
-  if ((await chrome.scripting.getRegisteredContentScripts({ ids: [id] })).length) return;
-  await chrome.scripting.registerContentScripts([
-    { id, matches: [patternOf(origin)], ...SCRIPT, runAt: "document_idle", allFrames: false, persistAcrossSessions: true },
-  ]);
+  const mainId = MAIN_PREFIX + origin;
+  const have = new Set((await chrome.scripting.getRegisteredContentScripts({ ids: [id, mainId] })).map((s) => s.id));
+  const matches = [patternOf(origin)];
+  const scripts = [
+    have.has(id) ? null : { id, matches, ...SCRIPT, runAt: "document_idle", allFrames: false, persistAcrossSessions: true },
+    have.has(mainId) ? null : { id: mainId, matches, ...MAIN_SCRIPT, allFrames: false, persistAcrossSessions: true },
+  ].filter(Boolean);
+  if (scripts.length) await chrome.scripting.registerContentScripts(scripts);
 }
 
 /** The registered script runs on the next load; tabs already showing the site get it now. */
@@ -97,6 +105,7 @@ async function injectOpenTabs(origin) {
     tabs.map(async (tab) => {
       try {
         await chrome.scripting.insertCSS({ target: { tabId: tab.id }, files: SCRIPT.css });
+        await chrome.scripting.executeScript({ target: { tabId: tab.id }, files: MAIN_SCRIPT.js, world: "MAIN" });
         await chrome.scripting.executeScript({ target: { tabId: tab.id }, files: SCRIPT.js });
       } catch (err) {
         console.warn("sidemirror: could not add the overlay to an open tab", err.message);

@@ -338,8 +338,8 @@ def workspace_of(raw: dict[str, Any]) -> tuple[str | None, str | None]:
 def prepare_entry(raw: object) -> tuple[ActivityEntry, str | None]:
     """Validate, normalise and redact one reported entry; returns it and its workspace directory.
 
-    Server-assigned fields (`id`, `seq`, `start_id`, `truncated`) are ignored if sent, and so are
-    unknown fields (newer senders). Raises ValueError naming the offending field.
+    Server-assigned fields (`id`, `seq`, `start_id`, `truncated`, `link`) are ignored if sent,
+    and so are unknown fields (newer senders). Raises ValueError naming the offending field.
     """
     if not isinstance(raw, dict):
         raise ValueError(f"an activity entry must be a JSON object, got {type(raw).__name__}")
@@ -380,5 +380,6 @@ def prepare_entry(raw: object) -> tuple[ActivityEntry, str | None]:
         error=error,
         refs=_refs(raw),
         ts=_ts(raw),
+        tool_use_id=_opt_str(raw, "tool_use_id", ID_MAX_CHARS),
     )
     return entry, directory

@@ -257,7 +257,7 @@ class ActivityLog:
     # --- disk ---
 
     def _line(self, entry: ActivityEntry, n: int, directory: str | None) -> bytes:
-        record: dict[str, Any] = entry.model_dump(mode="json", exclude={"id", "start_id"})
+        record: dict[str, Any] = entry.model_dump(mode="json", exclude={"id", "start_id", "link"})
         record["n"] = n
         if entry.start_id is not None:
             record["start_seq"] = int(entry.start_id.rpartition(".")[2])

@@ -109,7 +109,7 @@ class Board:
                 for listener in list(self.moved_on):
                     listener(t.workspace, t.session)
                 self._refresh(t)
-            elif log.reason != t.reason or log.state != t.state:
+            elif log.state_reason != t.reason or log.state != t.state:
                 self.store.refresh_state(log)  # a log made after its first hook
         elif isinstance(message, StateChanged):
             self._emit(t, log)
@@ -119,8 +119,12 @@ class Board:
     def _policy(self, log: SessionLog) -> tuple[str, str | None]:
         t = self.tracked.get((log.workspace_id, log.session_id))
         if log.source_state == "ended" or t is None or t.hook is None:
-            reason = "permission" if log.source_state == "waiting" else None
-            return log.source_state, log.reason if log.source_state == "ended" else reason
+            # The source's own pair; a source that says `waiting` without a reason (ACP's
+            # `session/request_permission`, `claude -p`'s `requires_action`) waits on a permission.
+            reason = log.source_reason
+            if reason is None and log.source_state == "waiting":
+                reason = "permission"
+            return log.source_state, reason
         return t.hook.state, t.hook.reason
 
     def _refresh(self, t: Tracked) -> None:
@@ -131,13 +135,13 @@ class Board:
             self._change(t, t.hook.state, t.hook.reason, None)
 
     def _emit(self, t: Tracked, log: SessionLog) -> None:
-        self._change(t, log.state, log.reason, log)
+        self._change(t, log.state, log.state_reason, log)
 
     def _emit_log(self, log: SessionLog) -> None:
         ws = self.store.workspace(log.workspace_id)
         t = Tracked(log.workspace_id, log.session_id, directory=ws.directory if ws else "")
         self.tracked[(t.workspace, t.session)] = t
-        self._change(t, log.state, log.reason, log)
+        self._change(t, log.state, log.state_reason, log)
 
     def _change(self, t: Tracked, state: str, reason: str | None, log: SessionLog | None) -> None:
         if (state, reason) == (t.state, t.reason):
@@ -186,7 +190,7 @@ class Board:
                 key = (ws.id, log.session_id)
                 if key in self.tracked or log.last_activity < time.time() - ACTIVE_WINDOW_S:
                     continue
-                t = Tracked(*key, directory=ws.directory, state=log.state, reason=log.reason)
+                t = Tracked(*key, directory=ws.directory, state=log.state, reason=log.state_reason)
                 t.since = t.touched = log.last_activity
                 self.tracked[key] = t
 

@@ -31,6 +31,24 @@ def _remote_object_text(obj: dict[str, Any]) -> str:
     return str(obj.get("description") or obj.get("unserializableValue") or obj.get("type", ""))
 
 
+def first_frame(stack: object, fallback: dict[str, Any] | None = None) -> str | None:
+    """`at fn (url:line:col)` for a CDP stack trace's first frame (1-based, as DevTools shows it);
+    else from an exception's own `url`/`lineNumber`/`columnNumber`; None when neither says."""
+    frames = stack.get("callFrames") if isinstance(stack, dict) else None
+    frame = (
+        frames[0]
+        if isinstance(frames, list) and frames and isinstance(frames[0], dict)
+        else (fallback or {})
+    )
+    url, line = frame.get("url"), frame.get("lineNumber")
+    if not url or not isinstance(line, int):
+        return None
+    column = frame.get("columnNumber")
+    where = f"{url}:{line + 1}" + (f":{column + 1}" if isinstance(column, int) else "")
+    name = frame.get("functionName") if frames else None
+    return f"at {name} ({where})" if name else f"at {where}"
+
+
 class CdpMapper:
     """Tracks pages (per flattened session) and turns their events into entries."""
 
@@ -127,6 +145,7 @@ class CdpMapper:
         if params.get("type") not in ("error", "assert"):
             return []
         text = " ".join(_remote_object_text(a) for a in params.get("args") or [])
+        frame = first_frame(params.get("stackTrace"))
         return [
             self._entry(
                 "console",
@@ -135,6 +154,7 @@ class CdpMapper:
                 page.url,
                 status="error",
                 error=text or "(empty)",
+                args=[frame] if frame else [],
             )
         ]
 
@@ -158,9 +178,17 @@ class CdpMapper:
         details = params.get("exceptionDetails") or {}
         exc = details.get("exception") or {}
         text = exc.get("description") or details.get("text") or "uncaught exception"
+        # Where it was thrown: the stack's first frame, the line a developer opens first.
+        frame = first_frame(details.get("stackTrace"), details)
         return [
             self._entry(
-                "error", "exception", page.target_id, page.url, status="error", error=str(text)
+                "error",
+                "exception",
+                page.target_id,
+                page.url,
+                status="error",
+                error=str(text),
+                args=[frame] if frame else [],
             )
         ]
 
@@ -189,7 +217,7 @@ class CdpMapper:
                 page.target_id,
                 page.url,
                 status="error",
-                args=[method, url],
+                args=[method, url, str(status)],
                 error=f"HTTP {status} {reason}".strip(),
             )
         ]

@@ -258,43 +258,6 @@ def token_from(token_file: Path | None) -> str:
     return token
 
 
-def add_parser(sub: Any) -> None:
-    """`sidemirror forward …` (the CLI's subparsers call this: its flags live with the code)."""
-    p = sub.add_parser(
-        "forward",
-        help="send this machine's agent files to a server elsewhere (see docs/remote.md)",
-    )
-    p.add_argument(
-        "--to",
-        required=True,
-        help="the server's URL as seen from here, e.g. http://127.0.0.1:47470",
-    )
-    p.add_argument(
-        "--token-file",
-        type=Path,
-        help="a file (mode 600) holding the server's token; default: $SIDEMIRROR_TOKEN",
-    )
-    p.add_argument(
-        "--label",
-        default=default_label(),
-        help="this machine's name in the panel (default: the host name)",
-    )
-    p.add_argument(
-        "--claude-dir",
-        action="append",
-        type=Path,
-        default=[],
-        help="Claude Code projects dir to send (repeatable; default: the standard ones)",
-    )
-    p.add_argument("--codex-dir", type=Path, help="Codex home to send (default: ~/.codex)")
-    p.add_argument(
-        "--frame-kib",
-        type=int,
-        default=CHUNK >> 10,
-        help=f"largest frame sent, in KiB (default {CHUNK >> 10}; smaller frames suit slow links)",
-    )
-
-
 def run_from_args(args: Any, claude_dirs: list[Path], codex_dir: Path | None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     roots = [claude_root(d.expanduser()) for d in claude_dirs]

@@ -19,11 +19,6 @@ import aiohttp
 # reports no outcome (`events`) exits 0; 2 is kept for "no server reached, or it refused".
 EXIT_CODES = {"ok": 0, "failed": 1, "stopped": 3}
 EXIT_UNREACHABLE = 2
-EXIT_HELP = (
-    "exit status: 0 the run finished (or its format reports no outcome), 1 it failed, "
-    "2 no server was reached or it refused the request, 3 it was stopped (cancelled or "
-    "interrupted)"
-)
 
 
 async def _stdin_lines() -> AsyncIterator[bytes]:

@@ -191,6 +191,14 @@ class UserEvent(_Event):
         default_factory=list,
         description="Images (or audio) sent with the prompt, apart from its text.",
     )
+    # Absent (not null) on what the user typed, so those keep their exact wire form.
+    task_prompt_tool: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Present only on a sub-agent's prompt (the message its parent's tool call "
+        "gave it, `parent_tool_use_id` set): that tool's name, e.g. `Task` or `Agent`. The "
+        "panel labels it as a task prompt, not as the user's.",
+    )
 
 
 class ThinkingEvent(_Event):
@@ -351,10 +359,10 @@ class SessionStatusMessage(_Control):
     session: str
     reason: str | None = Field(
         default=None,
-        description=(
-            "Why the session waits (`permission`: a tool needs approval; `input`: the agent "
-            "asks the user) or ended; null otherwise."
-        ),
+        description="Why, when the state alone says too little: `waiting` with `permission` (a "
+        "tool needs approval) or `input` (the agent asks the user); `ended` with the reason its "
+        'source gives, e.g. "file removed" (the session\'s file was deleted or moved away). '
+        "Absent otherwise; also sent when a stream starts on such a session.",
     )
 
 
@@ -370,6 +378,20 @@ class ActivityRef(BaseModel):
     role: str = Field(default="", description="ARIA role, for matching when no selector fits.")
     name: str = Field(default="", description="Accessible name.")
     selector: str = Field(default="", description="CSS selector, when the tool knows one.")
+
+
+class ActivityLink(BaseModel):
+    """The session item an activity entry is linked to (browser-link): enough to name it
+    ("from Claude: click e5 · turn 4") and to open it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session: str = Field(description="Session id of the tool call.")
+    item_id: str = Field(description="Id of its `tool_use` item.")
+    agent: str = Field(description="The session's agent (`claude`, `codex`, `acp`...).")
+    name: str = Field(description="The tool's name, e.g. `mcp__playwright__browser_click`.")
+    label: str = Field(description="A short one-line description of the call, e.g. `click e5`.")
+    turn: int = Field(description="1-based turn of the session in which the call was made.")
 
 
 class ActivityEntry(BaseModel):
@@ -409,7 +431,9 @@ class ActivityEntry(BaseModel):
         default=None, description="Workspace id (12 hex digits); null when the sender gave none."
     )
     source: str | None = Field(
-        default=None, description="Who reported it: `cdp`, `mcp`, or the sender's own label."
+        default=None,
+        description="Who reported it: `cdp`, `mcp`, `page` (the extension, on an overlay site), "
+        "or the sender's own label.",
     )
     status: Literal["ok", "error"] | None = Field(
         default=None, description="Outcome; a `command_end` without one is `error` iff `error`."
@@ -424,6 +448,18 @@ class ActivityEntry(BaseModel):
         default_factory=list, description="Element refs seen on `url` (`GET /api/refs`)."
     )
     ts: str = Field(default="", description="ISO 8601 time; the server's clock if not given.")
+    # Absent (not null) unless set, so entries that no tool call explains keep their v1 form.
+    tool_use_id: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="The agent's tool call that caused this entry: reported by the sender, or "
+        "derived by the server from the call's time window (browser-link).",
+    )
+    link: ActivityLink | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Where that tool call is in its session (derived when sent, never stored).",
+    )
 
 
 class GapMessage(_Control):

@@ -40,6 +40,8 @@ from sidemirror.core.redact import redact_text
 from sidemirror.core.redact_fields import redact_item_fields
 
 ACTIVE_WINDOW_S = 120.0
+# The reason a session is `ended` when the file it was read from is gone (deleted or moved away).
+FILE_REMOVED = "file removed"
 PARSE_ERRORS_KEPT = 20  # `/health` `parse_errors_detail`: the latest this many
 
 
@@ -91,11 +93,13 @@ class SessionLog:
     started_at: str | None = None
     last_activity: float = 0.0
     state: str = "idle"
-    # Why the session waits (`permission`, `input`) or ended (e.g. "file removed"); None when
-    # running or idle. `source_state` is what the session's source last said; `state` is what
-    # clients see, which a state policy (attention/) may refine with exact signals (hooks).
-    reason: str | None = None
+    # What clients see: the state and why, where the state says too little (`waiting`:
+    # `permission` or `input`; `ended`: e.g. `FILE_REMOVED`). A state policy (attention/) may
+    # refine the source's pair with exact signals (hooks); without one they are the same.
+    state_reason: str | None = None
+    # What the session's source last said (its transcript, process or file).
     source_state: str = "idle"
+    source_reason: str | None = None
     # Newest items in memory with their projected JSON; older ones spilled (see item_log.py).
     items: ItemLog = field(default_factory=ItemLog)
     # Sources index sessions from stats and file tails, and parse one only when it is first read.
@@ -200,6 +204,11 @@ class Workspace:
     def active(self) -> bool:
         return self.pid is not None or time.time() - self.last_activity < ACTIVE_WINDOW_S
 
+    @property
+    def all_files_removed(self) -> bool:
+        logs = self.sessions.values()
+        return bool(logs) and all(log.state_reason == FILE_REMOVED for log in logs)
+
     def latest_session(self) -> SessionLog | None:
         if self.latest_session_id is None:
             return None
@@ -264,7 +273,10 @@ class Store:
         return self.workspaces.get(ws_id)
 
     def workspaces_by_activity(self) -> list[Workspace]:
-        return sorted(self.workspaces.values(), key=lambda w: w.last_activity, reverse=True)
+        """Listed workspaces, newest activity first: one whose every session's file was removed
+        is not listed (it comes back with a file)."""
+        listed = (w for w in self.workspaces.values() if not w.all_files_removed)
+        return sorted(listed, key=lambda w: w.last_activity, reverse=True)
 
     def touch(self, log: SessionLog, when: float | None = None) -> None:
         """Record activity; when the session becomes the workspace's newest, followers switch."""
@@ -350,9 +362,9 @@ class Store:
         if update.state is not None:
             self.set_state(log, update.state)
 
-    def set_state(self, log: SessionLog, state: str) -> None:
-        """What the session's source says its state is now."""
-        log.source_state = state
+    def set_state(self, log: SessionLog, state: str, reason: str | None = None) -> None:
+        """What the session's source says its state is now, and why (e.g. `FILE_REMOVED`)."""
+        log.source_state, log.source_reason = state, reason
         self.refresh_state(log)
 
     def refresh_state(self, log: SessionLog) -> None:
@@ -360,10 +372,10 @@ class Store:
         if self.state_policy is not None:
             state, reason = self.state_policy(log)
         else:
-            state, reason = log.source_state, None
-        if log.state == state and log.reason == reason:
+            state, reason = log.source_state, log.source_reason
+        if (log.state, log.state_reason) == (state, reason):
             return
-        log.state, log.reason = state, reason
+        log.state, log.state_reason = state, reason
         self._publish(log, StateChanged(log.session_id, state, reason))
 
     def _publish(self, log: SessionLog, message: Message, *, to_session: bool = True) -> None:

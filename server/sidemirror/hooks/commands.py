@@ -1,6 +1,6 @@
-"""`sidemirror hook` and `sidemirror hooks install|uninstall|status` for cli.py: the parsers and
-what each runs. (The console entry runs `hook` before cli.py loads; this is for `--help` and
-for callers of `cli.main`.)"""
+"""`sidemirror hook` and `sidemirror hooks install|uninstall|status`, a module of the CLI's
+`COMMANDS` table: the parsers and what each runs. (`cli.main` runs `hook` before any parser is
+built; this parser is for `--help`.)"""
 
 from __future__ import annotations
 
@@ -18,9 +18,20 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     hook = sub.add_parser(
         "hook", help="Claude Code command hook: send the event on stdin to the running server"
     )
-    hook.add_argument("--runtime-dir", type=Path, default=None)
+    hook.add_argument(
+        "--runtime-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the running server's runtime file is (default: $SIDEMIRROR_RUNTIME_DIR, "
+        "else the user's runtime folder)",
+    )
     hooks = sub.add_parser("hooks", help="add or remove Sidemirror's Claude Code hooks")
-    hooks.add_argument("action", choices=["install", "uninstall", "status"])
+    hooks.add_argument(
+        "action",
+        choices=["install", "uninstall", "status"],
+        help="add the hooks, remove them, or say whether they are installed",
+    )
     hooks.add_argument(
         "--project",
         type=Path,

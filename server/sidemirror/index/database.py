@@ -8,6 +8,7 @@ background re-index, never data.
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from pathlib import Path
 
@@ -39,6 +40,9 @@ def open_index(data_dir: Path) -> sqlite3.Connection:
 
 
 def _open_checked(path: Path) -> sqlite3.Connection:
+    # Session text (titles, search snippets): only this OS user may read it. SQLite gives its
+    # -wal and -shm files the database file's mode, so creating that one private is enough.
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
     connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
     try:
         connection.execute("PRAGMA journal_mode=WAL")

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sidemirror.activity.browser_events import OBSERVED_KINDS, BrowserEventKind
 from sidemirror.core.models import ActivityEntry, SessionItem
 
 # The session item types a `types` filter may name; tests check this matches models.ITEM_MODELS.
@@ -90,6 +91,11 @@ class ReportBrowserActionInput(_Input):
     error: str | None = None
     refs: list[BrowserRef] = Field(default_factory=list)
     ts: str | None = Field(default=None, description="ISO 8601 time; now if omitted.")
+    tool_use_id: str | None = Field(
+        default=None,
+        description="Your tool call's id (e.g. `toolu_…`), to link this entry to that call in "
+        "the user's session view.",
+    )
 
 
 class GetActivityInput(_Input):
@@ -97,6 +103,36 @@ class GetActivityInput(_Input):
         default=None, description=WORKSPACE_HELP + " All workspaces if omitted."
     )
     limit: int = Field(default=50, ge=1, le=1000, description="How many recent entries.")
+
+
+def _observed_kinds() -> list[BrowserEventKind]:
+    return list(OBSERVED_KINDS)
+
+
+class BrowserEventsInput(_Input):
+    workspace: str | None = Field(
+        default=None,
+        description=WORKSPACE_HELP + " The workspace whose agent acted in the browser last if "
+        "omitted.",
+    )
+    since: str = Field(
+        default="last_edit",
+        min_length=1,
+        description="`last_edit` (the session's latest Edit/Write tool call), a tool call id "
+        "(`toolu_…`: everything from that call on), or an ISO 8601 time.",
+    )
+    session: str | None = Field(
+        default=None,
+        description="The session whose last edit (and tool calls) `since` names; the "
+        "workspace's latest session if omitted.",
+    )
+    kinds: list[BrowserEventKind] = Field(
+        default_factory=_observed_kinds,
+        min_length=1,
+        description="Which events: `console` (console errors, page exceptions), `network` "
+        "(failed requests), `navigation`, `dialog`, `command` (browser actions reported).",
+    )
+    limit: int = Field(default=50, ge=1, le=200, description="At most this many, the newest.")
 
 
 # --- outputs (structuredContent) ---
@@ -143,6 +179,22 @@ class ReportBrowserActionOutput(BaseModel):
 class GetActivityOutput(BaseModel):
     workspace: str | None = Field(description="The workspace id asked for, or null for all.")
     entries: list[ActivityEntry] = Field(description="Oldest first.")
+
+
+class BrowserEventsSince(BaseModel):
+    ts: str = Field(description="The time events are returned from (ISO 8601).")
+    tool_use_id: str | None = Field(description="The tool call `since` named or resolved to.")
+    meaning: str = Field(description="What `since` was taken to mean, e.g. `last edit: Edit …`.")
+
+
+class BrowserEventsOutput(BaseModel):
+    workspace: str
+    since: BrowserEventsSince
+    matched: int = Field(description="Events after `since` of the kinds asked for.")
+    events: list[ActivityEntry] = Field(
+        description="Oldest first, the newest `limit` of them; each names the tool call that "
+        "caused it (`tool_use_id`, `link`) when one did. Secrets redacted, text truncated."
+    )
 
 
 def clean_schema(model: type[BaseModel], mode: Literal["validation", "serialization"]) -> Any:

@@ -15,9 +15,14 @@ from typing import Any, Generic, TypeVar
 from aiohttp import web
 from pydantic import BaseModel
 
+from sidemirror.activity.browser_events import kind_of, since_time
+from sidemirror.activity.calls import iso, to_epoch
+from sidemirror.activity.log import RING_SIZE
 from sidemirror.core.store import Workspace, resolve_workspace
 from sidemirror.core.views import snapshot_head, workspace_summary
 from sidemirror.mcp.schemas import (
+    BrowserEventsInput,
+    BrowserEventsOutput,
     GetActivityInput,
     GetActivityOutput,
     GetSessionInput,
@@ -28,6 +33,7 @@ from sidemirror.mcp.schemas import (
     ReportBrowserActionOutput,
     clean_schema,
 )
+from sidemirror.web.browser_links import BROWSER_LINKS
 from sidemirror.web.state import APP_STATE
 
 In = TypeVar("In", bound=BaseModel)
@@ -104,7 +110,7 @@ async def get_session(app: web.Application, args: GetSessionInput) -> dict[str, 
         "agent": log.agent,
         "title": log.title,
         "state": log.state,
-        "reason": log.reason,
+        "reason": log.state_reason,
         "matched": matched,
         # Same projection as the SSE stream and snapshots: truncated text, full_length kept.
         "items": [store.projector.to_dict(item) for item in picked[-args.limit :]],
@@ -128,6 +134,42 @@ async def get_activity(app: web.Application, args: GetActivityInput) -> dict[str
     ws_id = None if args.workspace is None else resolve_workspace(args.workspace).id
     entries = app[APP_STATE].activity.entries(ws_id, args.limit)
     return {"workspace": ws_id, "entries": [e.model_dump(mode="json") for e in entries]}
+
+
+async def browser_events(app: web.Application, args: BrowserEventsInput) -> dict[str, Any]:
+    activity = app[APP_STATE].activity
+    if args.workspace is None:
+        latest = activity.latest_workspace()
+        if latest is None:
+            raise ToolError("no agent has acted in a browser yet; pass `workspace`")
+        ws = _find_workspace(app, latest[0])
+    else:
+        ws = _find_workspace(app, args.workspace)
+    log = ws.latest_session() if args.session is None else ws.sessions.get(args.session)
+    if log is None:
+        known = ", ".join(sorted(ws.sessions)[:20]) or "none"
+        raise ToolError(f"no session {args.session!r} in workspace {ws.id}; known: {known}")
+    links = app[BROWSER_LINKS]
+    held = activity.entries(ws.id, RING_SIZE)
+    session = await links.session_calls(ws, log)
+    # A call id of another session of the workspace: only then are the others read.
+    others = None
+    named_elsewhere = args.since not in ("last_edit", *session.calls)
+    if named_elsewhere and to_epoch(args.since) is None:
+        others = await links.workspace_calls(ws)
+    try:
+        start, call_id, meaning = since_time(args.since, session, others)
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
+    wanted = set(args.kinds)
+    picked = [e for e in held if kind_of(e) in wanted and (to_epoch(e.ts) or 0.0) >= start]
+    events = await links.annotate(picked[-args.limit :])
+    return {
+        "workspace": ws.id,
+        "since": {"ts": iso(start), "tool_use_id": call_id, "meaning": meaning},
+        "matched": len(picked),
+        "events": [e.model_dump(mode="json") for e in events],
+    }
 
 
 TOOLS: dict[str, Tool[Any]] = {
@@ -171,6 +213,17 @@ TOOLS: dict[str, Tool[Any]] = {
             GetActivityInput,
             GetActivityOutput,
             get_activity,
+        ),
+        Tool(
+            "sidemirror_browser_events",
+            "What happened in the browser since…",
+            "Console errors, page exceptions, failed requests, navigations and dialogs the "
+            'user\'s browser showed since your last Edit/Write (`since: "last_edit"`, the '
+            "default), since one of your tool calls (its id), or since a time; each names the "
+            "tool call that caused it. Secrets redacted, newest `limit` returned.",
+            BrowserEventsInput,
+            BrowserEventsOutput,
+            browser_events,
         ),
     )
 }

@@ -20,6 +20,7 @@ from typing import Any
 from aiohttp import WSCloseCode, WSMsgType, web
 from aiohttp_sse import EventSourceResponse
 
+from sidemirror.activity.links import BrowserLinks
 from sidemirror.activity.log import RING_SIZE, ActivityLog, Subscriber
 from sidemirror.core.durable import StorageError
 from sidemirror.core.models import ActivityEntry
@@ -27,6 +28,7 @@ from sidemirror.core.redact import redact_url
 from sidemirror.core.store import resolve_workspace
 from sidemirror.core.views import dumps
 from sidemirror.web.bodies import WS_FRAME_LIMIT, parse_limit, read_json
+from sidemirror.web.browser_links import BROWSER_LINKS
 from sidemirror.web.security import ticket_ok
 from sidemirror.web.sse import event_stream, last_event_id
 from sidemirror.web.state import APP_STATE
@@ -118,9 +120,12 @@ def _workspace_param(request: web.Request) -> str | None:
     return resolve_workspace(value).id if value else None
 
 
-async def _send_entries(resp: EventSourceResponse, entries: list[ActivityEntry]) -> None:
-    for entry in entries:
-        await resp.send(entry.model_dump_json(), id=entry.id, event="activity")
+async def _send_entries(
+    resp: EventSourceResponse, entries: list[ActivityEntry], links: BrowserLinks
+) -> None:
+    # Each entry goes out with the tool call that explains it, if any (browser-link).
+    for entry, text in zip(entries, await links.wire_json(entries), strict=True):
+        await resp.send(text, id=entry.id, event="activity")
 
 
 async def _send_gap(resp: EventSourceResponse, missed: int, reset: bool = False) -> None:
@@ -150,15 +155,20 @@ async def activity_stream(request: web.Request) -> web.StreamResponse:
             sent = log.seq
             if gap is not None:
                 await _send_gap(resp, *gap)
-            await _send_entries(resp, first)
-            await _pump(resp, log, sub, ws_id, sent)
+            await _send_entries(resp, first, request.app[BROWSER_LINKS])
+            await _pump(resp, log, sub, ws_id, sent, request.app[BROWSER_LINKS])
         finally:
             log.unsubscribe(sub)
     return resp
 
 
 async def _pump(
-    resp: EventSourceResponse, log: ActivityLog, sub: Subscriber, ws_id: str | None, sent: int
+    resp: EventSourceResponse,
+    log: ActivityLog,
+    sub: Subscriber,
+    ws_id: str | None,
+    sent: int,
+    links: BrowserLinks,
 ) -> None:
     while True:
         await sub.wakeup.wait()
@@ -169,7 +179,7 @@ async def _pump(
         sent = log.seq
         if missed:
             await _send_gap(resp, missed)
-        await _send_entries(resp, fresh)
+        await _send_entries(resp, fresh, links)
 
 
 async def refs(request: web.Request) -> web.Response:

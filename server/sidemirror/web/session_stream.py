@@ -71,12 +71,9 @@ class _Stream:
         )
 
     async def send_status(self, state: str, reason: str | None = None) -> None:
-        data = {
-            "type": "session_status",
-            "state": state,
-            "session": self.log.session_id,
-            "reason": reason,
-        }
+        data = {"type": "session_status", "state": state, "session": self.log.session_id}
+        if reason is not None:
+            data["reason"] = reason
         await self.resp.send(dumps(data), event="session_status")
 
     async def send_new_items(self, upto: int | None = None) -> None:
@@ -123,6 +120,8 @@ async def session_stream(request: web.Request) -> web.StreamResponse:
                     await stream.send_reset("unknown_or_stale_id")
                 await stream.send_snapshot(snapshot)
             await stream.send_new_items()
+            if log.state_reason is not None:  # e.g. its file is gone: say so on every connect
+                await stream.send_status(log.state, log.state_reason)
             await _pump(stream, sub, follow, state)
         finally:
             hub.unsubscribe(sub)
@@ -164,5 +163,5 @@ async def _pump(stream: _Stream, sub: Subscriber, follow: bool, state: AppState)
             await store.load(new_log)
             stream.log = new_log
             snapshot = stream.take_snapshot()
-            await stream.send_status(new_log.state, new_log.reason)
+            await stream.send_status(new_log.state, new_log.state_reason)
             await stream.send_snapshot(snapshot)

@@ -206,7 +206,7 @@ def test_mapper_reports_http_errors_dialogs_and_exceptions_with_the_page_url() -
         "s1",
     )
     assert (http_error["args"], http_error["error"]) == (
-        ["POST", "https://a.test/api"],
+        ["POST", "https://a.test/api", "503"],
         "HTTP 503 Service Unavailable",
     )
     assert mapper.handle("Network.loadingFailed", {"requestId": "2", "canceled": True}, "s1") == []
@@ -235,3 +235,47 @@ def test_mapper_reports_http_errors_dialogs_and_exceptions_with_the_page_url() -
     assert mapper.destroyed("T1") == []
     assert mapper.attached("s2", "T2", "about:blank", is_new=True)[0]["command"] == "tab.open"
     assert mapper.destroyed("T2")[0]["command"] == "tab.close"
+
+
+def test_mapper_names_where_errors_were_thrown() -> None:
+    mapper = CdpMapper()
+    mapper.attached("s1", "T1", "https://a.test/", is_new=False)
+    stack = {
+        "callFrames": [
+            {
+                "functionName": "load",
+                "url": "https://a.test/app.js",
+                "lineNumber": 9,
+                "columnNumber": 4,
+            },
+            {"functionName": "", "url": "https://a.test/", "lineNumber": 0},
+        ]
+    }
+    [exc] = mapper.handle(
+        "Runtime.exceptionThrown",
+        {"exceptionDetails": {"text": "Uncaught", "stackTrace": stack}},
+        "s1",
+    )
+    assert exc["args"] == ["at load (https://a.test/app.js:10:5)"]
+    [console] = mapper.handle(
+        "Runtime.consoleAPICalled",
+        {"type": "error", "args": [{"type": "string", "value": "bad"}], "stackTrace": stack},
+        "s1",
+    )
+    assert (console["error"], console["args"]) == ("bad", ["at load (https://a.test/app.js:10:5)"])
+    # A syntax error has no stack: the exception's own place; nothing known, no argument.
+    [syntax] = mapper.handle(
+        "Runtime.exceptionThrown",
+        {
+            "exceptionDetails": {
+                "text": "SyntaxError",
+                "url": "https://a.test/x.js",
+                "lineNumber": 0,
+                "columnNumber": 7,
+            }
+        },
+        "s1",
+    )
+    assert syntax["args"] == ["at https://a.test/x.js:1:8"]
+    [bare] = mapper.handle("Runtime.exceptionThrown", {"exceptionDetails": {"text": "?"}}, "s1")
+    assert bare["args"] == []

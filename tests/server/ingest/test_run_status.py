@@ -93,4 +93,4 @@ async def test_the_cli_exits_with_the_runs_outcome(
 
 async def test_the_cli_exits_2_without_a_server(tmp_path: Path) -> None:
     returncode, err = await run_cli(tmp_path / "nothing", b"{}\n", "events")
-    assert returncode == 2 and b"no running server" in err
+    assert returncode == 2 and b"no server is running" in err

@@ -464,6 +464,7 @@ async def test_tools_list(make_client: ClientFactory) -> None:
         "sidemirror_get_session",
         "sidemirror_report_browser_action",
         "sidemirror_get_activity",
+        "sidemirror_browser_events",
     ]
     for tool in tools:
         assert tool["description"] and tool["title"]

@@ -78,6 +78,7 @@ async def test_sdk_connects_lists_and_calls_every_tool(server: TestServer, mode:
             "sidemirror_get_session",
             "sidemirror_report_browser_action",
             "sidemirror_get_activity",
+            "sidemirror_browser_events",
         }
         assert all(t.output_schema for t in tools.values())
 
@@ -208,7 +209,7 @@ async def test_sdk_against_sidemirror_serve(tmp_path: Path) -> None:
         ):
             assert client.protocol_version == "2025-06-18"
             tools = (await client.list_tools()).tools
-            assert len(tools) == 4
+            assert len(tools) == 5
             listed = await client.call_tool("sidemirror_list_workspaces", {})
             assert listed.structured_content == {"workspaces": []}
         async with httpx2.AsyncClient(timeout=10) as http:

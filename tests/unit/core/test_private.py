@@ -96,10 +96,16 @@ def test_write_private_is_atomic_and_exclusive_on_demand(tmp_path: Path) -> None
 # --- trusting a runtime file ---
 
 
+def _runtime_file(run: Path) -> Path:
+    (found,) = run.glob("server-*.json")
+    return found
+
+
 def test_our_runtime_file_is_read(tmp_path: Path) -> None:
     run = tmp_path / "run"
     write_runtime_file(run, {"port": 1, "token": "t"})
-    assert read_runtime_file(run) == {"port": 1, "token": "t"}
+    info = read_runtime_file(run)
+    assert info is not None and (info["port"], info["token"]) == (1, "t")
     assert read_runtime_file(tmp_path / "none") is None
 
 
@@ -107,7 +113,7 @@ def test_our_runtime_file_is_read(tmp_path: Path) -> None:
     ("spoil", "reason"),
     [
         (lambda run: os.chmod(run, 0o777), "group or others can write to it (mode 0777)"),
-        (lambda run: os.chmod(run / "server.json", 0o666), "group or others can write"),
+        (lambda run: os.chmod(_runtime_file(run), 0o666), "group or others can write"),
         (lambda run: os.chmod(run, 0o720), "group or others can write to it (mode 0720)"),
     ],
 )
@@ -127,7 +133,7 @@ def test_a_runtime_file_others_can_write_is_refused(
 def test_a_runtime_file_of_another_user_is_refused(tmp_path: Path, what: str) -> None:
     run = tmp_path / "run"
     write_runtime_file(run, {"port": 1, "token": "theirs"})
-    os.chown(run if what == "folder" else run / "server.json", NOBODY, NOBODY)
+    os.chown(run if what == "folder" else _runtime_file(run), NOBODY, NOBODY)
     with pytest.raises(UntrustedRuntimeFile, match=f"belongs to uid {NOBODY}, not to you"):
         read_runtime_file(run)
 
@@ -140,7 +146,7 @@ def test_a_symlinked_runtime_file_or_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UntrustedRuntimeFile, match="symbolic link"):
         read_runtime_file(linked)
     run = private_dir(tmp_path / "run")
-    (run / "server.json").symlink_to(real / "server.json")
+    (run / _runtime_file(real).name).symlink_to(_runtime_file(real))
     with pytest.raises(UntrustedRuntimeFile, match="symbolic link"):
         read_runtime_file(run)
 
@@ -152,7 +158,7 @@ def test_the_server_will_not_write_its_token_into_another_users_folder(tmp_path:
     os.chown(theirs, NOBODY, NOBODY)
     with pytest.raises(UntrustedRuntimeFile, match="belongs to uid"):
         prepare_runtime_dir(theirs)
-    assert not (theirs / "server.json").exists()
+    assert not list(theirs.iterdir())
 
 
 def test_without_xdg_runtime_dir_the_runtime_dir_is_in_our_own_cache_dir(

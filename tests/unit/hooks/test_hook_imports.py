@@ -1,5 +1,6 @@
-"""The console command runs `sidemirror hook` without loading the CLI (and the web framework
-behind it); the import proof itself is in tests/unit/test_runtime_file_imports.py."""
+"""The `sidemirror` command runs `hook` before it builds the CLI's parser, which would import
+every command module (and the web framework behind some); the import proof of the hook's own
+modules is in tests/unit/test_runtime_file_imports.py."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import sys
 from pathlib import Path
 
 
-def test_the_console_command_runs_the_hook_before_loading_the_cli(tmp_path: Path) -> None:
+def test_the_command_runs_the_hook_before_loading_the_cli(tmp_path: Path) -> None:
     probe = (
         "import sys; sys.argv = ['sidemirror', 'hook', '--runtime-dir', sys.argv[1]]; "
-        "import sidemirror.entry as e; code = e.main(); "
-        "print(code, 'aiohttp' in sys.modules, 'sidemirror.cli' in sys.modules)"
+        "from sidemirror.cli import main; code = main(); "
+        "print(code, 'aiohttp' in sys.modules, "
+        "any(m.startswith('sidemirror.cli.') for m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe, str(tmp_path)],

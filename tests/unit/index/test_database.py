@@ -31,3 +31,18 @@ def test_an_index_of_another_schema_version_is_rebuilt(tmp_path: Path) -> None:
     connection = open_index(tmp_path)
     tables = connection.execute("SELECT name FROM sqlite_master WHERE name='stale'").fetchall()
     assert tables == []
+
+
+def test_the_index_and_its_wal_are_private_whatever_the_umask(tmp_path: Path) -> None:
+    import os
+
+    old = os.umask(0o022)
+    try:
+        connection = open_index(tmp_path)
+        connection.execute("CREATE TABLE t (x)")
+        connection.execute("INSERT INTO t VALUES (1)")
+    finally:
+        os.umask(old)
+    files = [p for p in tmp_path.iterdir() if p.name.startswith("index.sqlite3")]
+    assert {p.name for p in files} >= {"index.sqlite3", "index.sqlite3-wal"}
+    assert all(p.stat().st_mode & 0o077 == 0 for p in files), [oct(p.stat().st_mode) for p in files]

@@ -25,7 +25,7 @@ from sidemirror.sources.files.indexing import IndexProgress
 
 logger = logging.getLogger(__name__)
 DEMO_DIRECTORY = "/demo/sidemirror-demo"
-DEMO_NAME = "Demo (replayed sample)"
+DEMO_NAME = "Demo"  # short: pickers show it whole (the panel says it is a replay)
 SAMPLE = "sample-session.jsonl"
 
 
@@ -92,6 +92,10 @@ class DemoSource:
             logger.info("demo: replaying the sample session (pass %d)", n)
             started = asyncio.get_running_loop().time()
             with open(path, "a", encoding="utf-8") as fh:
+                # Titled the way Claude Code records a renamed session, so every list calls it
+                # "Demo" rather than by its first prompt.
+                title = {"type": "custom-title", "customTitle": DEMO_NAME, "sessionId": ""}
+                fh.write(demo_line(json.dumps(title), session_id))
                 for line in lines:
                     fh.write(demo_line(line, session_id))
                     fh.flush()

@@ -146,9 +146,14 @@ class ClaudeParser:
         # Images are shown as chips (type, size) beside the text, never inside it.
         media = attachments(as_dict(record.get("message")).get("content"))
         if parent is not None:
+            tool = self._tools.get(parent, ("", ""))[0] or "Task"
             return [
                 UserEvent(
-                    ts=ts, parent_tool_use_id=parent, content=redact_text(text), attachments=media
+                    ts=ts,
+                    parent_tool_use_id=parent,
+                    content=redact_text(text),
+                    attachments=media,
+                    task_prompt_tool=tool,  # the sub-agent's prompt, not the user's
                 )
             ]
         if kind == "interrupted":
@@ -158,8 +163,9 @@ class ClaudeParser:
                 self.turns.current.last_ts = ts or self.turns.current.last_ts
             closed = self.turns.close_by_prompt()
             return items + ([closed] if closed else [])
-        if kind == "local_command":
-            return [self._system_item(record, None, "local_command", strip_tags(text))]
+        if kind == "local_command":  # `/model` and its output: small lines, never a turn
+            shown = slash_command(text) if "<command-name>" in text else strip_tags(text)
+            return [self._system_item(record, None, "local_command", shown)] if shown else []
         if "<command-name>" in text:
             text = slash_command(text)
         items = []
@@ -275,6 +281,8 @@ class ClaudeParser:
         if subtype in SKIPPED_SYSTEM:
             return []
         content = _text(record.get("content"))
+        if subtype == "local_command":  # newer versions: the command and its output, tagged
+            content = slash_command(content) if "<command-name>" in content else strip_tags(content)
         if subtype == "compact_boundary":
             meta = record.get("compactMetadata")
             meta = meta if isinstance(meta, dict) else {}

@@ -27,6 +27,7 @@ from sidemirror.sources.claude.parser import MAIN
 from sidemirror.sources.claude.session import ClaudeSession
 from sidemirror.sources.files.indexing import IndexProgress, mtime, newest_first, read_in_batches
 from sidemirror.sources.files.regular import SpecialFiles, special_reason
+from sidemirror.sources.files.removed import removed, returned
 from sidemirror.sources.files.session import BackgroundTasks
 from sidemirror.sources.files.watch import Change, watch_paths
 from sidemirror.sources.procs import PidCache, pid_alive
@@ -200,6 +201,7 @@ class ClaudeSource:
                 for change, path in changes:
                     if change is Change.deleted:
                         self._special.forget(path)
+                        removed(self.store, self.sessions.get(path), path)
                 paths = sorted({p for change, p in changes if change is not Change.deleted})
                 for path in paths:
                     await self._follow(path)
@@ -222,7 +224,9 @@ class ClaudeSource:
             await self._agent_changed(path)
             return
         session = self.sessions.get(path)
-        if session is None:
+        if session is not None:
+            returned(self.store, session.log)
+        else:
             if path.parent.parent not in self.dirs:
                 return  # not `<dir>/<project>/<session>.jsonl`
             item = await asyncio.to_thread(_index_main, path)

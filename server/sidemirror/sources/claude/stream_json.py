@@ -253,7 +253,10 @@ class StreamJsonConverter:
             self._open_turn().interrupted = True
             return [SystemEvent(ts=ts, subtype="interrupted", content=text.strip())], None
         if parent is not None:
-            return [UserEvent(ts=ts, parent_tool_use_id=parent, content=text)], None
+            tool = self._tools.get(parent) or "Task"  # the sub-agent's prompt, not the user's
+            return [
+                UserEvent(ts=ts, parent_tool_use_id=parent, content=text, task_prompt_tool=tool)
+            ], None
         if self._turn is not None:
             items.append(self._close("stopped", None, {}, None))  # a new prompt ends the last
         self._open_turn()

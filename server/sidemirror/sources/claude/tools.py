@@ -18,6 +18,7 @@ from sidemirror.core.models import (
     ToolUseEvent,
 )
 from sidemirror.core.redact import redact_text
+from sidemirror.sources.claude.local_commands import is_local_command
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.common import flatten_content
 from sidemirror.sources.diffs import claude_tool_diff
@@ -66,7 +67,7 @@ def user_kind(record: dict[str, Any]) -> tuple[UserKind, str]:
     stripped = text.lstrip()
     if stripped.startswith("[Request interrupted by user"):
         return "interrupted", text
-    if stripped.startswith(("<local-command-", "<bash-")):
+    if stripped.startswith(("<local-command-", "<bash-")) or is_local_command(text):
         return "local_command", text
     return "prompt", text
 

@@ -27,6 +27,7 @@ from sidemirror.sources.files.indexing import IndexProgress, newest_first, read_
 from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
 from sidemirror.sources.files.regular import SpecialFiles, open_regular, special_reason
+from sidemirror.sources.files.removed import removed, returned
 from sidemirror.sources.files.session import BackgroundTasks, FileSession
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch, decode_line
 from sidemirror.sources.files.watch import Change, watch_paths
@@ -248,6 +249,7 @@ class CodexSource:
                 for change, path in changes:
                     if change is Change.deleted:
                         self._special.forget(path)
+                        removed(self.store, self.sessions.get(path), path)
                 for path in sorted({p for change, p in changes if change is not Change.deleted}):
                     try:
                         await self._changed(path)
@@ -258,7 +260,9 @@ class CodexSource:
         if self._special.skip(path):
             return
         session = self.sessions.get(path)
-        if session is None:
+        if session is not None:
+            returned(self.store, session.log)
+        else:
             indexed = await asyncio.to_thread(_index, path)
             if indexed is None:
                 return  # its `session_meta` line is not complete yet: the next change brings it

@@ -180,9 +180,9 @@ async def test_demo_replays_the_bundled_session_through_the_tailer(tmp_path: Pat
     try:
         await asyncio.wait_for(demo.done.wait(), 20)
         ws = store.workspace(workspace_id_for(DEMO_DIRECTORY))
-        assert ws is not None and ws.name == DEMO_NAME
+        assert ws is not None and ws.name == DEMO_NAME == "Demo"  # short enough to show whole
         log = ws.latest_session()
-        assert log is not None
+        assert log is not None and log.title == "Demo"  # not its first prompt
         await store.load(log)
         for _ in range(200):
             if log.items and log.items[-1].type == "turn_complete":

@@ -4,8 +4,9 @@ session gives, so a faster load (streamed, chunked, other decoder) cannot shift 
 The digests cover every item (all fields but id/seq, in order: the seq is the position), the
 merge journal (file runs and their end offsets) and the session metadata. They were taken from
 the whole-file load that came before the streamed one. If a parser change alters items on
-purpose, update them (and expect clients' cursors to reset across that upgrade). Edits' `diff`
-and turns' `context_tokens`/`context_window` changed them last: no other field, no id moved.
+purpose, update them (and expect clients' cursors to reset across that upgrade). Edits' `diff`,
+turns' `context_tokens`/`context_window` and sub-agent prompts' `task_prompt_tool` changed them
+last: no other field, no id moved.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from tests.conftest import FIXTURES as FIXTURE_ROOT
 FIXTURES = FIXTURE_ROOT / "claude"
 PINNED = {  # name: (main file, items, journal entries, digest)
     "flat": ("flat-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", 22, 6, "e98944540250faa3"),
-    "turn-1": ("incremental-subagents/turn-1.jsonl", 67, 3, "fa37dfdd19388e85"),
-    "turn-2": ("incremental-subagents/turn-2.jsonl", 90, 3, "6f78ed4a3f686f9a"),
+    "turn-1": ("incremental-subagents/turn-1.jsonl", 67, 3, "ec814fca0676188f"),
+    "turn-2": ("incremental-subagents/turn-2.jsonl", 90, 3, "60ae1ee3fe2ac67d"),
     "init": (
         "sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
         26,
@@ -39,13 +40,13 @@ PINNED = {  # name: (main file, items, journal entries, digest)
         "sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
         47,
         1,
-        "06007dd7dad3713b",
+        "5916f366594c4787",
     ),
     "todo-app": (
         "sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
         418,
         1,
-        "9d25dc3da7e688ef",
+        "7c3759587b255046",
     ),
 }
 

@@ -1,0 +1,47 @@
+// The user typed a port in the popup: connect to the Sidemirror server there, or say why not and
+// stay with the server (and settings) we had. A saved port is never one where no server was
+// reached, so the popup never shows "saved: :P" beside "connected to :Q".
+
+import { KEYS } from "../shared/config.js";
+import { probe } from "./server.js";
+
+const CHOSEN_PORT_TIMEOUT_MS = 4000;
+
+/**
+ * Switch to `port` (null: back to finding the server on the range, which always applies).
+ * `checkNow()` runs a fresh check and resolves to the published status. Resolves to the status
+ * connected on `port`; otherwise rejects with {code, message} after restoring what was set.
+ */
+export async function choosePort(port, checkNow) {
+  if (port === null) {
+    await chrome.storage.local.remove(KEYS.port);
+    return checkNow();
+  }
+  // Nothing answers there: say so before anything changes.
+  const health = await probe(port, CHOSEN_PORT_TIMEOUT_MS);
+  if (!health) throw codeError("no_server", `No Sidemirror server answers on 127.0.0.1:${port}`);
+  const before = await chrome.storage.local.get([KEYS.port, KEYS.paired]);
+  // The user said where the server is: whatever Sidemirror server answers there becomes the
+  // paired one (its identity is checked before our token goes to it, lib/worker/identity.js).
+  await chrome.storage.local.set({ [KEYS.port]: port });
+  await chrome.storage.local.remove(KEYS.paired);
+  const status = await checkNow();
+  if (status.state === "connected" && status.port === port) return status;
+  await restore(before);
+  await checkNow();
+  const why = status.error?.message || status.state.replace("_", " ");
+  throw codeError(status.error?.code || "not_connected", `Couldn't connect to :${port}: ${why}`);
+}
+
+async function restore(before) {
+  const back = {};
+  for (const key of [KEYS.port, KEYS.paired]) {
+    if (before[key] === undefined) await chrome.storage.local.remove(key);
+    else back[key] = before[key];
+  }
+  await chrome.storage.local.set(back);
+}
+
+function codeError(code, message) {
+  return Object.assign(new Error(message), { code });
+}

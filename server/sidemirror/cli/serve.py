@@ -1,0 +1,140 @@
+"""`sidemirror serve`: the companion server's flags, checked before anything heavy is imported
+(the server itself starts in `serving.py`)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from pathlib import Path
+
+DEFAULT_MAX_CHARS_HELP = (
+    "default 500"  # core.projection.DEFAULT_MAX_CHARS (a test holds them equal)
+)
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = sub.add_parser(
+        "serve",
+        help="run the companion server (loopback only; one per data dir)",
+        description="Run the companion server: it follows your agents' session files and "
+        "serves them to the side panel. One server per data dir: a second one on the same "
+        "data dir says where the first runs and exits 2.",
+    )
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    serve.add_argument(
+        "--allow-remote", action="store_true", help="allow a non-loopback --host (not recommended)"
+    )
+    serve.add_argument(
+        "--port", type=int, help="bind exactly this port (default: first free of 47470-47479)"
+    )
+    serve.add_argument(
+        "--claude-dir",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="Claude Code projects dir (repeatable; default: $CLAUDE_CONFIG_DIR/projects, "
+        "~/.claude/projects, ~/.config/claude/projects)",
+    )
+    serve.add_argument(
+        "--codex-dir",
+        type=Path,
+        metavar="DIR",
+        help="Codex home (default $CODEX_HOME or ~/.codex)",
+    )
+    serve.add_argument(
+        "--max-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="cut each text field sent to the panel at N characters (the rest on demand; "
+        f"{DEFAULT_MAX_CHARS_HELP})",
+    )
+    serve.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where journals, caches and the index live (default: ~/.local/share/sidemirror "
+        "or your OS's user data folder); a second server needs its own",
+    )
+    serve.add_argument(
+        "--runtime-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the runtime file (port, pid, token) for clients is written (default: "
+        "$XDG_RUNTIME_DIR/sidemirror, else ~/.cache/sidemirror/run)",
+    )
+    serve.add_argument(
+        "--demo", action="store_true", help="add a labelled demo session (a recorded transcript)"
+    )
+    serve.add_argument(
+        "--debug-events-jsonl",
+        type=Path,
+        metavar="PATH",
+        help="append every event sent (items, partials, status, resets) to PATH, one per line",
+    )
+    serve.add_argument(
+        "--debug-replay",
+        action="store_true",
+        help="also write the sessions restored at start (not written again by default)",
+    )
+    serve.add_argument(
+        "--extension-id",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="also accept this extension ID as an Origin (repeatable; the pinned ID always is)",
+    )
+    serve.add_argument(
+        "--pairing-code",
+        action="store_true",
+        help="pairing always needs a code from `sidemirror pair`, even where the OS shows "
+        "which user owns a connection",
+    )
+    serve.add_argument(
+        "--decision-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long a Claude Code permission request waits for the panel's decision "
+        "(default 120)",
+    )
+    serve.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        help="log verbosity on stderr (default info; tokens and tickets are never logged)",
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _refusal(args: argparse.Namespace) -> str | None:
+    """Why these flags cannot start a server (None: they can)."""
+    if not _is_loopback(args.host) and not args.allow_remote:
+        return f"refusing to listen on non-loopback host {args.host!r} without --allow-remote"
+    if args.max_chars is not None and args.max_chars < 1:
+        return f"--max-chars must be at least 1, got {args.max_chars}"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    refusal = _refusal(args)
+    if refusal is not None:
+        print(f"sidemirror: {refusal}", file=sys.stderr)
+        return 2
+    from sidemirror.cli.serving import serve_from_args  # the server: only when it starts
+
+    return serve_from_args(args)

@@ -1,0 +1,204 @@
+"""Starting the server for `sidemirror serve`: the data dir checked and claimed, the socket
+bound, the runtime file written, until SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+
+from aiohttp import web
+
+from sidemirror import __version__
+from sidemirror.app import create_app
+from sidemirror.core.debug_trace import path_problem
+from sidemirror.core.durable import WriteFailed, write_all
+from sidemirror.core.projection import DEFAULT_MAX_CHARS
+from sidemirror.runtime import (
+    AlreadyRunning,
+    PortUnavailable,
+    ScrubbedAccessLogger,
+    bind_socket,
+    claim_data_dir,
+    configure_logging,
+    resolve_token,
+)
+from sidemirror.runtime_file import (
+    default_data_dir,
+    default_runtime_dir,
+    find_server,
+    prepare_runtime_dir,
+    write_runtime_file,
+)
+from sidemirror.settings import (
+    Settings,
+    default_claude_dirs,
+    default_codex_dir,
+    unique_dirs,
+)
+from sidemirror.web.connections import (
+    FD_RESERVE,
+    MAX_CONNECTIONS,
+    ConnectionGuard,
+    GuardedSockSite,
+)
+
+logger = logging.getLogger("sidemirror")
+
+
+def raise_fd_limit() -> int | None:
+    """Raise the open-file soft limit to the hard limit, and return it: every SSE client and
+    followed file holds a descriptor, and the common soft default (1,024) is a few busy panels
+    away. None where the OS has no such limit."""
+    try:
+        import resource  # Unix only
+    except ImportError:
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError) as exc:
+            logger.warning("cannot raise the open-file limit: %s", exc)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def connection_cap(fd_limit: int | None) -> int:
+    """Connections admitted at once. Half the descriptors left after the server's own files
+    (followed files, journals, logs): asyncio accepts connections in bursts of the listen
+    backlog before any is admitted or evicted, so the other half absorbs the bursts and the
+    sockets of evicted connections not yet closed. Reaching the cap is never "too many open
+    files"."""
+    if fd_limit is None:
+        return MAX_CONNECTIONS
+    return max(16, min(MAX_CONNECTIONS, (fd_limit - FD_RESERVE) // 2))
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    claude_dirs = unique_dirs(args.claude_dir or default_claude_dirs())
+    return Settings(
+        host=args.host,
+        port=args.port,
+        allow_remote=args.allow_remote,
+        claude_dirs=claude_dirs,
+        codex_dir=args.codex_dir or default_codex_dir(),
+        max_chars=args.max_chars or DEFAULT_MAX_CHARS,
+        data_dir=args.data_dir or default_data_dir(),
+        runtime_dir=args.runtime_dir or default_runtime_dir(),
+        demo=args.demo,
+        debug_events_jsonl=args.debug_events_jsonl,
+        debug_replay=args.debug_replay,
+        extension_ids=tuple(args.extension_id),
+        log_level=args.log_level,
+        pairing_code=args.pairing_code,
+        decision_timeout_s=args.decision_timeout,
+    )
+
+
+PROBE_BYTES = 64 << 10  # less free space than this under the data dir counts as a full disk
+
+
+def data_dir_writable(data_dir: Path) -> bool:
+    """Whether the data dir can take a write (it is created if missing). A server that cannot
+    store what it is sent must not start: it says why in one line instead."""
+    probe = data_dir / f".probe-{os.getpid()}"
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            write_all(fd, bytes(PROBE_BYTES))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            probe.unlink(missing_ok=True)
+    except (OSError, WriteFailed) as exc:
+        error = exc.error if isinstance(exc, WriteFailed) else exc
+        print(
+            f"sidemirror: cannot write to the data dir {data_dir}: {error.strerror or error} "
+            "(free some space there, or choose another with --data-dir)",
+            file=sys.stderr,
+        )
+        return False
+    return True
+
+
+def already_running_message(settings: Settings, exc: AlreadyRunning) -> str:
+    """Where the server holding this data dir runs, from its runtime file when it has one."""
+    info = find_server(settings.runtime_dir, settings.data_dir).server  # this data dir's only
+    if info is not None:
+        where = f"on :{info.get('port')} (pid {info.get('pid')})"
+    else:  # still starting, or its runtime file is in another --runtime-dir
+        where = f"(pid {exc.pid})" if exc.pid else "(its runtime file is not in this folder)"
+    return (
+        f"sidemirror: already running {where} with the data dir {settings.data_dir}; "
+        "start a second server with its own --data-dir DIR"
+    )
+
+
+async def _serve(settings: Settings) -> int:
+    token = resolve_token(settings.token)
+    try:
+        sock = bind_socket(settings.host, settings.port)
+    except PortUnavailable as exc:
+        print(f"sidemirror: {exc}", file=sys.stderr)
+        return 2
+    port = int(sock.getsockname()[1])
+    app = create_app(settings, token)
+    fd_limit = raise_fd_limit()
+    runner = web.AppRunner(
+        app,
+        access_log_class=ScrubbedAccessLogger,
+        handle_signals=False,
+        # A client that hangs up cancels its handler: an idle SSE stream waits on its queue and
+        # would otherwise hold its subscription (and memory) until the next item or ping.
+        handler_cancellation=True,
+        shutdown_timeout=2.0,
+        keepalive_timeout=75.0,  # an idle kept-alive connection is closed, like a browser's
+    )
+    await runner.setup()
+    site = GuardedSockSite(runner, sock, ConnectionGuard(connection_cap(fd_limit)))
+    await site.start()
+    runtime = write_runtime_file(
+        settings.runtime_dir,
+        {"port": port, "pid": os.getpid(), "token": token, "version": __version__},
+        settings.data_dir,
+    )
+    print(f"sidemirror {__version__} listening on http://{settings.host}:{port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        runtime.unlink(missing_ok=True)
+        await runner.cleanup()
+    return 0
+
+
+def serve_from_args(args: argparse.Namespace) -> int:
+    trace = args.debug_events_jsonl
+    problem = path_problem(trace) if trace is not None else None
+    if problem is not None:
+        print(f"sidemirror: --debug-events-jsonl {trace}: {problem}", file=sys.stderr)
+        return 2
+    configure_logging(args.log_level)
+    settings = settings_from_args(args)
+    prepare_runtime_dir(settings.runtime_dir)
+    if not data_dir_writable(settings.data_dir):
+        return 2
+    try:
+        claim = claim_data_dir(settings.data_dir)
+    except AlreadyRunning as exc:
+        print(already_running_message(settings, exc), file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_serve(settings))
+    finally:
+        if claim is not None:
+            os.close(claim)
