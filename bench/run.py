@@ -25,12 +25,14 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import agent_scan  # noqa: E402
 import cli_startup  # noqa: E402
 import client  # noqa: E402
 import floor  # noqa: E402
 import forward  # noqa: E402
 import hook_cost  # noqa: E402
 import md_render  # noqa: E402
+import panel  # noqa: E402
 import peers  # noqa: E402
 import pyspy as prof  # noqa: E402
 import rendered  # noqa: E402
@@ -566,6 +568,7 @@ def table(res: dict) -> str:
                 f"{fmt(server_cpu)} % ({fmt(client_cpu)} %)",
             )
     rows += forward.rows(res.get("forward"), blank)
+    rows += panel.rows(res.get("panel"), blank)
     return "\n".join(rows)
 
 
@@ -651,6 +654,16 @@ async def main(args: argparse.Namespace) -> None:
             res["cli"] = cli_startup.cli_startup()
             log(f"  {res['cli']}")
             save(res)
+        if want("panel"):
+            log(f"panel: the timeline at {args.panel_items:,} items (Chromium)")
+            res["panel"] = await panel.panel(args)
+            log(f"  {res['panel']}")
+            save(res)
+        if want("agentscan"):
+            log("agents seen as they start: scan cost, idle CPU, time to see one")
+            res["agent_scan"] = await asyncio.to_thread(agent_scan.measure)
+            log(f"  {res['agent_scan']}")
+            save(res)
         if want("fanout"):
             log("fanout")
             res["fanout"] = await fanout(root, args)
@@ -669,8 +682,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--only",
         default="",
-        help="comma list: latency,rendered,markdown,cold,snapshot,fanout,forward,review,cli,hook",
+        help="comma list: latency,rendered,markdown,cold,snapshot,fanout,forward,review,cli,"
+        "panel,agentscan,hook",
     )
+    p.add_argument("--panel-items", type=int, default=50_000, help="panel phase: session size")
+    p.add_argument("--panel-appends", type=int, default=200, help="panel phase: live appends")
     p.add_argument("--skip-peers", default="", help="comma list of peers not to run")
     p.add_argument("--appends", type=int, default=200, help="appends per latency phase")
     p.add_argument("--rate", type=float, default=5.0, help="steady appends per second")

@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 from sidemirror.core.models import SessionItem
-from sidemirror.sources.claude.parser import MAIN, ClaudeParser
+from sidemirror.sources.claude.parser import ClaudeParser
+from sidemirror.sources.claude.positions import MAIN
 from sidemirror.sources.files.long_line import LongLine, mark_cut
 from sidemirror.sources.files.tailer import MAX_LINE_BYTES, decode_line
 
@@ -34,7 +35,7 @@ def positional_parse(data: bytes, start: int = 0) -> list[SessionItem]:
         else:
             ok, value = decode_line(line)
         if ok and isinstance(value, dict):
-            for n, item in enumerate(mark_cut(parser.feed(value, MAIN)), 1):
+            for n, item in enumerate(mark_cut(parser.feed(value, MAIN, end)), 1):
                 item.seq = end * SLOTS + n
                 items.append(item)
     return items

@@ -8,6 +8,8 @@ import { byteSize, clockTime, compactNumber, cost, duration, fullTime } from "..
 import { KIND_LABELS, icon } from "./icons.js";
 import { renderMarkdown } from "./markdown.js";
 import { more } from "./show-more.js";
+import { WARN_AT, contextFigure } from "./context-gauge.js";
+import { diffBlock } from "./diff-view.js";
 
 let uid = 0;
 const nextId = (prefix) => `${prefix}-${++uid}`;
@@ -132,7 +134,7 @@ function tool(item, ctx) {
     status,
     item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: clockTime(item.ts) }) : null,
   );
-  const el = article(item, ["tool", `kind-${kind}`], toolHead, item.input ? input : null, more(item, ctx, input, renderPlain));
+  const el = article(item, ["tool", `kind-${kind}`], toolHead, item.input ? input : null, more(item, ctx, input, renderPlain), diffBlock(item, ctx));
   el.setAttribute("aria-labelledby", nameId);
   if (item.tool_use_id) ctx.onToolCard(item.tool_use_id, { el, status, kind, name: item.name || null });
   return el;
@@ -239,11 +241,19 @@ function turn(item) {
       h("span", { class: "turn-tokens", title: cache.join(", ") || null, text: parts.join(" · ") }),
       costText ? h("span", { class: ["turn-cost", item.cost_source], title: costTitle, text: costText }) : null,
       item.duration_ms != null ? h("span", { class: "turn-dur", text: duration(item.duration_ms) }) : null,
+      turnContext(item),
     ),
     item.model ? h("span", { class: "turn-model", text: item.model }) : null,
   );
   el.setAttribute("aria-label", `${turnName} complete: ${parts.join(", ")}${costText ? `, ${costText}` : ""}`);
   return el;
+}
+
+/** The context the turn's last request used, as a share of the window (hidden when unknown). */
+function turnContext(item) {
+  const fig = contextFigure(item);
+  if (!fig) return null;
+  return h("span", { class: ["turn-context", fig.frac >= WARN_AT && "warn"], title: `Context: ${fig.text} tokens`, text: `ctx ${fig.pct}%` });
 }
 
 function plan(item) {
@@ -304,6 +314,8 @@ const SYSTEM_LABELS = Object.freeze({
   status: "Status",
   interrupted: "Interrupted",
   permission_denied: "Permission denied",
+  rewind: "Rewound",
+  hook: "Hook",
 });
 
 function error(item) {

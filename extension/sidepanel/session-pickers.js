@@ -67,14 +67,31 @@ export function workspaceOptions(workspaces, auto, inBrowser = null) {
   return options;
 }
 
-/** Options for the session picker, the latest session first. */
+/** Options for the session picker, the latest session first; a sub-agent's thread
+ * (`parent_id`) right under the session that spawned it. */
 export function sessionOptions(sessions) {
-  const latest = sessions[0];
+  const latest = sessions.find((s) => !s.parent_id) || sessions[0];
   const options = [h("option", { value: AUTO, text: latest ? `Latest — ${sessionLabel(latest)}` : "Latest", title: "The workspace's session that changed last" })];
-  for (const s of sessions) {
-    options.push(h("option", { value: s.id, title: s.id, text: `${sessionLabel(s)} · ${relativeTime(s.last_activity)}` }));
+  for (const s of nestedByParent(sessions)) {
+    const mark = s.parent_id ? "↳ " : "";
+    options.push(h("option", { value: s.id, title: s.id, text: `${mark}${sessionLabel(s)} · ${relativeTime(s.last_activity)}` }));
   }
   return options;
+}
+
+function nestedByParent(sessions) {
+  const ids = new Set(sessions.map((s) => s.id));
+  const children = new Map();
+  for (const s of sessions) {
+    if (s.parent_id && ids.has(s.parent_id)) children.set(s.parent_id, [...(children.get(s.parent_id) || []), s]);
+  }
+  const out = [];
+  const add = (s, depth) => {
+    out.push(s);
+    if (depth < 8) for (const c of children.get(s.id) || []) add(c, depth + 1);
+  };
+  for (const s of sessions) if (!(s.parent_id && ids.has(s.parent_id))) add(s, 0);
+  return out;
 }
 
 const signatures = new WeakMap(); // select → what its options say now

@@ -4,12 +4,13 @@ import { ApiError, api, path } from "../lib/page/client.js";
 import { h, setText } from "../lib/page/dom.js";
 import { CONTROL_TYPES, PROTOCOL_VERSION } from "../lib/shared/protocol.gen.js";
 import { SessionStream } from "../lib/page/session-stream.js";
-import { BrowserSummaries, revealItem } from "./browser-summary.js";
+import { BrowserSummaries } from "./browser-summary.js";
 import { icon } from "./icons.js";
 import { AUTO, autoWorkspace, browserWorkspace, fillPicker, isDemo, sessionOptions, workspaceOptions } from "./session-pickers.js";
 import { stateContent } from "./session-states.js";
 import { Timeline } from "./timeline.js";
 import { DecisionList } from "./decision-card.js";
+import { SessionReview } from "./session-review.js";
 
 // The workspace list is polled twice a second while the panel is visible (a small local request;
 // the pickers are rebuilt only when it changed), so a new session anywhere shows within a second.
@@ -80,13 +81,18 @@ class SessionTab {
         this.pill.hidden = n === 0;
         this.pill.querySelector(".pill-text").textContent = n === 1 ? "1 new item" : `${n} new items`;
       },
+      onRender: () => this.review?.onRender(),
+      onItems: (items, reset) => this.review?.onItems(items, reset),
     });
     // Permission requests of the session shown, answered from here (decision-card.js).
     this.decisions = new DecisionList(
       (r) => r.workspace === this.ws && (!this.session || r.session === this.session),
       () => (this.ws && this.session ? { workspace: this.ws, session: this.session } : null),
     );
-    this.panel = h("div", { class: "session-tab" }, this.pickers, this.demoBanner, this.mismatchBanner, this.banner, this.decisions.el, this.stateView, this.scroller, this.pill);
+    this.review = new SessionReview(this);
+    this.pickers.append(this.review.gauge.el);
+    this.panel = h("div", { class: "session-tab" }, this.pickers, this.demoBanner, this.mismatchBanner, this.banner, this.decisions.el, this.stateView, this.review.el, this.scroller, this.pill);
+    this.review.installKeys(this.panel);
   }
 
   show() {
@@ -144,15 +150,14 @@ class SessionTab {
   /** Show one item (an Activity row's back-link): its workspace and session, then the item. */
   async openItem({ workspace, session, itemId }) {
     if (workspace && (workspace !== this.ws || (session && session !== this.session) || !this.stream)) {
-      this.wsChoice = workspace;
-      this.ws = workspace;
-      this.sessionChoice = session || AUTO;
-      this.session = session || null;
-      this._fillWorkspaces();
-      this._stopStream();
-      if (await this._loadSessions()) this._startStream();
+      if (!(await this.switchTo(workspace, session || AUTO))) return false;
     }
-    return revealItem(this.timeline.list, itemId);
+    // Through the timeline: the item may be off screen (not in the DOM) or on an earlier page.
+    const shown = await this.review.jumpTo(itemId);
+    const el = shown ? this.timeline.list.querySelector(`[data-item-id="${CSS.escape(itemId)}"]`) : null;
+    el?.classList.add("flash"); // so the eye finds it
+    if (el) setTimeout(() => el.classList.remove("flash"), 2000);
+    return shown;
   }
 
   // --- workspaces and sessions ---
@@ -271,6 +276,22 @@ class SessionTab {
     this._startStream();
   }
 
+  /** Show another session (a search hit's); resolves once its snapshot is shown. */
+  async switchTo(ws, session) {
+    this.shown?.(false);
+    this.wsChoice = ws;
+    this._fillWorkspaces();
+    this.ws = ws;
+    this.sessionChoice = session;
+    this.session = null;
+    this._stopStream();
+    if (!(await this._loadSessions())) return false;
+    return new Promise((resolve) => {
+      this.shown = resolve;
+      this._startStream();
+    });
+  }
+
   // --- the stream ---
 
   _startStream() {
@@ -303,6 +324,9 @@ class SessionTab {
       case "snapshot":
         if (data.session) this.session = data.session;
         this.timeline.load(Array.isArray(data.items) ? data.items : [], data.total, data.skipped_bytes);
+        this.review.onSnapshot(data);
+        this.shown?.(true);
+        this.shown = null;
         this.timeline.scroller.setAttribute("aria-label", "Session timeline");
         break;
       case "session_status":
@@ -392,6 +416,7 @@ class SessionTab {
     this.view = view;
     const timeline = view === "timeline";
     this.scroller.hidden = !timeline;
+    this.review.el.hidden = !timeline;
     this.stateView.hidden = timeline;
     this.pickers.hidden = !(timeline || (view === "no_sessions" && this.workspaces.length));
     if (!timeline) this.pill.hidden = true;

@@ -1,70 +1,75 @@
 // The session timeline: the list of projected session items (docs/api.md) in the side panel.
-// This file keeps the list (order and dedupe by seq, snapshots, live partial text, tool results
-// and sub-agent items placed on their cards, the cap, scrolling, keyboard); what each item looks
-// like is in item-renderers.js.
+// This file keeps what is shown (snapshots, live items, history pages, the filter, going to an
+// item); where each item goes among the rows (dedupe, results on their cards, nesting, partial
+// text) is timeline-model.js, rows and how they are built timeline-rows.js, what each item looks
+// like item-renderers.js, and which rows are in the DOM at all virtual-list.js (only those near
+// the viewport).
 //
-// One element carries `data-item-id` per item, so what is rendered can be counted against the
-// server's log. Tool results attach to their tool card, sub-agent items nest under their Task
-// card (via parent_tool_use_id), and the DOM is capped at `maxItems` top-level entries.
+// Every element built carries `data-item-id` per item, so what is rendered can be counted
+// against the server's log. Tool results attach to their tool card, sub-agent items nest under
+// their Task card (via parent_tool_use_id).
 
-import { h, textNode } from "../lib/page/dom.js";
+import { h } from "../lib/page/dom.js";
 import { byteSize } from "../lib/page/format.js";
-import { attachResult, renderItem, renderPartial, settlePending, showProgress } from "./item-renderers.js";
+import { buildRow, estimateHeight, isBuilt, noteHeight, topOf } from "./timeline-rows.js";
+import { TimelineModel } from "./timeline-model.js";
+import { VirtualList } from "./virtual-list.js";
 
-const BOTTOM_SLACK_PX = 48;
+/** The number in an item id `<epoch>.<seq>` (ids order by it within a session). */
+export const seqOf = (id) => Number(String(id).split(".").pop()) || 0;
 
-export class Timeline {
+export class Timeline extends TimelineModel {
   /**
    * @param {HTMLElement} scroller  the scrolling container the timeline lives in
    * @param {object} opts
    * @param {(itemId: string) => Promise<object>} opts.fetchFull  fetch one full item
    * @param {(unseen: number) => void} opts.onUnseen  new items arrived while scrolled up (0 = none)
-   * @param {number} [opts.maxItems]
+   * @param {() => void} [opts.onRender]  after the rows on screen changed
+   * @param {(items: object[], reset: boolean) => void} [opts.onItems]  items held (snapshot, page, live)
    * @param {(card: object, result: object) => void} [opts.onToolResult]  a tool card got its result
    */
-  constructor(scroller, { fetchFull, onUnseen, maxItems = 1500, onToolResult = null }) {
+  constructor(scroller, { fetchFull, onUnseen, onRender, onItems, onToolResult = null }) {
+    super();
     this.scroller = scroller;
+    this.onItems = onItems;
     this.fetchFull = fetchFull;
     this.onUnseen = onUnseen;
-    this.maxItems = maxItems;
     /** @type {import("./item-renderers.js").RenderContext} */
     this.renderCtx = {
       fetchFull: (id) => this.fetchFull(id),
-      // Results and sub-agent items find their card here; the nesting state is the list's.
-      onToolCard: (toolUseId, card) => this.tools.set(toolUseId, { ...card, children: null, childCount: 0, summary: null }),
+      onToolCard: () => {}, // rows hold their card (timeline-rows.js)
       onToolResult,
-      toolName: (toolUseId) => this.tools.get(toolUseId)?.name ?? null,
+      toolName: (toolUseId) => this.tools.get(toolUseId)?.item.name ?? null,
     };
-    this.earlier = h("p", { class: "earlier", hidden: true });
+    this.earlier = h("div", { class: "earlier", hidden: true, attrs: { role: "status" } });
     this.list = h("div", {
       class: "feed",
       attrs: { role: "feed", "aria-label": "Session timeline", "aria-busy": "false" },
-      on: { keydown: (ev) => this._onKey(ev) },
     });
     scroller.append(this.earlier, this.list);
-    scroller.addEventListener("scroll", () => {
-      if (this.atBottom()) this._setUnseen(0);
+    this.vlist = new VirtualList({
+      scroller,
+      list: this.list,
+      build: (row) => buildRow(row, this.renderCtx),
+      estimate: estimateHeight,
+      onMeasure: noteHeight,
+      onRender: () => this._rendered(onRender),
     });
+    scroller.addEventListener("scroll", () => {
+      if (this.vlist.pinned) this._setUnseen(0);
+    });
+    this.filter = null;
     this.reset();
   }
 
   reset() {
-    this.list.replaceChildren();
-    this.tools = new Map(); // tool_use_id → card parts
-    this.deltas = new Map(); // segment_id → text node holder
-    this.lastSeq = 0;
-    this.count = 0; // items represented in the DOM (data-item-id elements)
-    this.notShown = 0; // items of the session not in the DOM (before the snapshot, or capped)
-    this.skippedBytes = 0; // transcript bytes before the first item the server holds
+    this.clearModel();
+    this.total = 0; // items the session holds, as the server last said
+    this.skippedBytes = 0;
     this.unseen = 0;
+    this.history = null; // "more" | "loading" | "start" | null (see history-loader.js)
+    this._view(this.rows, "bottom");
     this._updateEarlier();
-    this._syncEmpty();
-  }
-
-  /** An empty feed is hidden (a feed with no articles is an invalid ARIA feed). */
-  _syncEmpty() {
-    const empty = this.list.childElementCount === 0;
-    if (this.list.hidden !== empty) this.list.hidden = empty;
   }
 
   /** Replace everything with a snapshot: `items` are the latest of `total`, and
@@ -73,35 +78,153 @@ export class Timeline {
     this.reset();
     this.skippedBytes = skippedBytes > 0 ? skippedBytes : 0;
     this.list.setAttribute("aria-busy", "true");
-    const frag = document.createDocumentFragment();
-    for (const item of items) this._add(item, frag);
-    this.list.append(frag);
-    this.notShown = Math.max(0, (total || 0) - items.length);
-    this._cap();
+    this.batch = true;
+    try {
+      for (const item of items) this._add(item);
+    } finally {
+      this.batch = false;
+    }
+    this.total = Math.max(total || 0, this.byId.size);
+    this._view(this.rows, "bottom");
     this._updateEarlier();
-    this._syncEmpty();
     this.list.setAttribute("aria-busy", "false");
-    this.scrollToBottom();
+    this._setUnseen(0);
+    this.onItems?.(items, true);
   }
 
   /** Add one live item. */
   add(item) {
-    const stick = this.atBottom();
-    if (!this._add(item, null)) return;
-    this._cap();
-    this._syncEmpty();
-    if (stick) this.scrollToBottom();
-    else this._setUnseen(this.unseen + 1);
+    const before = this.rows.length;
+    const stored = typeof item.seq === "number" && item.seq > 0;
+    if (!this._add(item)) return;
+    if (stored && item.type !== "tool_progress") this.total += 1;
+    const fresh = this.rows.slice(before).filter((row) => this._shows(row));
+    if (fresh.length) {
+      if (this.view !== this.rows) this.view.push(...fresh);
+      this.vlist.append(); // the view array is the list's own: it only needs to render
+      this._syncEmpty();
+    }
+    if (!this.vlist.pinned && stored) this._setUnseen(this.unseen + 1);
+    this.onItems?.([item], false);
+  }
+
+  /** Earlier items (a history page, oldest first): they go above what is shown, which stays
+   * where it is on screen. Items already held are skipped. */
+  prepend(items, history = this.history) {
+    const older = items.filter((i) => typeof i.seq === "number" && i.seq < this.firstSeq);
+    // Taken before the marker above the list changes: the row on screen stays where it was.
+    const anchor = this.vlist.pinned ? "bottom" : this.vlist.anchor() || "anchor";
+    this.setHistory(older.length ? history : "start");
+    if (!older.length) return 0;
+    this.placeEarlier(older);
+    this._view(this.filter ? this.rows.filter((r) => this._shows(r)) : this.rows, anchor);
+    this._updateEarlier();
+    this.onItems?.(older, false);
+    return older.length;
   }
 
   atBottom() {
-    const s = this.scroller;
-    return s.scrollHeight - s.scrollTop - s.clientHeight <= BOTTOM_SLACK_PX;
+    return this.vlist.atBottom();
   }
 
   scrollToBottom() {
-    this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.vlist.scrollToBottom();
     this._setUnseen(0);
+  }
+
+  /** Show only rows for which `fn(row)` is true (null: all). Returns how many are shown. */
+  setFilter(fn) {
+    this.filter = fn;
+    const pinned = this.vlist.pinned;
+    this._view(fn ? this.rows.filter((r) => this._shows(r)) : this.rows, pinned ? "bottom" : "anchor");
+    return this.view.length;
+  }
+
+  /** The row holding an item (nested rows and results included), or undefined. */
+  rowOf(id) {
+    return this.byId.get(id);
+  }
+
+  /** Scroll an item into view and focus it; false when it is not loaded or filtered out. */
+  reveal(id, align = "center") {
+    const row = this.byId.get(id);
+    if (!row) return false;
+    const top = topOf(row);
+    const i = this.view.indexOf(top);
+    if (i < 0) return false;
+    this.vlist.scrollToIndex(i, align);
+    if (!top.el) return false;
+    const el = top.el.querySelector(`[data-item-id="${CSS.escape(id)}"]`) || top.el;
+    if (el !== top.el) {
+      // Nested (a sub-agent's item, a result): open what hides it and bring it on screen.
+      for (let d = el.closest("details:not([open])"); d; d = d.parentElement?.closest("details:not([open])")) d.open = true;
+      el.scrollIntoView({ block: "nearest" });
+    }
+    el.closest("article")?.focus({ preventScroll: true });
+    return true;
+  }
+
+  _replace(old, row) {
+    if (old.parent) {
+      const siblings = old.parent.children;
+      siblings[siblings.indexOf(old)] = row;
+      row.parent = old.parent;
+      if (isBuilt(old)) old.el.replaceWith(buildRow(row, this.renderCtx));
+      return;
+    }
+    const i = this.rows.indexOf(old);
+    if (old.el?.isConnected) {
+      // On screen: swap the element in place (the list keeps the row's measured height).
+      row.h = old.h;
+      buildRow(row, this.renderCtx);
+      this.vlist.swap(old, row);
+    } else this.vlist.replace(old, row); // the list's rows are the view
+    if (this.rows[i] === old) this.rows[i] = row;
+  }
+
+  /** A row changed while not built: its element and height are made again when it shows. */
+  _stale(row) {
+    if (this.batch || this.paging) return; // the whole list is laid out afterwards
+    const top = topOf(row);
+    if (top.el && !top.el.isConnected) this.vlist.forget(top);
+    this.vlist.changed(top);
+  }
+
+  // --- the view (filter) ---
+
+  _shows(row) {
+    return !this.filter || this.filter(row);
+  }
+
+  /** A row that now passes the filter (its result failed, a sub-agent edited) comes into view. */
+  _refilter(row) {
+    if (!this.filter || this.batch || this.paging) return;
+    const top = topOf(row);
+    if (this.view.includes(top) || !this.filter(top)) return;
+    this._view(this.rows.filter((r) => this._shows(r)), this.vlist.pinned ? "bottom" : "anchor");
+  }
+
+  _view(rows, at) {
+    this.view = rows;
+    this.vlist.setRows(rows, at);
+    this._syncEmpty();
+  }
+
+  /** An empty feed is hidden (a feed with no articles is an invalid ARIA feed). */
+  _syncEmpty() {
+    const empty = this.view.length === 0;
+    if (this.list.hidden !== empty) this.list.hidden = empty;
+  }
+
+  _rendered(onRender) {
+    // Feed pattern: each article says where it is in the whole (screen readers read it out).
+    const size = this.history === "start" || this.history === "unsupported" || this.history === null ? this.view.length : -1;
+    const offset = this.vlist.mountedFrom;
+    this.vlist.mounted.forEach((row, k) => {
+      row.el.setAttribute("aria-posinset", String(offset + k + 1));
+      row.el.setAttribute("aria-setsize", String(size));
+    });
+    onRender?.();
   }
 
   _setUnseen(n) {
@@ -110,145 +233,38 @@ export class Timeline {
     this.onUnseen?.(n);
   }
 
-  // --- adding ---
-
-  _add(item, frag) {
-    // Partial text and progress are live only: no id, and the seq of the stored item they follow.
-    if (item.type === "assistant_delta" || item.type === "thinking_delta") {
-      this._delta(item, frag);
-      return true;
-    }
-    if (item.type === "tool_progress") {
-      const card = this.tools.get(item.tool_use_id);
-      if (card) showProgress(card, item);
-      return true;
-    }
-    if (typeof item.seq === "number" && item.seq > 0) {
-      // Seqs increase but are not dense (transcripts number items by byte position).
-      if (item.seq <= this.lastSeq) {
-        console.warn("sidemirror: duplicate item", item.id);
-        return false;
-      }
-      this.lastSeq = item.seq;
-    }
-    // The complete item takes its partial bubble's place (same segment_id).
-    const streamed = item.type === "assistant" || item.type === "thinking";
-    const partial = streamed && item.segment_id ? this.deltas.get(item.segment_id) : null;
-    if (item.type === "assistant" && !partial) this._dropDeltas();
-    if (item.type === "turn_complete" && !item.parent_tool_use_id) {
-      // A closed turn leaves no tool running: calls still pending got no result.
-      for (const card of this.tools.values()) settlePending(card);
-      this._dropDeltas();
-    }
-    if (item.type === "tool_result") {
-      const card = this.tools.get(item.tool_use_id);
-      if (card) {
-        attachResult(card, item, this.renderCtx);
-        this.count += 1;
-        return true;
-      }
-    }
-    const el = renderItem(item, this.renderCtx);
-    el.dataset.itemId = item.id;
-    el.dataset.type = item.type;
-    this.count += 1;
-    const parent = item.parent_tool_use_id ? this.tools.get(item.parent_tool_use_id) : null;
-    if (partial && partial.el.isConnected) {
-      partial.el.replaceWith(el);
-      this.deltas.delete(item.segment_id);
-    } else if (parent) {
-      this._nest(parent, el);
-    } else {
-      if (item.parent_tool_use_id) el.classList.add("orphan-subagent");
-      (frag || this.list).append(el);
-    }
-    return true;
-  }
-
-  /** Sub-agent items go in a group on their Task card, which counts them. */
-  _nest(card, el) {
-    if (!card.children) {
-      card.summary = h("summary", {});
-      card.children = h("div", { class: "subagent-items", attrs: { role: "group" } });
-      card.el.append(h("details", { class: "subagent", open: true }, card.summary, card.children));
-    }
-    card.children.append(el);
-    card.childCount += 1;
-    const label = `Sub-agent · ${card.childCount} ${card.childCount === 1 ? "item" : "items"}`;
-    card.summary.textContent = label;
-    card.children.setAttribute("aria-label", label);
-  }
-
-  _delta(item, frag) {
-    const stick = !frag && this.atBottom();
-    let holder = this.deltas.get(item.segment_id);
-    if (!holder) {
-      holder = renderPartial(item);
-      this.deltas.set(item.segment_id, holder);
-      const parent = item.parent_tool_use_id ? this.tools.get(item.parent_tool_use_id) : null;
-      if (parent) this._nest(parent, holder.el);
-      else (frag || this.list).append(holder.el);
-      this._syncEmpty();
-    }
-    holder.text.append(textNode(item.text || ""));
-    if (stick) this.scrollToBottom();
-  }
-
-  _dropDeltas() {
-    for (const { el } of this.deltas.values()) el.remove();
-    this.deltas.clear();
-  }
-
-  // --- capping ---
-
-  _cap() {
-    let removed = 0;
-    while (this.list.childElementCount > this.maxItems) {
-      const first = this.list.firstElementChild;
-      const ids = first.matches("[data-item-id]") ? 1 : 0;
-      const nested = first.querySelectorAll("[data-item-id]").length;
-      for (const t of first.querySelectorAll("article.tool")) this._forgetTool(t);
-      this._forgetTool(first);
-      first.remove();
-      removed += ids + nested;
-    }
-    if (removed) {
-      this.count -= removed;
-      this.notShown += removed;
-      this._updateEarlier();
-    }
-  }
-
-  _forgetTool(el) {
-    for (const [key, card] of this.tools) if (card.el === el) this.tools.delete(key);
-  }
-
+  /** What the top of the list says: where history stands, or what was not loaded. */
   _updateEarlier() {
+    const notShown = Math.max(0, this.total - this.byId.size);
     const parts = [];
-    if (this.notShown) {
-      parts.push(`${this.notShown.toLocaleString()} earlier ${this.notShown === 1 ? "item" : "items"} not shown`);
+    let button = null;
+    if (this.history === "start") {
+      parts.push("Start of session");
+    } else if (this.history === "loading") {
+      parts.push("Loading earlier items…");
+    } else if (this.history === "more") {
+      parts.push(this.historyError || (notShown ? `${notShown.toLocaleString()} earlier ${notShown === 1 ? "item" : "items"}` : "Earlier items"));
+      button = h("button", { type: "button", class: "link-button load-earlier", text: "Load earlier", on: { click: () => this.onLoadEarlier?.() } });
+    } else {
+      if (notShown) parts.push(`${notShown.toLocaleString()} earlier ${notShown === 1 ? "item" : "items"} not shown`);
+      if (this.skippedBytes) parts.push(`${byteSize(this.skippedBytes)} of earlier transcript not loaded`);
     }
-    if (this.skippedBytes) {
-      parts.push(`${byteSize(this.skippedBytes)} of earlier transcript not loaded`);
-    }
-    this.earlier.hidden = parts.length === 0;
-    this.earlier.textContent = parts.join(" · ");
+    this.earlier.hidden = parts.length === 0 || this.rows.length === 0;
+    this.earlier.replaceChildren(parts.join(" · "));
+    if (button) this.earlier.append(" ", button);
+    this.earlier.classList.toggle("start", this.history === "start");
   }
 
-  // --- keyboard: feed pattern ---
+  /** History state from history-loader.js ("unsupported": the server has no history). */
+  setHistory(state, error = null) {
+    this.history = state === "unsupported" ? null : state;
+    this.historyError = error;
+    this._updateEarlier();
+  }
 
-  _onKey(ev) {
-    const current = ev.target.closest?.("article");
-    if (!current || ev.target !== current) return;
-    const all = [...this.list.querySelectorAll("article")].filter((a) => a.offsetParent !== null);
-    const i = all.indexOf(current);
-    let next = null;
-    if (ev.key === "ArrowDown" || ev.key === "j" || ev.key === "PageDown") next = all[i + 1];
-    else if (ev.key === "ArrowUp" || ev.key === "k" || ev.key === "PageUp") next = all[i - 1];
-    else if (ev.key === "Home") next = all[0];
-    else if (ev.key === "End") next = all[all.length - 1];
-    else return;
-    ev.preventDefault();
-    next?.focus();
+  /** The id of the earliest item held (history pages load before it). */
+  firstItemId() {
+    for (const row of this.rows) if (row.item.id && !row.partial) return row.item.id;
+    return null;
   }
 }

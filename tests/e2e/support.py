@@ -360,10 +360,47 @@ def append_exchange(path: Path, prompt: str, answer: str) -> None:
         fh.write(json.dumps(user) + "\n" + json.dumps(asst) + "\n")
 
 
+# The timeline is virtualized (only rows near the viewport are in the DOM): the ids it renders
+# are collected by scrolling it from top to bottom a screen at a time, the way a reader sees them
+# all, then it goes back where it was. An id present twice at once counts twice.
+_COLLECT_IDS_JS = """async () => {
+  const s = document.querySelector('.session-tab .scroller');
+  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const atEnd = s.scrollHeight - s.scrollTop - s.clientHeight <= 48;
+  const keep = s.scrollTop;
+  const order = [];
+  const most = new Map();
+  const collect = () => {
+    const here = new Map();
+    for (const e of document.querySelectorAll('.feed [data-item-id]')) {
+      const id = e.dataset.itemId;
+      here.set(id, (here.get(id) || 0) + 1);
+    }
+    for (const [id, n] of here) {
+      if (!most.has(id)) order.push(id);
+      most.set(id, Math.max(n, most.get(id) || 0));
+    }
+  };
+  s.scrollTop = 0;
+  await frames();
+  for (let guard = 0; guard < 10000; guard++) {
+    collect();
+    if (s.scrollTop + s.clientHeight >= s.scrollHeight - 1) break;
+    s.scrollTop += Math.max(100, s.clientHeight - 100);
+    await frames();
+  }
+  // Back where it was (at the end: until it stays there, as rows measured on the way settle).
+  for (let i = 0; i < 20; i++) {
+    s.scrollTop = atEnd ? s.scrollHeight : keep;
+    await frames();
+    if (!atEnd || s.scrollHeight - s.scrollTop - s.clientHeight <= 1) break;
+  }
+  return order.flatMap((id) => Array(most.get(id)).fill(id));
+}"""
+
+
 def rendered_ids(page: Page) -> list[str]:
-    return page.eval_on_selector_all(
-        ".feed [data-item-id]", "els => els.map((e) => e.dataset.itemId)"
-    )
+    return page.evaluate(_COLLECT_IDS_JS)
 
 
 def sample_workspace(server: Server) -> str:

@@ -213,7 +213,8 @@ export const ITEM_FIELDS = Object.freeze({
     "subtype",
     "content",
     "truncated",
-    "full_length"
+    "full_length",
+    "abandoned_after"
   ],
   "error": [
     "id",

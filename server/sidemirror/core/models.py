@@ -274,6 +274,17 @@ class SystemEvent(_Event):
     content: str
     truncated: bool = False
     full_length: int = 0
+    # Absent unless set: only a `rewind` line carries it.
+    abandoned_after: int | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description=(
+            "Present only on a `rewind` line (the user rewound the conversation and went on "
+            "from an earlier message): the items with a seq above this and below this line's "
+            "own seq are the abandoned branch, to be shown dimmed and collapsed. Items are never "
+            "rewritten once published, so the mark rides on the line where the branch starts."
+        ),
+    )
 
 
 class ErrorEvent(_Event):

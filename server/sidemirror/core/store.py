@@ -100,6 +100,8 @@ class SessionLog:
     # What the session's source last said (its transcript, process or file).
     source_state: str = "idle"
     source_reason: str | None = None
+    # Set on a sub-agent's own session (a Codex thread spawned by another): the spawning one.
+    parent_id: str | None = None
     # Newest items in memory with their projected JSON; older ones spilled (see item_log.py).
     items: ItemLog = field(default_factory=ItemLog)
     # Sources index sessions from stats and file tails, and parse one only when it is first read.
@@ -284,6 +286,8 @@ class Store:
         log.last_activity = max(log.last_activity, when)
         ws = self.workspaces[log.workspace_id]
         ws.last_activity = max(ws.last_activity, log.last_activity)
+        if log.parent_id is not None:
+            return  # a sub-agent's thread: followers stay on the thread that spawned it
         latest = ws.latest_session()
         if latest is log:
             return

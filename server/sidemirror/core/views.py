@@ -14,7 +14,7 @@ from sidemirror.core.store import SessionLog, Store, Workspace
 
 
 def session_summary(log: SessionLog) -> dict[str, Any]:
-    return {
+    summary = {
         "id": log.session_id,
         "agent": log.agent,
         "title": log.title,
@@ -26,6 +26,9 @@ def session_summary(log: SessionLog) -> dict[str, Any]:
         # null until the session is first read: indexing never parses archived transcripts.
         "items": len(log.items) if log.loader is None else None,
     }
+    if log.parent_id is not None:  # present only on a sub-agent's thread
+        summary["parent_id"] = log.parent_id
+    return summary
 
 
 def workspace_summary(ws: Workspace) -> dict[str, Any]:

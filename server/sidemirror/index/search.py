@@ -97,13 +97,23 @@ class SearchIndex:
         self._reader: sqlite3.Connection | None = None
         self._read_lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._lifecycle = threading.Lock()  # start and stop, one at a time
         # (workspace, session) -> (epoch, marker): sessions indexed whole (see `mark`).
         self.marks: dict[tuple[str, str], tuple[str, float]] = {}
 
     # --- lifecycle ---
 
+    @property
+    def ready(self) -> bool:
+        """Open for reading (rows queued before are written once the writer starts)."""
+        return self._reader is not None
+
     def start(self) -> None:
         """Open (or rebuild) the tables and start the writer. Blocking: call from a thread."""
+        with self._lifecycle:
+            self._start()
+
+    def _start(self) -> None:
         writer = open_index(self.data_dir)
         writer.executescript(SCHEMA)
         self._reader = open_index(self.data_dir)
@@ -115,6 +125,10 @@ class SearchIndex:
         self._thread.start()
 
     def stop(self) -> None:
+        with self._lifecycle:  # after a start still running in its thread
+            self._stop()
+
+    def _stop(self) -> None:
         with self._cv:
             self._stopping = True
             self._cv.notify_all()

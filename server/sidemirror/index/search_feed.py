@@ -32,6 +32,9 @@ MAX_BODY_CHARS = 32_000  # of one item's text: the rest of a huge output is not 
 FILL_BATCH_ITEMS = 500  # items of a loaded session indexed per step
 PAUSE_BETWEEN_SESSIONS_S = 0.02  # the backfill leaves the loop and the disk to live work
 IDLE_RESCAN_S = 5.0  # how often an idle backfill looks for sessions that grew unopened
+# The backfill starts this long after the index opens: a client's first reads at start (a
+# panel reopening) go first, not behind a scan of the session they open.
+BACKFILL_DELAY_S = 2.0
 
 
 def searchable_text(item: SessionItem) -> str:
@@ -188,6 +191,7 @@ class SearchFeed:
             self.index.mark(log.workspace_id, log.session_id, epoch, marker)
 
     async def _backfill(self) -> None:
+        await asyncio.sleep(BACKFILL_DELAY_S)
         while True:
             pending = [
                 log

@@ -1,7 +1,8 @@
 """`format=auto`: pick the converter from the first record.
 
 Each format has a shape no other shares, so the first record decides:
-JSON-RPC or the tap's `{"kind","method","payload"}` envelope → ACP; `{"type": "thread.*" |
+JSON-RPC, the tap's `{"kind","method","payload"}` envelope or an ACP v1 recorder's
+`{"kind": "initialize" | "sessionUpdate" | …, "payload"}` → ACP; `{"type": "thread.*" |
 "turn.*" | "item.*"}` → `codex exec --json`; `session_meta`/`response_item`/`event_msg` → a
 Codex rollout; `system`/`assistant`/`user`/`result`/`stream_event` with `session_id` → Claude
 stream-json; anything else → public event objects (`format=events`).
@@ -18,9 +19,19 @@ _STREAM_JSON_TYPES = frozenset({"system", "assistant", "user", "result", "stream
 _ROLLOUT_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
 
 
+def _acp_envelope(record: dict[str, Any]) -> bool:
+    """A recorder's envelope: `kind` and `payload` and no `type` (which every other format has);
+    `method` is there in the tap's, and the v1 recordings name the call in `kind` instead."""
+    return (
+        isinstance(record.get("kind"), str)
+        and isinstance(record.get("payload"), dict)
+        and "type" not in record
+    )
+
+
 def detect(record: dict[str, Any]) -> str:
     kind = record.get("type")
-    if "jsonrpc" in record or ("kind" in record and "method" in record and "payload" in record):
+    if "jsonrpc" in record or _acp_envelope(record):
         return "acp"
     if isinstance(kind, str) and kind.startswith(("thread.", "turn.", "item.")):
         return "codex-exec"

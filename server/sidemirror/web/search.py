@@ -4,6 +4,7 @@ on the machine (`GET /api/search`), answered from the index (index/search.py), n
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -23,15 +24,23 @@ DEFAULT_HITS = 50
 
 
 async def search_lifecycle(app: web.Application) -> AsyncIterator[None]:
-    """Opens the index and taps the store before the sources start (every item published from
-    then on is indexed live), then fills the rest in the background."""
+    """Taps the store before the sources start (every item published from then on is queued
+    for the index), and opens the index in the background: checking a big file takes a while,
+    and the server listens meanwhile (searches answer 503 until it is open)."""
     state = app[APP_STATE]
     index = SearchIndex(state.settings.data_dir)
-    await asyncio.to_thread(index.start)
     feed = app[SEARCH] = SearchFeed(state.store, index)
     state.store.taps.append(feed.tap)
-    feed.start()
+
+    async def open_then_fill() -> None:
+        await asyncio.to_thread(index.start)
+        feed.start()
+
+    opening = asyncio.create_task(open_then_fill(), name="search-open")
     yield
+    # Its worker thread cannot be cancelled: wait for the open to end, then stop in order.
+    with contextlib.suppress(Exception):
+        await asyncio.shield(opening)
     await feed.stop()
     state.store.taps.remove(feed.tap)
     await asyncio.to_thread(index.stop)
@@ -48,6 +57,8 @@ async def _answer(request: web.Request, q: str, **where: str) -> web.Response:
     state = request.app[APP_STATE]
     feed = request.app[SEARCH]
     limit = parse_limit(request, DEFAULT_HITS)
+    if not feed.index.ready:
+        return error_response(503, "index_starting", "the search index is opening; try again")
     try:
         hits = await asyncio.to_thread(feed.index.search, q, limit=limit, **where)
     except BadQuery as error:
@@ -82,7 +93,8 @@ async def search_session(request: web.Request) -> web.Response:
     q = _query(request)
     ws = workspace_of(request)
     log = session_of(ws, request.query.get("session"))
-    await request.app[SEARCH].ensure(log)
+    if request.app[SEARCH].index.ready:
+        await request.app[SEARCH].ensure(log)
     return await _answer(request, q, workspace=ws.id, session=log.session_id)
 
 

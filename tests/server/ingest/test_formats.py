@@ -102,6 +102,36 @@ async def test_auto_detects_each_format(make_client: ClientFactory) -> None:
     assert codex["id"] == "019e1695-0522-7c83-8b39-0dd379793f80"
 
 
+async def test_auto_reads_an_acp_v1_recording_as_acp_does(make_client: ClientFactory) -> None:
+    """claude-agent-acp's v1 recorder names the call in `kind` ({"kind": "initialize" |
+    "sessionUpdate" | …, "payload"}) and has no `method`: auto must still see ACP."""
+    lines = lines_of(FIXTURES / "acp" / "v1-zed-session-load-replay.jsonl")
+    assert "method" not in json.loads(lines[0])
+    client = await make_client()
+    seen = {}
+    for fmt in ("acp", "auto"):
+        workspace = f"/home/dev/{fmt}"
+        resp = await client.post(
+            "/api/ingest",
+            params={"workspace": workspace, "format": fmt},
+            data="".join(line + "\n" for line in lines),
+            headers=NDJSON,
+        )
+        result = await resp.json()
+        resp = await client.get(
+            f"/workspace/{workspace_id_for(workspace)}/session",
+            params={"session": "<session>"},
+            headers=AUTH,
+        )
+        body = await resp.json()
+        # Times are the receiver's clock (a recording has none): all but them must match.
+        timing = ("ts", "id", "duration_ms")
+        items = [{k: v for k, v in i.items() if k not in timing} for i in body["items"]]
+        seen[fmt] = (result, items)
+    assert seen["auto"][0]["rejected"] == 0
+    assert seen["auto"] == seen["acp"] and len(seen["acp"][1]) > 3
+
+
 async def test_acp_over_websocket_ingest(make_client: ClientFactory) -> None:
     client = await make_client()
     lines = lines_of(FIXTURES / "acp" / "text-and-thinking.jsonl")

@@ -25,10 +25,21 @@ async def get(client: Any, path: str, **params: str) -> tuple[int, dict[str, Any
     return resp.status, await resp.json()
 
 
+async def search_when_open(client: Any, path: str, **params: str) -> tuple[int, dict[str, Any]]:
+    """A search, once the index file is open (it opens in the background at start: 503)."""
+    for _ in range(400):
+        status, body = await get(client, path, **params)
+        if status != 503:
+            return status, body
+        assert body["error"]["code"] == "index_starting"
+        await asyncio.sleep(0.05)
+    raise AssertionError("the search index never opened")
+
+
 async def wait_for_hits(client: Any, path: str, **params: str) -> list[dict[str, Any]]:
     """Polls until the search answers something (the index fills in the background)."""
     for _ in range(400):
-        status, body = await get(client, path, **params)
+        status, body = await search_when_open(client, path, **params)
         assert status == 200, body
         if body["hits"]:
             hits: list[dict[str, Any]] = body["hits"]
@@ -104,7 +115,9 @@ async def test_one_session_is_searched_whole_even_its_unread_part(
     ws = (await (await client.get("/api/workspaces", headers=AUTH)).json())["workspaces"][0]["id"]
     status, snap = await get(client, f"/workspace/{ws}/session", session=TODO.stem, limit="1")
     assert snap["skipped_bytes"] > 0
-    status, body = await get(client, f"/workspace/{ws}/search", q="zanzibar", session=TODO.stem)
+    status, body = await search_when_open(
+        client, f"/workspace/{ws}/search", q="zanzibar", session=TODO.stem
+    )
     assert status == 200, body
     (hit,) = body["hits"]
     assert hit["session"] == TODO.stem and "zanzibar" in hit["snippet"]
@@ -122,7 +135,7 @@ async def test_bad_queries_are_clear_400s(make_client: ClientFactory, tmp_path: 
     client = await make_client(claude_dirs=[tmp_path / "projects"])
     await wait_listed(client)
     for params in ({"q": '"unclosed'}, {"q": "AND OR"}, {"q": "foo("}):
-        status, body = await get(client, "/api/search", **params)
+        status, body = await search_when_open(client, "/api/search", **params)
         assert status == 400, (params, body)
         assert (
             body["error"]["code"] == "bad_query"

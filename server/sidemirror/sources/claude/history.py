@@ -22,8 +22,8 @@ from typing import Any
 from sidemirror.core.jsonline import decode_line
 from sidemirror.core.models import SessionItem
 from sidemirror.sources.claude.merge import merged
-from sidemirror.sources.claude.parser import MAIN, ClaudeParser
-from sidemirror.sources.claude.positions import SLOTS, Positions
+from sidemirror.sources.claude.parser import ClaudeParser
+from sidemirror.sources.claude.positions import MAIN, SLOTS, Positions
 from sidemirror.sources.claude.sync import first_record_at_or_after, is_prompt
 from sidemirror.sources.common import as_text
 from sidemirror.sources.files.long_line import mark_cut
@@ -31,103 +31,101 @@ from sidemirror.sources.files.regular import open_regular
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 
 SCAN_WINDOW_BYTES = 1 << 20  # one backwards read while looking for prompts
-CACHED_TURN_ITEMS = 2000  # a turn this small is kept whole for the next page of the same turn
+CACHED_ITEMS = 3000  # items of the last parse kept for the next pages (about a turn or two)
 READ_CHUNK_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
 class Prompt:
     offset: int  # where its line starts
+    end: int  # where it ends (just past its newline)
     timestamp: str
 
 
 @dataclass
-class Turn:
-    """Items parsed from the main-file range [start, ...) that are below `below` (all of them)."""
+class Known:
+    """Every item with `low < seq < high`, in order (what the last parse read)."""
 
-    start: int
-    below: int
+    low: int
+    high: int
     items: list[SessionItem]
 
 
 class EarlierItems:
-    """Reads items below a seq from one session's files (the main transcript and its agents)."""
+    """Reads items below a seq from one session's files (the main transcript and its agents).
+
+    A parse starts at a prompt P with a fresh parser, which from the end of P's line on is in
+    the state a parse from byte 0 would be in there (sync.py); only the items of P's own line
+    (the previous turn's `turn_complete` and the prompt, numbered after it) need the turn before,
+    so they come from the next parse back, which starts at the prompt before P. Each parse thus
+    reads about one turn, and keeps what it read for the next pages.
+    """
 
     def __init__(self, main: Path, stopping: threading.Event | None = None) -> None:
         self.main = main
         self.agents: dict[str, Path] = {}  # set by the session before each read
         self.stopping = stopping  # the source's: a read ends at its next chunk when it stops
-        self._cached: Turn | None = None
+        self._known: Known | None = None
 
     def before(self, below: int, count: int) -> tuple[list[SessionItem], bool]:
         """The last `count` items with a seq below `below`, oldest first, and whether any
         precede them. Runs in a worker thread."""
         pages: list[list[SessionItem]] = []
         got = 0
-        while got <= count:  # one item more than asked says whether more precede
-            items, start = self._turn_before(below, count + 1 - got)
+        while got <= count and below > 1:  # one item more than asked says whether more precede
+            items, below = self._chunk_before(below, count + 1 - got)
             pages.append(items)
             got += len(items)
-            if start == 0:
-                break
-            below = start * SLOTS + 1  # next: the items of the lines before the turn's prompt
         found = [item for page in reversed(pages) for item in page]
         return found[-count:], len(found) > count
 
-    def _turn_before(self, below: int, count: int) -> tuple[list[SessionItem], int]:
-        """The last `count` items below `below` of the turn they fall in (possibly fewer), and
-        the main-file offset where that turn starts (0: the start of the file)."""
+    def _chunk_before(self, below: int, count: int) -> tuple[list[SessionItem], int]:
+        """Up to `count` of the last items below `below`, and the bound below which the items
+        before them lie (0: none, the start of the file was reached)."""
+        known = self._known
+        if known is None or not known.low + 1 < below <= known.high:  # none held below it
+            known = self._known = self._read_back(below)
+        kept = [item for item in known.items if item.seq < below]
+        if len(kept) > count:
+            return kept[-count:], kept[-count].seq
+        return kept, known.low + 1 if known.low else 0
+
+    def _read_back(self, below: int) -> Known:
+        """Parse from the last prompt whose line ends before the line that `below` falls in
+        (from byte 0 if there is none); keep the items it gets right, up to CACHED_ITEMS."""
         line_end = (below - 1) // SLOTS  # items below `below` come from lines ending by here
-        cached = self._cached
-        if cached is not None and cached.start < line_end and below <= cached.below:
-            kept = [i for i in cached.items if i.seq < below]
-            return kept[-count:], cached.start
-        warmup, start = self._prompts_before(line_end)
-        keep = deque[SessionItem](maxlen=max(count, CACHED_TURN_ITEMS))
-        total = 0
-        for item in self._parse(warmup, start, line_end):
+        start = next((p for p in prompts_backwards(self.main, line_end) if p.end < line_end), None)
+        # Items of the start prompt's own line, and sub-agent items numbered after it, are
+        # the next parse's (see the class comment); from byte 0, every item is right.
+        low = 0 if start is None else (start.end + 1) * SLOTS - 1
+        keep = deque[SessionItem](maxlen=CACHED_ITEMS)
+        for item in self._parse(start, line_end):
             if item.seq >= below:
                 break
-            keep.append(item)
-            total += 1
-        if total <= CACHED_TURN_ITEMS:
-            self._cached = Turn(start.offset if start else 0, below, list(keep))
-        items = list(keep)[-count:] if count else []
-        return items, start.offset if start else 0
+            if item.seq > low:
+                keep.append(item)
+        items = list(keep)
+        if len(items) == CACHED_ITEMS:  # more than kept: what is kept is complete from there
+            low = max(low, items[0].seq - 1)
+        return Known(low, below, items)
 
-    def _prompts_before(self, end: int) -> tuple[Prompt | None, Prompt | None]:
-        """The last two prompts whose lines start before `end`: (warm-up, turn start). The turn
-        starts at byte 0 when fewer than two are found (a parse from the start needs none)."""
-        found: list[Prompt] = []
-        for prompt in prompts_backwards(self.main, end):
-            found.append(prompt)
-            if len(found) == 2:
-                return found[1], found[0]
-        return None, None
-
-    def _parse(
-        self, warmup: Prompt | None, start: Prompt | None, line_end: int
-    ) -> Iterator[SessionItem]:
-        """Items of the main file's lines from `start` up to the one ending at `line_end`
-        (and the agents' records merged among them), parsed from `warmup`."""
-        main_from = warmup.offset if warmup else 0
-        keep_after = start.offset * SLOTS if start else 0
+    def _parse(self, start: Prompt | None, line_end: int) -> Iterator[SessionItem]:
+        """Items of the main file's lines from `start` up to the one ending at `line_end` (and
+        the agents' records merged among them), with a fresh parser."""
         streams: dict[str, Iterable[tuple[int, Any]]] = {
-            MAIN: self._records(self.main, main_from),
+            MAIN: self._records(self.main, start.offset if start else 0),
         }
         for key, path in self.agents.items():
-            at = first_record_at_or_after(path, warmup.timestamp) if warmup else 0
+            at = first_record_at_or_after(path, start.timestamp) if start else 0
             streams[key] = self._records(path, at)
-        parser = ClaudeParser(from_start=warmup is None)
+        parser = ClaudeParser(from_start=start is None)
         positions = Positions()
         for key, end, record in merged(streams):
             if key == MAIN and end > line_end:
                 return
-            items = mark_cut(parser.feed(record, key))
+            items = mark_cut(parser.feed(record, key, end))
             positions.number(key, end, items)
-            for item in items:
-                if item.seq > keep_after:
-                    yield item
+            yield from items
 
     def _records(self, path: Path, offset: int) -> Iterator[tuple[int, Any]]:
         tailer = JsonlTailer(path, offset=offset, objects_only=True, cancel=self.stopping)
@@ -167,5 +165,5 @@ def _prompts_in(data: bytes, pos: int, stop: int, base: int) -> Iterator[Prompt]
         if b'"user"' in line or b"\\u" in line:
             ok, record = decode_line(line)
             if ok and isinstance(record, dict) and is_prompt(record):
-                yield Prompt(base + pos, as_text(record.get("timestamp")))
+                yield Prompt(base + pos, base + nl + 1, as_text(record.get("timestamp")))
         pos = nl + 1

@@ -14,7 +14,7 @@ import heapq
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from sidemirror.sources.claude.parser import MAIN
+from sidemirror.sources.claude.positions import MAIN
 
 # (timestamp so far, file rank, index in file, file key, end offset, record): the first three
 # are unique per record, so comparisons never reach the record itself.

@@ -15,8 +15,10 @@ Format notes, from real transcripts of Claude Code 1.0 to 2.1:
   linked to the spawning Task call through `parent_tool_use_id`. Agent files no Task spawned
   (Claude Code's own warm-up agents) never link and yield nothing.
 - Bookkeeping records (`file-history-snapshot`: editor undo state; `progress`: transient hook and
-  tool progress; `queue-operation`: prompt queueing; `stop_hook_summary`) say nothing a reader of
-  the session needs and are skipped. Other unknown record types become `system`/`unknown`.
+  tool progress; `queue-operation`: prompt queueing) say nothing a reader of the session needs and
+  are skipped. Hooks that said something (`attachment` hook records, a `stop_hook_summary` with
+  errors or a stop) become small `system`/`hook` lines (claude/hooks.py). Other unknown record
+  types become `system`/`unknown`.
 """
 
 from __future__ import annotations
@@ -33,7 +35,11 @@ from sidemirror.core.models import (
     UserEvent,
 )
 from sidemirror.core.redact import redact_text
+from sidemirror.sources.claude.branches import BranchTracker
+from sidemirror.sources.claude.hooks import attachment_line, stop_summary_line
+from sidemirror.sources.claude.positions import MAIN
 from sidemirror.sources.claude.subagents import SubagentLinker
+from sidemirror.sources.claude.task_plan import TASK_PLAN_TOOLS, TaskPlans
 from sidemirror.sources.claude.tools import (
     slash_command,
     strip_tags,
@@ -47,9 +53,7 @@ from sidemirror.sources.common import as_dict, attachments, flatten_content, one
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.tool_names import TASK_TOOLS
 
-MAIN = ""  # origin of records from the session's own file (agent files pass their agent id)
 SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation", "last-prompt"})
-SKIPPED_SYSTEM = frozenset({"stop_hook_summary"})
 TITLE_CHARS = 80
 
 
@@ -68,17 +72,23 @@ class ClaudeParser:
         self.errors = 0  # records that were valid JSON but not objects
         self._tools: dict[str, tuple[str, str]] = {}  # tool_use_id -> (name, ts)
         self._subagents = SubagentLinker()
+        self._task_plans = TaskPlans()
+        self._branches = BranchTracker()
 
     # --- entry point ---
 
-    def feed(self, record: Any, origin: str = MAIN) -> list[SessionItem]:
+    def feed(self, record: Any, origin: str = MAIN, end: int | None = None) -> list[SessionItem]:
+        """`end`: the byte offset just past the record's line in its file, when known (it names
+        a rewind's branch point by position)."""
         if not isinstance(record, dict):
             self.errors += 1
             return []
         self._note_meta(record)
         if origin != MAIN or record.get("isSidechain") is True:
             return self._sidechain(record, origin)
-        return self._record(record, None)
+        items = self._record(record, None)
+        self._branches.note(record, end)
+        return items
 
     def _note_meta(self, record: dict[str, Any]) -> None:
         cwd = record.get("cwd")
@@ -117,6 +127,9 @@ class ClaudeParser:
             custom = _text(record.get("customTitle"))
             self.title = redact_text(one_line(custom)) if custom else self.title
             return []
+        if kind == "attachment":
+            line = attachment_line(record)
+            return [] if line is None else [self._system_item(record, parent, "hook", line)]
         if kind in SKIPPED_TYPES:
             return []
         detail = _text(record.get("content")) or _text(record.get("message"))
@@ -172,6 +185,9 @@ class ClaudeParser:
         closed = self.turns.close_by_prompt()
         if closed is not None:
             items.append(closed)
+        rewind = self._branches.rewind(record, ts)
+        if rewind is not None:
+            items.append(rewind)
         self.turns.open(ts or None)
         if self.first_prompt is None and text.strip():
             self.first_prompt = redact_text(one_line(text))[:TITLE_CHARS]
@@ -199,6 +215,11 @@ class ClaudeParser:
             if name in TASK_TOOLS and isinstance(result, dict) and result.get("agentId"):
                 for held in self._subagents.release(str(result["agentId"]), tool_id):
                     items += self._record(held, tool_id)
+            if name in TASK_PLAN_TOOLS:
+                plan = self._task_plans.of(parent)
+                structured = record.get("toolUseResult")
+                items += plan.result(tool_id, name, structured, output, is_error, ts, parent)
+                continue
             duration = ms_between(started, ts) if started and ts else None
             result_item = tool_result_item(tool_id, name, output, is_error, ts, parent, duration)
             if isinstance(result_item, ToolResultEvent):
@@ -264,6 +285,8 @@ class ClaudeParser:
         if name in TASK_TOOLS:
             prompt = tool_input.get("prompt") if isinstance(tool_input, dict) else None
             self._subagents.task_started(tool_id, prompt if isinstance(prompt, str) else None)
+        if name in TASK_PLAN_TOOLS:
+            return self._task_plans.of(parent).call(tool_id, name, tool_input, ts, parent)
         return [tool_call_item(tool_id, name, tool_input, ts, parent)]
 
     def _system(self, record: dict[str, Any], parent: str | None) -> list[SessionItem]:
@@ -278,8 +301,9 @@ class ClaudeParser:
             )
             closed = self.turns.close(status, duration if isinstance(duration, int) else None)
             return [closed] if closed else []
-        if subtype in SKIPPED_SYSTEM:
-            return []
+        if subtype == "stop_hook_summary":
+            line = stop_summary_line(record)
+            return [] if line is None else [self._system_item(record, parent, "hook", line)]
         content = _text(record.get("content"))
         if subtype == "local_command":  # newer versions: the command and its output, tagged
             content = slash_command(content) if "<command-name>" in content else strip_tags(content)

@@ -20,9 +20,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sidemirror.core.models import SessionItem
-from sidemirror.sources.claude.parser import MAIN
 
+MAIN = ""  # origin of records from the session's own file (agent files pass their agent id)
 SLOTS = 1 << 16
+
+
+def last_seq_of_line(end: int) -> int:
+    """The highest seq the items of the main-file line ending at `end` (and the sub-agent items
+    merged after it) can take."""
+    return end * SLOTS + SLOTS - 1
 
 
 class Positions:

@@ -25,8 +25,8 @@ from sidemirror.core.store import (
 )
 from sidemirror.sources.claude.history import EarlierItems
 from sidemirror.sources.claude.merge import merged
-from sidemirror.sources.claude.parser import MAIN, ClaudeParser
-from sidemirror.sources.claude.positions import SLOTS, Positions
+from sidemirror.sources.claude.parser import ClaudeParser
+from sidemirror.sources.claude.positions import MAIN, SLOTS, Positions
 from sidemirror.sources.claude.start import first_read, skip_ahead
 from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
@@ -79,7 +79,7 @@ class ClaudeSession(FileSession):
         self.journal = MergeOrder(None, "")
 
     def _feed(self, key: str, end: int, record: object) -> list[SessionItem]:
-        items = mark_cut(self.parser.feed(record, key))  # a capped line's items say so
+        items = mark_cut(self.parser.feed(record, key, end))  # a capped line's items say so
         self.positions.number(key, end, items)
         if items and items[0].seq <= self.keep_after:
             return [item for item in items if item.seq > self.keep_after]

@@ -23,20 +23,20 @@ from pathlib import Path
 
 from sidemirror.core.store import SessionLog, Store, Workspace
 from sidemirror.sources.claude.meta import agent_session_id, read_meta
-from sidemirror.sources.claude.parser import MAIN
+from sidemirror.sources.claude.positions import MAIN
 from sidemirror.sources.claude.session import ClaudeSession
 from sidemirror.sources.files.indexing import IndexProgress, mtime, newest_first, read_in_batches
 from sidemirror.sources.files.regular import SpecialFiles, special_reason
 from sidemirror.sources.files.removed import removed, returned
 from sidemirror.sources.files.session import BackgroundTasks
 from sidemirror.sources.files.watch import Change, watch_paths
+from sidemirror.sources.proc_watch import follow_agents
 from sidemirror.sources.procs import PidCache, pid_alive
 from sidemirror.sources.remote.names import ensure_host_workspace
 
 logger = logging.getLogger(__name__)
 AGENT = "claude"
 PROGRESS_EVERY_S = 2.0
-PID_CHECK_S = 15.0
 WATCH_DEPTH = 3  # <dir>/<project>/<session>/subagents
 
 
@@ -108,7 +108,8 @@ class ClaudeSource:
         place (`_watching`), so the server listens first and no change is missed meanwhile."""
         self.dirs = _distinct_dirs(self.claude_dirs)
         self._tasks.spawn(self._watch(), name="claude-watch")
-        self._tasks.spawn(self._check_pids(), name="claude-pids")
+        # Agents are seen as they start, before they write (proc_watch.py).
+        self._tasks.spawn(follow_agents(self.store, self._stop), name="agent-pids")
 
     async def stop(self) -> None:
         self._stop.set()
@@ -271,14 +272,6 @@ class ClaudeSource:
         # file written by something else) must not cost a /proc scan per write, hence the cache.
         if ws is not None and (ws.pid is None or not pid_alive(ws.pid)):
             ws.pid = self._pids.get().get(ws.directory)
-
-    async def _check_pids(self) -> None:
-        """Clear pids of agents that exited; only runs work while some agent is known alive."""
-        while not self._stop.is_set():
-            await asyncio.sleep(PID_CHECK_S)
-            for ws in list(self.store.workspaces.values()):
-                if ws.pid is not None and ws.agent == AGENT and not pid_alive(ws.pid):
-                    ws.pid = None
 
     def session_for(self, log_: SessionLog) -> ClaudeSession | None:
         return next((s for s in self.sessions.values() if s.log is log_), None)

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sidemirror.sources.claude.parser import MAIN
+from sidemirror.sources.claude.positions import MAIN
 from sidemirror.sources.claude.sync import SyncPoint, find_sync_point, first_record_at_or_after
 from sidemirror.sources.files.merge_order import Entry, MergeOrder
 

@@ -37,6 +37,7 @@ from sidemirror.core.redact import redact_text
 from sidemirror.sources.base import Emitted
 from sidemirror.sources.claude import stream_system
 from sidemirror.sources.claude.stream_partials import Partials
+from sidemirror.sources.claude.task_plan import TASK_PLAN_TOOLS, TaskPlans
 from sidemirror.sources.claude.tools import thinking_item, tool_call_item, tool_result_item
 from sidemirror.sources.claude.turns import Usage, usage_from
 from sidemirror.sources.common import as_dict as _dict
@@ -80,6 +81,7 @@ class StreamJsonConverter:
         self._turns = 0
         self._turn: _Turn | None = None
         self._tools: dict[str, str] = {}  # tool_use_id -> name
+        self._task_plans = TaskPlans()
         self._partials = Partials()
         self._system_records = stream_system.SystemRecords()
         self._seen_result = False
@@ -217,6 +219,8 @@ class StreamJsonConverter:
         if not tool_id or tool_id in self._tools:
             return []
         self._tools[tool_id] = name
+        if name in TASK_PLAN_TOOLS:
+            return self._task_plans.of(parent).call(tool_id, name, block.get("input"), ts, parent)
         return [tool_call_item(tool_id, name, block.get("input"), ts, parent)]
 
     def _user(self, record: dict[str, Any]) -> tuple[list[SessionItem], str | None]:
@@ -236,6 +240,11 @@ class StreamJsonConverter:
                 name = self._tools.get(tool_id, "")
                 output = redact_text(flatten_content(block.get("content")))
                 is_error = block.get("is_error") is True
+                if name in TASK_PLAN_TOOLS:
+                    plan = self._task_plans.of(parent)
+                    structured = record.get("tool_use_result")
+                    items += plan.result(tool_id, name, structured, output, is_error, ts, parent)
+                    continue
                 result_item = tool_result_item(tool_id, name, output, is_error, ts, parent)
                 if isinstance(result_item, ToolResultEvent):
                     result_item.attachments = attachments(block.get("content"))

@@ -11,9 +11,13 @@ Format notes, from real rollouts (Codex CLI 0.2x to 0.128, CLI and Desktop):
 - `user` message items also carry injected context (`<environment_context>`, AGENTS.md
   instructions): not typed by the user, not shown. Reasoning that is only `encrypted_content`
   has nothing readable and gives no item.
-- `token_count` events repeat cumulative totals (`info.total_token_usage`), several times per
-  turn: a turn's tokens are the growth of the totals during it, so repeats never double count.
-- `task_complete` / `turn_aborted` close a turn when persisted; otherwise the next prompt does.
+- `token_count` events: turn tokens, cost and context figures (codex/tokens.py).
+- `task_complete` / `turn_aborted` close a turn when persisted (aborted: `stopped`, with its
+  `reason`); otherwise the next prompt does.
+- A sub-agent thread is a rollout of its own whose `session_meta.source` is
+  `{"subagent": {"thread_spawn": {"parent_thread_id", "depth", "agent_nickname"…}}}`. A forked
+  one then repeats its parent's `session_meta` and history before its own first `turn_context`:
+  that copy is not shown (it is the parent's session, listed on its own).
 """
 
 from __future__ import annotations
@@ -32,12 +36,11 @@ from sidemirror.core.models import (
     ThinkingEvent,
     ToolResultEvent,
     ToolUseEvent,
-    TurnCompleteEvent,
     TurnStatus,
     UserEvent,
 )
-from sidemirror.core.pricing import context_window_for, estimate_cost_usd
 from sidemirror.core.redact import redact_text
+from sidemirror.sources.codex.tokens import TokenCounts
 from sidemirror.sources.codex.tools import (
     kind_of,
     output_text,
@@ -59,12 +62,6 @@ _INJECTED = re.compile(r"^\s*(?:<([a-z_][a-z0-9_ -]*)>.*</\1>\s*$|# AGENTS\.md i
 _QUIET_EVENTS = frozenset(
     {"task_started", "context_compacted", "entered_review_mode", "exited_review_mode"}
 )
-_TOKEN_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens")
-
-
-def _tokens(raw: Any) -> dict[str, int]:
-    d = _dict(raw)
-    return {k: v if isinstance(v, int) and v > 0 else 0 for k in _TOKEN_FIELDS for v in [d.get(k)]}
 
 
 @dataclass
@@ -92,12 +89,11 @@ class CodexParser:
         self.errors = 0
         self.turns = 0
         self.current: _Turn | None = None
-        self.totals: dict[str, int] = dict.fromkeys(_TOKEN_FIELDS, 0)
-        # From the latest `token_count`: the last request's input (cached included: what the
-        # model saw) and the window Codex reports for the model.
-        self.context_tokens: int | None = None
-        self.context_window: int | None = None
+        self.tokens = TokenCounts()
         self._calls: dict[str, tuple[str, str]] = {}  # call_id -> (name, ts)
+        self.parent_thread_id: str | None = None  # set on a sub-agent's rollout
+        self.agent_nickname: str | None = None
+        self._inherited = False
         self._web = 0
 
     def feed(self, record: Any) -> list[SessionItem]:
@@ -116,7 +112,10 @@ class CodexParser:
         if kind == "session_meta":
             self._meta(payload)
             return []
+        if self._inherited and kind != "turn_context":
+            return []  # a forked sub-agent's copy of its parent's history
         if kind == "turn_context":
+            self._inherited = False
             self.model = _text(payload.get("model")) or self.model
             self.cwd = self.cwd or _text(payload.get("cwd")) or None
             return []
@@ -132,7 +131,26 @@ class CodexParser:
             [SystemEvent(ts=ts, subtype="unknown", content=f"Unrecognized record type {kind!r}")]
         )
 
+    @property
+    def title(self) -> str | None:
+        """The first prompt; a sub-agent's is prefixed with its nickname."""
+        if self.agent_nickname and self.first_prompt:
+            return f"{self.agent_nickname}: {self.first_prompt}"
+        return self.first_prompt
+
     def _meta(self, payload: dict[str, Any]) -> None:
+        other = _text(payload.get("id"))
+        if self.parent_thread_id is not None and other and other != self.session_id:
+            # A forked sub-agent repeats its parent's meta and history after its own meta; its
+            # own work starts at its first `turn_context`.
+            self._inherited = True
+            return
+        if self.session_id is None:  # a forked child repeats its parent's meta after its own
+            spawn = _dict(_dict(_dict(payload.get("source")).get("subagent")).get("thread_spawn"))
+            parent = _text(spawn.get("parent_thread_id")) or _text(payload.get("parent_thread_id"))
+            self.parent_thread_id = parent or None
+            nickname = _text(spawn.get("agent_nickname")) or _text(payload.get("agent_nickname"))
+            self.agent_nickname = nickname or None
         self.session_id = self.session_id or _text(payload.get("id")) or None
         self.cwd = self.cwd or _text(payload.get("cwd")) or None
         self.git_branch = _text(_dict(payload.get("git")).get("branch")) or self.git_branch
@@ -141,39 +159,22 @@ class CodexParser:
 
     def _open(self, ts: str, prompt: str | None) -> None:
         self.turns += 1
-        self.current = _Turn(self.turns, ts, dict(self.totals), prompt, last_ts=ts)
+        self.current = _Turn(self.turns, ts, dict(self.tokens.totals), prompt, last_ts=ts)
 
-    def _close(self, status: TurnStatus, ts: str) -> list[SessionItem]:
+    def _close(self, status: TurnStatus, ts: str, reason: str | None = None) -> list[SessionItem]:
         turn, self.current = self.current, None
         if turn is None:
             return []
-        grown = {k: max(0, self.totals[k] - turn.tokens_at_start[k]) for k in _TOKEN_FIELDS}
-        cached = grown["cached_input_tokens"]
-        fresh = max(0, grown["input_tokens"] - cached)  # OpenAI counts cached input in input
-        cost = estimate_cost_usd(
-            self.model,
-            input_tokens=fresh,
-            output_tokens=grown["output_tokens"],
-            cache_read_tokens=cached,
-            cache_write_5m_tokens=0,
-            cache_write_1h_tokens=0,
+        closed = self.tokens.turn_complete(
+            turn.tokens_at_start,
+            number=turn.number,
+            started=turn.started,
+            ts=ts,
+            model=self.model,
+            status=status,
+            reason=reason,
         )
-        return [
-            TurnCompleteEvent(
-                ts=ts,
-                turn=turn.number,
-                input_tokens=fresh,
-                output_tokens=grown["output_tokens"],
-                cache_read_tokens=cached,
-                cost_usd=cost,
-                cost_source="estimated" if cost is not None else "unknown_model",
-                model=self.model,
-                duration_ms=ms_between(turn.started, ts) if turn.started and ts else None,
-                status=status,
-                context_tokens=self.context_tokens,
-                context_window=self.context_window or context_window_for(self.model),
-            )
-        ]
+        return [closed]
 
     def _prompt(self, text: str, ts: str) -> list[SessionItem]:
         turn = self.current
@@ -344,22 +345,13 @@ class CodexParser:
         if kind == "agent_reasoning":
             text = _text(p.get("text"))
             return self._thinking(text, ts, "event") if text.strip() else []
-        if kind == "token_count":
-            info = _dict(p.get("info"))
-            totals = info.get("total_token_usage")
-            if totals is not None:
-                self.totals = _tokens(totals)
-            last = info.get("last_token_usage")
-            if isinstance(last, dict):
-                self.context_tokens = _tokens(last)["input_tokens"]
-            window = info.get("model_context_window")
-            if isinstance(window, int) and not isinstance(window, bool) and window > 0:
-                self.context_window = window
+        if kind in ("token_count", "task_started"):
+            self.tokens.event(kind, p)
             return []
         if kind == "task_complete":
             return self._close("ok", ts)
         if kind == "turn_aborted":
-            return self._close("stopped", ts)
+            return self._close("stopped", ts, _text(p.get("reason")) or "aborted")
         if kind in ("error", "stream_error"):
             message = redact_text(_text(p.get("message")) or "error")
             return self._shown([ErrorEvent(ts=ts, message=message)])

@@ -1,4 +1,5 @@
-"""Codex as a source: index rollouts under `<codex home>/sessions/**/rollout-*.jsonl`, follow them.
+"""Codex as a source: index rollouts under `<codex home>/sessions/**/rollout-*.jsonl` and
+`<codex home>/archived_sessions/` (plain or `.jsonl.zst`: codex/compressed.py), follow them.
 
 A rollout is one append-only file per session, so a deterministic parse from byte 0 gives the
 same items at the same positions after a restart. The epoch is kept in a small journal under the
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from sidemirror.core.models import SessionItem
 from sidemirror.core.store import ParseProblem, SessionLog, SessionUpdate, Store, state_after
+from sidemirror.sources.codex.compressed import CompressedRollout, is_compressed, read_head
 from sidemirror.sources.codex.parser import CodexParser
 from sidemirror.sources.files.indexing import IndexProgress, newest_first, read_in_batches
 from sidemirror.sources.files.long_line import mark_cut
@@ -43,8 +45,19 @@ PROMPT_KEY = b'"user'  # a user message item (`"role":"user"`) or event (`"user_
 WATCH_DEPTH = 3  # sessions/YYYY/MM/DD
 
 
+ARCHIVED = "archived_sessions"  # where Codex moves rollouts it archives (often compressed)
+PATTERNS = ("rollout-*.jsonl", "rollout-*.jsonl.zst")
+
+
 def _is_rollout(path: Path) -> bool:
-    return path.name.startswith("rollout-") and path.suffix == ".jsonl"
+    return path.name.startswith("rollout-") and (path.suffix == ".jsonl" or is_compressed(path))
+
+
+def _read_head(path: Path) -> tuple[bytes, float]:
+    if is_compressed(path):
+        return read_head(path, HEAD_BYTES)
+    with open_regular(path) as fh:
+        return fh.read(HEAD_BYTES), os.fstat(fh.fileno()).st_mtime
 
 
 def _index(path: Path) -> tuple[CodexParser, float] | None:
@@ -54,10 +67,9 @@ def _index(path: Path) -> tuple[CodexParser, float] | None:
     bare meta line), the meta and turn-context lines, and user messages until the first prompt.
     """
     try:
-        with open_regular(path) as fh:
-            mtime = os.fstat(fh.fileno()).st_mtime
-            data = fh.read(HEAD_BYTES)
-    except OSError:
+        data, mtime = _read_head(path)
+    except Exception:  # unreadable (I/O, or a broken archive): not listed, never fatal
+        logger.warning("cannot read the head of %s", path, exc_info=True)
         return None
     head = CodexParser()
     for line in window_lines(data, cut_start=False):
@@ -77,7 +89,7 @@ class CodexSession(FileSession):
     # Made by the first load (`_fresh`), not at index time: most indexed sessions are never
     # opened.
     parser: CodexParser
-    tailer: JsonlTailer
+    tailer: JsonlTailer | CompressedRollout
     journal: MergeOrder
 
     def __init__(
@@ -93,7 +105,8 @@ class CodexSession(FileSession):
 
     def _fresh(self) -> None:
         self.parser = CodexParser()
-        self.tailer = self.new_tailer(self.path)
+        compressed = is_compressed(self.path)
+        self.tailer = CompressedRollout(self.path) if compressed else self.new_tailer(self.path)
         self.journal = MergeOrder(None, "")
 
     def _inode(self) -> int:
@@ -155,7 +168,7 @@ class CodexSession(FileSession):
         update = SessionUpdate(
             items=items,
             problems=problems,
-            title=self.log.title or self.parser.first_prompt,
+            title=self.log.title or self.parser.title,
             started_at=self.parser.started_at,
             branch=self.parser.git_branch,
             state=state_after(items),
@@ -177,9 +190,12 @@ class CodexSource:
         self.host = host  # files mirrored from another machine: workspaces are `host:/dir`
         self.codex_dir = codex_dir.expanduser()
         self.sessions_dir = self.codex_dir / "sessions"
+        self.archived_dir = self.codex_dir / ARCHIVED
         self.journal_dir = data_dir / "codex-epochs"
         self.watch_step_ms = watch_step_ms
         self.sessions: dict[Path, CodexSession] = {}
+        self._by_id: dict[str, CodexSession] = {}
+        self._twins: dict[Path, CodexSession] = {}  # another file of a registered session
         self._special = SpecialFiles(store)
         self._stop = asyncio.Event()
         self._tasks = BackgroundTasks()
@@ -196,12 +212,14 @@ class CodexSource:
 
     def _list(self) -> tuple[list[Path], list[Path]]:
         """The rollouts, newest first, and the paths named like one that are not regular files."""
-        if not self.sessions_dir.is_dir():
-            return [], []
         rollouts: list[Path] = []
         special: list[Path] = []
-        for path in self.sessions_dir.rglob("rollout-*.jsonl"):
-            (rollouts if special_reason(path) is None else special).append(path)
+        for root in (self.sessions_dir, self.archived_dir):
+            if not root.is_dir():
+                continue
+            for pattern in PATTERNS:
+                for path in root.rglob(pattern):
+                    (rollouts if special_reason(path) is None else special).append(path)
         return newest_first(rollouts), special
 
     async def _index(self) -> None:
@@ -217,27 +235,35 @@ class CodexSource:
                     self._register(path, *indexed)
         self.ready.set()
 
-    def _register(self, path: Path, head: CodexParser, mtime: float) -> CodexSession:
+    def _register(self, path: Path, head: CodexParser, mtime: float) -> CodexSession | None:
         assert head.cwd is not None
-        session_id = head.session_id or path.stem
+        session_id = head.session_id or path.name.split(".", 1)[0]
+        twin = self._by_id.get(session_id)
+        if twin is not None and twin.path != path:
+            # The same rollout under another name: compressed, or moved to archived_sessions/.
+            # The one registered first stays; its items are already in the store.
+            self._twins[path] = twin
+            return None
         ws = ensure_host_workspace(self.store, self.host, head.cwd, AGENT)
         if head.git_branch:
             ws.branch = head.git_branch
         log_ = self.store.ensure_session(ws, session_id, AGENT, "")
-        log_.title = head.first_prompt
+        log_.title = head.title
         log_.started_at = head.started_at
+        log_.parent_id = head.parent_thread_id
         digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
         journal = self.journal_dir / f"{digest}.jsonl"
         session = CodexSession(self.store, log_, path, journal, self._tasks.stopping)
         log_.loader = session.load
         self.sessions[path] = session
+        self._by_id[session_id] = session
         self.store.touch(log_, mtime)
         return session
 
     async def _watch(self) -> None:
         # No Codex here yet: the watcher waits for the sessions dir to appear.
         async with watch_paths(
-            [self.sessions_dir],
+            [self.sessions_dir, self.archived_dir],
             accept=_is_rollout,
             max_depth=WATCH_DEPTH,
             stop_event=self._stop,
@@ -259,6 +285,8 @@ class CodexSource:
     async def _changed(self, path: Path) -> None:
         if self._special.skip(path):
             return
+        if path in self._twins:
+            return
         session = self.sessions.get(path)
         if session is not None:
             returned(self.store, session.log)
@@ -268,5 +296,7 @@ class CodexSource:
                 return  # its `session_meta` line is not complete yet: the next change brings it
             # The startup index may have registered it during that await.
             session = self.sessions.get(path) or self._register(path, *indexed)
+            if session is None:
+                return
         await session.on_change()
         self.store.touch(session.log)

@@ -1,0 +1,15 @@
+// Paths of the review routes (history, search, changes): docs/api.md.
+
+const q = (params) => {
+  const sp = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== "") sp.set(k, String(v));
+  const s = sp.toString();
+  return s ? `?${s}` : "";
+};
+const ws = (id) => `/workspace/${encodeURIComponent(id)}`;
+
+/** A session's snapshot, or the page `before` an item (`limit` items, oldest first). */
+export const sessionPath = (id, { session, before, limit }) => `${ws(id)}/session${q({ session, before, limit })}`;
+export const searchPath = (id, { q: text, session }) => `${ws(id)}/search${q({ q: text, session })}`;
+export const searchAllPath = ({ q: text, workspace, limit }) => `/api/search${q({ q: text, workspace, limit })}`;
+export const changesPath = (id, { session }) => `${ws(id)}/session/changes${q({ session })}`;

@@ -1,0 +1,126 @@
+// Search: this session's whole text (`/workspace/{id}/search`, the part never loaded included),
+// or every session on the machine (`/api/search`). Hits list newest first with their snippet;
+// choosing one jumps to the item (loading history as needed) or switches to its session.
+// `/` focuses the box (keyboard-nav.js). The count is announced; results are buttons.
+
+import { api } from "../lib/page/client.js";
+import { h } from "../lib/page/dom.js";
+import { clockTime, fullTime } from "../lib/page/format.js";
+import { searchAllPath, searchPath } from "./review-api.js";
+
+const DEBOUNCE_MS = 250;
+const TYPE_LABELS = { user: "Prompt", assistant: "Reply", thinking: "Thinking", tool_use: "Tool call", tool_result: "Tool output", system: "Notice", plan: "Plan" };
+
+export class SearchView {
+  /**
+   * @param {object} opts
+   * @param {() => {ws: string, session: string} | null} opts.where  the session shown
+   * @param {(hit: object) => Promise<boolean>} opts.open  go to a hit (same or other session)
+   * @param {(ws: string, session: string) => string} opts.label  "workspace · session" for a hit
+   */
+  constructor({ where, open, label }) {
+    this.where = where;
+    this.open = open;
+    this.label = label;
+    this.gen = 0;
+    this.input = h("input", { type: "search", id: "session-search", placeholder: "Search (/)", autocomplete: "off", attrs: { "aria-label": "Search text", "aria-controls": "search-results" } });
+    this.scope = h(
+      "select",
+      { id: "search-scope", attrs: { "aria-label": "Search in" }, on: { change: () => this.run() } },
+      h("option", { value: "session", text: "This session" }),
+      h("option", { value: "all", text: "All sessions" }),
+    );
+    this.status = h("p", { class: "search-status", attrs: { role: "status", "aria-live": "polite" } });
+    this.results = h("ul", { class: "search-results", id: "search-results", hidden: true, attrs: { "aria-label": "Search results" } });
+    this.input.addEventListener("input", () => {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.run(), DEBOUNCE_MS);
+    });
+    this.input.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape") {
+        this.clear();
+        this.input.blur();
+      } else if (ev.key === "ArrowDown") {
+        ev.preventDefault();
+        this.results.querySelector("button")?.focus();
+      }
+    });
+    this.form = h(
+      "form",
+      { class: "search-form", attrs: { role: "search", "aria-label": "Search sessions" }, on: { submit: (ev) => (ev.preventDefault(), this.run(true)) } },
+      this.input,
+      this.scope,
+    );
+    this.el = h("div", { class: "search-view" }, this.form, this.status, this.results);
+  }
+
+  focus() {
+    this.input.focus();
+    this.input.select();
+  }
+
+  clear() {
+    this.gen += 1;
+    this.input.value = "";
+    this.results.hidden = true;
+    this.results.replaceChildren();
+    this.status.textContent = "";
+  }
+
+  async run(openFirst = false) {
+    clearTimeout(this.timer);
+    const q = this.input.value.trim();
+    const gen = ++this.gen;
+    if (!q) {
+      this.clear();
+      return;
+    }
+    const here = this.where();
+    const all = this.scope.value === "all";
+    if (!all && !here) return;
+    this.status.textContent = "Searching…";
+    let data;
+    try {
+      data = await api(all ? searchAllPath({ q, limit: 50 }) : searchPath(here.ws, { q, session: here.session }));
+    } catch (err) {
+      if (gen !== this.gen) return;
+      this.status.textContent = err.status === 404 ? "This server cannot search (update it)" : `Search failed: ${err.message}`;
+      return;
+    }
+    if (gen !== this.gen) return;
+    const hits = Array.isArray(data?.hits) ? data.hits : [];
+    this.status.textContent = hits.length ? `${hits.length} ${hits.length === 1 ? "result" : "results"}` : "No results";
+    this.results.replaceChildren(...hits.map((hit) => this._hit(hit, all)));
+    this.results.hidden = hits.length === 0;
+    if (openFirst && hits.length) this._go(hits[0]);
+  }
+
+  _hit(hit, all) {
+    const btn = h(
+      "button",
+      { type: "button", class: "search-hit", on: { click: () => this._go(hit) } },
+      h("span", { class: "hit-type", text: TYPE_LABELS[hit.type] || hit.type || "Item" }),
+      all ? h("span", { class: "hit-where", text: this.label(hit.workspace, hit.session) }) : null,
+      hit.ts ? h("time", { class: "ts", dateTime: hit.ts, title: fullTime(hit.ts), text: clockTime(hit.ts) }) : null,
+      h("span", { class: "hit-snippet", text: hit.snippet || "" }),
+    );
+    btn.addEventListener("keydown", (ev) => {
+      const li = btn.parentElement;
+      const next = ev.key === "ArrowDown" ? li.nextElementSibling : ev.key === "ArrowUp" ? li.previousElementSibling : null;
+      if (ev.key === "ArrowUp" && !li.previousElementSibling) {
+        ev.preventDefault();
+        this.input.focus();
+      } else if (next) {
+        ev.preventDefault();
+        next.querySelector("button")?.focus();
+      }
+    });
+    return h("li", {}, btn);
+  }
+
+  async _go(hit) {
+    this.status.textContent = "Opening…";
+    const ok = await this.open(hit);
+    this.status.textContent = ok ? "Shown in the timeline" : "That item could not be shown";
+  }
+}

@@ -1,0 +1,96 @@
+"""Rewinds in a Claude Code transcript: where the conversation branched, and what it left behind.
+
+Every main-thread record carries `uuid` and `parentUuid`, and in a straight conversation each
+record's parent is the record written just before it (tool results hanging off parallel tool
+calls make side branches, but a *prompt* always continues from the latest record). When the user
+rewinds (restores a checkpoint), Claude Code keeps the old lines and writes the next prompt with
+its `parentUuid` pointing back at an earlier record: the lines written since that record are the
+abandoned branch. So a real prompt whose parent is not the latest record is a rewind to that
+parent. Checked on every recorded transcript we hold (versions 1.0 to 2.1): no straight
+conversation has a prompt that does not continue from the latest record.
+
+The abandoned part is everything written after the branch point, whatever its kind; it is named
+by seqs (positions.py), which increase along the file, so "after the branch point's line and
+before the rewind line" is exactly the abandoned items, sub-agent items included. A compaction
+(`compact_boundary`, `parentUuid` null) continues from the latest record of the branch in use,
+so it keeps that branch and is not a rewind. A prompt with no parent mid-file is not taken for one
+either (see `rewind`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sidemirror.core.models import SystemEvent
+from sidemirror.core.redact import redact_text
+from sidemirror.sources.claude.positions import last_seq_of_line
+from sidemirror.sources.common import as_dict, flatten_content, one_line
+from sidemirror.sources.common import as_text as _text
+
+LABEL_CHARS = 100
+
+
+class BranchTracker:
+    """The latest main-thread record, and enough about earlier ones to name a branch point."""
+
+    def __init__(self) -> None:
+        self.leaf: str | None = None  # uuid of the latest main-thread record
+        self._ends: dict[str, int] = {}  # uuid -> byte offset just past its line
+        self._labels: dict[str, str] = {}  # uuid -> what a reader would call that message
+        self._last_label: str | None = None
+
+    def note(self, record: dict[str, Any], end: int | None) -> None:
+        """Called for every main-thread record after it is parsed."""
+        uuid = _text(record.get("uuid"))
+        if not uuid:
+            return
+        self.leaf = uuid
+        if end is not None:
+            self._ends[uuid] = end
+        label = _label(record)
+        if label:
+            self._last_label = label
+        if self._last_label:  # a tool result or progress line is named by the message before it
+            self._labels[uuid] = self._last_label
+
+    def rewind(self, record: dict[str, Any], ts: str) -> SystemEvent | None:
+        """The `rewind` line for a prompt that does not continue from the latest record."""
+        if self.leaf is None or "parentUuid" not in record:
+            return None  # nothing read before it (a first prompt, or a parse from a sync point)
+        parent = record.get("parentUuid")
+        if not isinstance(parent, str) or parent == self.leaf:
+            # No parent mid-file is not taken for a rewind: files made of several runs of a
+            # session (tests, tools that join transcripts) start each run that way, and folding
+            # everything before it would hide a whole history on a guess.
+            return None
+        label = self._labels.get(parent) or "an earlier message"
+        end = self._ends.get(parent)
+        # A parent we never read is before the part read (a parse from a sync point): all of
+        # that part was written after it, so all of it was abandoned.
+        after = last_seq_of_line(end) if end is not None else 0
+        return SystemEvent(
+            ts=ts,
+            subtype="rewind",
+            content=redact_text(f"Rewound to: {label}"),
+            abandoned_after=after,
+        )
+
+
+def _label(record: dict[str, Any]) -> str:
+    """A prompt's or a reply's text, on one line; empty for tool traffic and bookkeeping."""
+    message = as_dict(record.get("message"))
+    content = message.get("content")
+    if record.get("type") == "user":
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+        ):
+            return ""
+        if record.get("isMeta") is True:
+            return ""
+    elif record.get("type") == "assistant":
+        if isinstance(content, list):
+            content = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    else:
+        return ""
+    text = one_line(flatten_content(content))
+    return text[:LABEL_CHARS] + ("…" if len(text) > LABEL_CHARS else "")

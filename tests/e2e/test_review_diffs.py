@@ -1,0 +1,125 @@
+"""Diffs on edit cards and the session's Changes view (issue 16, `diffs`), on a real recorded
+Claude Code session whose sub-agent edits files; and search across every session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, expect
+from support import Extension, Server, sample_workspace, wait_until
+
+RICH = Path(__file__).parents[1] / "fixtures" / "claude" / "sample-project"
+RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
+
+
+def rich_server(server_factory: Any, tmp_path: Path) -> Server:
+    claude = tmp_path / "claude-rich" / "sample-project"
+    claude.mkdir(parents=True)
+    (claude / f"{RICH_ID}.jsonl").write_bytes((RICH / f"{RICH_ID}.jsonl").read_bytes())
+    server: Server = server_factory(claude=claude.parent)
+    return server
+
+
+def open_panel(ext: Extension, server: Server) -> Page:
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    expect(panel.locator(".feed [data-type=turn_complete]").first).to_be_attached(timeout=20_000)
+    return panel
+
+
+def test_an_edit_shows_its_diff_and_changes_jump_to_it(
+    ext: Extension, server_factory: Any, tmp_path: Path
+) -> None:
+    server = rich_server(server_factory, tmp_path)
+    ws = server.workspaces()[0]["id"]
+    items = server.snapshot(ws, RICH_ID, limit=5000)["items"]
+    edit = next(
+        i for i in items if i["type"] == "tool_use" and i.get("diff") and i["name"] == "Edit"
+    )
+    diff = edit["diff"]
+    assert diff["added"] + diff["removed"] > 0
+    panel = open_panel(ext, server)
+
+    # The Changes view lists every file with its net lines, as the server counts them.
+    changes = server.get(f"/workspace/{ws}/session/changes?session={RICH_ID}")["files"]
+    assert changes
+    panel.get_by_role("button", name="Changes").click()
+    files = panel.get_by_role("list", name="Files changed")
+    expect(files.locator(".change-file")).to_have_count(len(changes))
+    row = files.locator(".change-file").filter(has_text=diff["path"]).first
+    entry = next(f for f in changes if f["path"] == diff["path"])
+    expect(row.locator(".change-path")).to_contain_text(f"+{entry['added']} −{entry['removed']}")
+
+    # Choosing a file jumps to the tool call that changed it (nested in a sub-agent here).
+    k = entry["item_ids"].index(edit["id"])
+    if len(entry["item_ids"]) > 1:
+        row.get_by_role("button", name=f"Edit {k + 1} of {len(entry['item_ids'])}").click()
+    else:
+        row.locator(".change-path").click()
+    card = panel.locator(f".feed article[data-item-id='{edit['id']}']")
+    expect(card).to_be_in_viewport(timeout=20_000)
+    expect(card).to_be_focused()
+
+    # The card shows the change: path, +N −M, red and green lines, collapsible.
+    block = card.locator("details.diff")
+    expect(block.locator(".diff-path")).to_have_text(diff["path"])
+    expect(block.locator(".diff-stats")).to_have_text(f"+{diff['added']} −{diff['removed']}")
+    first_hunk = diff["hunks"][0]["lines"]
+    adds = [line[1:] for line in first_hunk if line.startswith("+")]
+    dels = [line[1:] for line in first_hunk if line.startswith("-")]
+    if adds:
+        expect(block.locator(".diff-add").first).to_contain_text(adds[0].strip() or " ")
+    if dels:
+        expect(block.locator(".diff-del").first).to_contain_text(dels[0].strip() or " ")
+    changed = sum(1 for h in diff["hunks"] for line in h["lines"] if line[:1] in "+-")
+    expect(block.locator(".diff-add, .diff-del")).to_have_count(changed)
+    if diff.get("truncated"):
+        # The hunks came capped: the whole change opens from the full item.
+        full = server.get(f"/workspace/{ws}/session/items/{edit['id']}")["diff"]
+        whole = sum(1 for h in full["hunks"] for line in h["lines"] if line[:1] in "+-")
+        block.get_by_role("button", name="Open the whole change").click()
+        expect(block.locator(".diff-add, .diff-del")).to_have_count(whole)
+    block.locator("summary").click()
+    expect(block.locator(".diff-body")).to_be_hidden()
+    block.locator("summary").click()
+    expect(block.locator(".diff-body")).to_be_visible()
+
+
+def test_search_across_sessions_switches_to_the_hit(
+    ext: Extension, server_factory: Any, tmp_path: Path, claude_dir: Path
+) -> None:
+    # Two workspaces: the sample session and the rich one.
+    rich = claude_dir / "rich-project"
+    rich.mkdir()
+    (rich / f"{RICH_ID}.jsonl").write_bytes((RICH / f"{RICH_ID}.jsonl").read_bytes())
+    server = server_factory()
+    panel = open_panel(ext, server)
+    assert sample_workspace(server)
+
+    # A word the session not shown says (the panel shows the latest session).
+    shown = server.get(f"/workspace/{sample_workspace(server)}/sessions")["sessions"][0]["id"]
+
+    def other_session_word() -> tuple[str, list[dict[str, Any]]] | None:
+        # The index fills in the background: wait until a word of the other session is in it.
+        for w in ("instances", "empty", "CLAUDE", "directory", "README"):
+            found = server.get(f"/api/search?q={w}&limit=50")["hits"]
+            if any(h["session"] != shown for h in found):
+                return w, found
+        return None
+
+    word, hits = wait_until(other_session_word, timeout=30, message="the other session indexed")
+    box = panel.get_by_role("searchbox", name="Search text")
+    box.focus()
+    panel.get_by_label("Search in").select_option("all")
+    box.fill(word)
+    results = panel.get_by_role("list", name="Search results")
+    expect(results.get_by_role("button")).to_have_count(len(hits), timeout=20_000)
+    # Hits say where they are (workspace · session).
+    expect(results.locator(".hit-where").first).to_contain_text("Demo")
+    # A hit in the other session: the panel switches to it and shows the item.
+    other = next(h for h in hits if h["session"] != shown)
+    results.get_by_role("button").nth(hits.index(other)).click()
+    target = panel.locator(f".feed [data-item-id='{other['item_id']}']")
+    expect(target.first).to_be_visible(timeout=30_000)
+    expect(panel.locator("#session-select")).to_have_value(other["session"])

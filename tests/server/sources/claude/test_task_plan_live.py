@@ -1,0 +1,95 @@
+"""A TaskCreate/TaskUpdate transcript tailed live and across a restart: the plan stays whole."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from sidemirror.core.hub import Hub, ItemPublished, session_topic
+from sidemirror.core.models import PlanEvent
+from sidemirror.core.projection import Projector
+from sidemirror.core.store import SessionLog, Store, workspace_id_for
+from sidemirror.sources.claude.source import ClaudeSource
+
+from tests.conftest import FIXTURES
+from tests.unit.sources.claude.test_task_plan import EXPECTED, TASKS
+
+SID = TASKS.stem
+CWD = "/home/dev/project"
+
+
+async def started(root: Path) -> tuple[ClaudeSource, SessionLog]:
+    store = Store(Hub(), Projector())
+    source = ClaudeSource(store, [root / "projects"], root / "data")
+    await source.start()
+    await asyncio.wait_for(source.ready.wait(), 5)
+    ws = store.workspace(workspace_id_for(CWD))
+    assert ws is not None
+    log = ws.sessions[SID]
+    await store.load(log)
+    return source, log
+
+
+def plans(log: SessionLog) -> list[list[tuple[str, str]]]:
+    return [
+        [(e.content, e.status) for e in i.entries] for i in log.items if isinstance(i, PlanEvent)
+    ]
+
+
+async def wait_for_plans(log: SessionLog, count: int) -> None:
+    for _ in range(500):
+        if len(plans(log)) >= count:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{len(plans(log))} plans, wanted {count}")
+
+
+async def test_the_plan_survives_a_restart_and_keeps_changing_live(tmp_path: Path) -> None:
+    assert FIXTURES in TASKS.parents
+    lines = TASKS.read_text().splitlines(keepends=True)
+    main = tmp_path / "projects" / "-home-dev-project" / f"{SID}.jsonl"
+    main.parent.mkdir(parents=True)
+    main.write_text("".join(lines[:8]))  # the prompt and two creates
+
+    source, log = await started(tmp_path)
+    try:
+        await wait_for_plans(log, 2)
+        with open(main, "a") as fh:  # the third create arrives live
+            fh.write("".join(lines[8:10]))
+        await wait_for_plans(log, 3)
+        assert plans(log) == EXPECTED[:3]
+    finally:
+        await source.stop()
+
+    with open(main, "a") as fh:  # the rest is written while the server is down
+        fh.write("".join(lines[10:]))
+    source, log = await started(tmp_path)
+    try:
+        await wait_for_plans(log, len(EXPECTED))
+        assert plans(log) == EXPECTED
+        sub = source.store.hub.subscribe(session_topic(log.workspace_id, SID))
+        last = json.loads(lines[-1])
+        call = {"type": "tool_use", "id": "toolu_after_restart", "name": "TaskUpdate"}
+        call["input"] = {"taskId": "1", "status": "in_progress"}
+        record = {
+            "type": "assistant",
+            "uuid": "after-restart",
+            "parentUuid": last["uuid"],
+            "timestamp": last["timestamp"],
+            "sessionId": SID,
+            "cwd": CWD,
+            "message": {"role": "assistant", "content": [call]},
+        }
+        with open(main, "a") as fh:
+            fh.write(json.dumps(record) + "\n")
+        item = None
+        while not isinstance(item, PlanEvent):
+            message = await asyncio.wait_for(sub.queue.get(), 10)
+            item = message.item if isinstance(message, ItemPublished) else None
+        assert [(e.content, e.status) for e in item.entries] == [
+            ("Read the signup form", "in_progress"),
+            ("Add email and password validation", "completed"),
+        ]
+    finally:
+        await source.stop()
