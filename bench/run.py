@@ -31,6 +31,7 @@ import cli_startup  # noqa: E402
 import client  # noqa: E402
 import floor  # noqa: E402
 import forward  # noqa: E402
+import hook_cost  # noqa: E402
 import md_render  # noqa: E402
 import panel  # noqa: E402
 import peers  # noqa: E402
@@ -650,6 +651,11 @@ async def main(args: argparse.Namespace) -> None:
             res["review"] = await review.review(root, args)
             log(f"  {res['review']}")
             save(res)
+        if want("hook"):
+            log("sidemirror hook: cost per tool call, and hook → waiting")
+            res["hook"] = await hook_cost.measure(root)
+            log(f"  {res['hook']}")
+            save(res)
         if want("cli"):
             log("cli start-up (--version, status, token)")
             res["cli"] = cli_startup.cli_startup()
@@ -684,7 +690,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         default="",
         help="comma list: latency,rendered,markdown,cold,archive,snapshot,fanout,forward,"
-        "review,cli,panel,agentscan",
+        "review,cli,panel,agentscan,hook",
     )
     p.add_argument("--panel-items", type=int, default=50_000, help="panel phase: session size")
     p.add_argument("--panel-appends", type=int, default=200, help="panel phase: live appends")

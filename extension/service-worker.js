@@ -9,6 +9,7 @@
 // token goes only to a server that proves it holds it, are in lib/worker/connection.js.
 
 import { HEALTH_ALARM, HEALTH_PERIOD_MIN, KEYS, MSG, parsePort, parseToken } from "./lib/shared/config.js";
+import { onNotificationClicked, waitingBadge, watchAttention } from "./lib/worker/attention-alerts.js";
 import { check } from "./lib/worker/connection.js";
 import { choosePort } from "./lib/worker/port-choice.js";
 import * as overlaySites from "./lib/worker/overlay-sites.js";
@@ -31,6 +32,10 @@ chrome.runtime.onStartup.addListener(() => {
 
 chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === HEALTH_ALARM) checkNow("alarm");
+});
+
+chrome.notifications.onClicked.addListener((id) => {
+  onNotificationClicked(id).catch((err) => console.warn("sidemirror: notification", err.message));
 });
 
 chrome.permissions.onRemoved.addListener((removed) => {
@@ -184,6 +189,9 @@ async function runCheck() {
 async function publish(status) {
   await chrome.storage.session.set({ [KEYS.status]: status });
   await showBadge(status);
+  // Sessions that wait for the user: the badge counts them (lib/worker/attention-alerts.js).
+  const token = (await chrome.storage.session.get(KEYS.token))[KEYS.token]?.value;
+  watchAttention(status, token, () => getStatus().then((s) => s && showBadge(s)));
   return status;
 }
 
@@ -196,7 +204,7 @@ const BADGES = {
 };
 
 async function showBadge(status) {
-  const badge = BADGES[status.state] || BADGES.error;
+  const badge = (status.state === "connected" && waitingBadge()) || BADGES[status.state] || BADGES.error;
   await Promise.all([
     chrome.action.setBadgeText({ text: badge.text }),
     chrome.action.setBadgeBackgroundColor({ color: badge.color }),

@@ -10,6 +10,7 @@ import { AUTO, autoWorkspace, browserWorkspace, fillPicker, isDemo, sessionOptio
 import { IndexingNote } from "./indexing-note.js";
 import { stateContent } from "./session-states.js";
 import { Timeline } from "./timeline.js";
+import { DecisionList } from "./decision-card.js";
 import { SessionReview } from "./session-review.js";
 
 // The workspace list is polled twice a second while the panel is visible (a small local request;
@@ -85,9 +86,14 @@ class SessionTab {
       onRender: () => this.review?.onRender(),
       onItems: (items, reset) => this.review?.onItems(items, reset),
     });
+    // Permission requests of the session shown, answered from here (decision-card.js).
+    this.decisions = new DecisionList(
+      (r) => r.workspace === this.ws && (!this.session || r.session === this.session),
+      () => (this.ws && this.session ? { workspace: this.ws, session: this.session } : null),
+    );
     this.review = new SessionReview(this);
     this.pickers.append(this.review.gauge.el);
-    this.panel = h("div", { class: "session-tab" }, this.pickers, this.demoBanner, this.mismatchBanner, this.banner, this.indexing.el, this.stateView, this.review.el, this.scroller, this.pill);
+    this.panel = h("div", { class: "session-tab" }, this.pickers, this.demoBanner, this.mismatchBanner, this.banner, this.indexing.el, this.decisions.el, this.stateView, this.review.el, this.scroller, this.pill);
     this.review.installKeys(this.panel);
   }
 
@@ -100,6 +106,18 @@ class SessionTab {
       ticks += 1;
       this._refresh({ browser: ticks % BROWSER_TICKS === 0, sessions: ticks % SESSIONS_TICKS === 0 });
     }, TICK_MS);
+  }
+
+  /** Show one session, pinned (the Sessions view, a notification click). */
+  async focus(workspace, session) {
+    this.wsChoice = workspace;
+    this.ws = workspace;
+    this.sessionChoice = session;
+    this.session = session;
+    this._stopStream();
+    this._fillWorkspaces();
+    if (await this._loadSessions()) this._startStream();
+    this.decisions.refresh();
   }
 
   hide() {
@@ -303,6 +321,7 @@ class SessionTab {
     switch (type) {
       case "hello":
         this.session = data.session || this.session;
+        this.decisions.refresh();
         break;
       case "snapshot":
         if (data.session) this.session = data.session;

@@ -9,11 +9,14 @@ import { h, setText } from "../lib/page/dom.js";
 import { renderOffers } from "../lib/page/server-offer.js";
 import { visible } from "../lib/page/visible-text.js";
 import { createActivityTab } from "./activity-tab.js";
+import { followFocusRequests } from "./attention-focus.js";
 import { createConnectTab } from "./connect-tab.js";
 import { createSessionTab } from "./session-tab.js";
+import { createSessionsView } from "./sessions-view.js";
 
 const TABS = [
   { id: "session", label: "Session", create: createSessionTab },
+  { id: "sessions", label: "Sessions", create: createSessionsView },
   { id: "activity", label: "Activity", create: createActivityTab },
   { id: "connect", label: "Connect", create: createConnectTab },
 ];
@@ -30,6 +33,11 @@ const ctx = {
     return () => listeners.delete(fn);
   },
   checkNow: () => checkNow().catch((err) => console.warn("sidemirror: check failed", err)),
+  // Show one session in the Session tab (the Sessions view, a notification click).
+  openSession(workspace, session) {
+    select("session", true);
+    tabs.get("session").instance.focus(workspace, session);
+  },
   // An Activity row's back-link: the Session tab, on that tool call (browser-summary.js).
   openItem(target) {
     select("session", true);
@@ -131,6 +139,7 @@ async function main() {
   renderConnection(status);
   const saved = sessionStorage.getItem(TAB_KEY);
   select(tabs.has(saved) ? saved : TABS[0].id);
+  followFocusRequests(ctx); // a notification clicked: open its session
   try {
     setStatus(await first);
   } catch (err) {

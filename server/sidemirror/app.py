@@ -19,6 +19,7 @@ from aiohttp import web
 from sidemirror import __version__
 from sidemirror.activity.links import BrowserLinks
 from sidemirror.activity.log import ActivityLog
+from sidemirror.attention.service import Attention
 from sidemirror.core.debug_trace import DebugTrace
 from sidemirror.core.hub import Hub
 from sidemirror.core.private import private_dir
@@ -33,10 +34,13 @@ from sidemirror.sources.registry import build_sources
 from sidemirror.sources.remote.hosts import RemoteHosts
 from sidemirror.web import (
     activity,
+    attention,
     browser_links,
     changes,
+    decisions,
     forward,
     health,
+    hooks,
     identify,
     ingest,
     pair,
@@ -82,6 +86,12 @@ def routes() -> list[web.RouteDef]:
         web.get("/activity/stream", activity.activity_stream),
         web.get("/api/refs", activity.refs),
         web.get("/api/activity/latest-workspace", activity.latest_workspace),
+        # Attention: live states, Claude Code hooks, decisions on permission requests.
+        web.get("/api/attention", attention.list_attention),
+        web.get("/api/attention/stream", attention.attention_stream),
+        web.post("/api/hooks/claude", hooks.claude_hook),
+        web.get("/api/decisions", decisions.list_decisions),
+        web.post("/api/decisions/{request_id}", decisions.decide),
         # MCP (Streamable HTTP).
         web.get("/mcp", mcp.get_mcp),
         web.post("/mcp", mcp.post_mcp),
@@ -127,6 +137,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app[identify.SERVER_ID] = identify.load_server_id(settings.data_dir)
     app[pair.PAIRING_CODES] = pair.PairingCodes()
     remote = app[forward.REMOTE_HOSTS] = RemoteHosts(store, settings.data_dir)
+    app[hooks.ATTENTION] = Attention(store, settings.decision_timeout_s)
     app[browser_links.BROWSER_LINKS] = BrowserLinks(store, state.activity)
     app.on_response_prepare.append(security_headers)
     app.add_routes(routes())

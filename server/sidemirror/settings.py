@@ -63,6 +63,8 @@ class Settings:
     # Pairing always needs a code from `sidemirror pair`, as where the OS cannot say which user
     # owns a connection (also how tests run that mode on Linux).
     pairing_code: bool = False
+    # How long a Claude Code PermissionRequest waits for a decision from the panel (attention/).
+    decision_timeout_s: float = 120.0
     snapshot_limit: int = 200
     queue_size: int = 2048
     watch_sources: bool = True

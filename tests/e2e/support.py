@@ -417,7 +417,7 @@ def post_activity(server: Server, entries: list[dict[str, Any]] | dict[str, Any]
 
 def open_tab(page: Page, name: str) -> None:
     """Select a side panel tab by its name (Session, Activity, Connect)."""
-    page.get_by_role("tab", name=name).click()
+    page.get_by_role("tab", name=name, exact=True).click()
 
 
 class QuietHandler(http.server.BaseHTTPRequestHandler):

@@ -69,7 +69,9 @@ def test_tool_card_summary_and_activity_back_link(
     expect(unlinked.locator(".act-backlink")).to_have_count(0)
     assert serious(panel.evaluate("async () => (await axe.run(document)).violations")) == []
     back.click()
-    expect(panel.get_by_role("tab", name="Session")).to_have_attribute("aria-selected", "true")
+    expect(panel.get_by_role("tab", name="Session", exact=True)).to_have_attribute(
+        "aria-selected", "true"
+    )
     click_card = cards.filter(has=panel.locator(".tool-name", has_text="browser_click"))
     expect(click_card).to_be_focused()
     expect(click_card.locator(".browser-summary-line")).to_have_text(

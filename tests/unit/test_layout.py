@@ -33,7 +33,9 @@ LAYERS: dict[str, int] = {
     "index": 2,  # the embedded SQLite index (file metadata, full-text search)
     "sources": 3,
     "runtime": 3,  # port, token and access log of the running server
+    "hooks": 2,  # `sidemirror hook` and its settings-file entries: standard library only
     "activity": 4,
+    "attention": 4,  # live session states, held permission requests
     "ingest": 4,
     "web": 5,
     "mcp": 6,

@@ -110,4 +110,7 @@ export const path = {
   latestWorkspace: () => "/api/activity/latest-workspace",
   refs: (url) => `/api/refs?url=${encodeURIComponent(url)}`,
   mcp: () => "/mcp",
+  attentionStream: () => "/api/attention/stream",
+  decisions: () => "/api/decisions",
+  decision: (id) => `/api/decisions/${encodeURIComponent(id)}`,
 };

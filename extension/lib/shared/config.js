@@ -12,6 +12,8 @@ export const KEYS = Object.freeze({
   overlaySites: "overlaySites", // local: origins where the user turned the page overlay on
   token: "token", // session: {value, source: "paired"|"manual", instance, server_id}
   status: "status", // session: see lib/worker/connection.js
+  alerts: "alerts", // local: notifications when a session waits or finishes (opt-in, Sessions view)
+  attentionFocus: "attentionFocus", // session: {workspace, session, at} a clicked notification asks the panel to show
 });
 
 /** Message types the service worker answers with {ok, data} | {ok: false, error}. */

@@ -29,6 +29,8 @@ COMMANDS: dict[str, str] = {
     "observe-cdp": "sidemirror.cli.observe_cdp",
     "forward": "sidemirror.cli.forward",
     "extension": "sidemirror.cli.extension",
+    "hook": "sidemirror.hooks.commands",
+    "hooks": "sidemirror.hooks.commands",
 }
 
 
@@ -52,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
+    if args_list[:1] == ["hook"] and not {"-h", "--help"} & set(args_list):
+        # Claude Code runs this on every tool call: no parser, no other command module.
+        from sidemirror.hooks.hook_command import run as run_hook
+
+        return run_hook(args_list[1:])
     if args_list == ["--version"]:  # the quickest answer: no parser, no command module
         print(f"sidemirror {__version__}")
         return 0

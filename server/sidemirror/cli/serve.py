@@ -97,6 +97,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "which user owns a connection",
     )
     serve.add_argument(
+        "--decision-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long a Claude Code permission request waits for the panel's decision "
+        "(default 120)",
+    )
+    serve.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning", "error"],

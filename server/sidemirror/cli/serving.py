@@ -96,6 +96,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         extension_ids=tuple(args.extension_id),
         log_level=args.log_level,
         pairing_code=args.pairing_code,
+        decision_timeout_s=args.decision_timeout,
     )
 
 

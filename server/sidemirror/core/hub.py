@@ -59,7 +59,7 @@ class StateChanged:
 
     session_id: str
     state: str
-    reason: str | None = None  # why, where the state says too little (`ended`: "file removed")
+    reason: str | None = None  # why it waits (`permission`, `input`) or ended ("file removed")
 
 
 Message = ItemPublished | EphemeralPublished | LogReset | SessionSwitched | Resync | StateChanged

@@ -370,9 +370,10 @@ class SessionStatusMessage(_Control):
     session: str
     reason: str | None = Field(
         default=None,
-        description='Why, when the state alone says too little: `ended` with "file removed" '
-        "(the session's file was deleted or moved away). Absent otherwise; also sent when a "
-        "stream starts on such a session.",
+        description="Why, when the state alone says too little: `waiting` with `permission` (a "
+        "tool needs approval) or `input` (the agent asks the user); `ended` with the reason its "
+        'source gives, e.g. "file removed" (the session\'s file was deleted or moved away). '
+        "Absent otherwise; also sent when a stream starts on such a session.",
     )
 
 

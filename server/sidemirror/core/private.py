@@ -9,7 +9,6 @@ umask, and an existing folder keeps its mode), so a lax umask never widens them.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -43,7 +42,7 @@ def open_private(path: Path, flags: int) -> int:
 def write_private(path: Path, text: str, *, exclusive: bool = False) -> None:
     """Write a whole 0600 file atomically (a reader sees the old content or the new, never a
     part). With `exclusive`, raise FileExistsError instead of replacing an existing file."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     fd = open_private(tmp, os.O_WRONLY | os.O_EXCL)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -93,7 +93,13 @@ class SessionLog:
     started_at: str | None = None
     last_activity: float = 0.0
     state: str = "idle"
-    state_reason: str | None = None  # why it is in that state, e.g. `FILE_REMOVED` for `ended`
+    # What clients see: the state and why, where the state says too little (`waiting`:
+    # `permission` or `input`; `ended`: e.g. `FILE_REMOVED`). A state policy (attention/) may
+    # refine the source's pair with exact signals (hooks); without one they are the same.
+    state_reason: str | None = None
+    # What the session's source last said (its transcript, process or file).
+    source_state: str = "idle"
+    source_reason: str | None = None
     # Set on a sub-agent's own session (a Codex thread spawned by another): the spawning one.
     parent_id: str | None = None
     # Where `items` spills once it is made: under the store's spill dir (None: never spills).
@@ -237,6 +243,8 @@ class Workspace:
 
 # Called with every message the store publishes, before subscribers see it (the debug trace).
 Tap = Callable[[SessionLog, Message], None]
+# The state clients see for a log, from its source's state and whatever else the policy knows.
+StatePolicy = Callable[[SessionLog], tuple[str, str | None]]
 
 
 class Store:
@@ -253,6 +261,7 @@ class Store:
         self.parse_error_details: deque[dict[str, Any]] = deque(maxlen=PARSE_ERRORS_KEPT)
         self.taps: list[Tap] = []
         self._ws_ids: dict[str, str] = {}  # directory as named -> workspace id
+        self.state_policy: StatePolicy | None = None
 
     # --- workspaces and sessions ---
 
@@ -383,6 +392,16 @@ class Store:
             self.set_state(log, update.state)
 
     def set_state(self, log: SessionLog, state: str, reason: str | None = None) -> None:
+        """What the session's source says its state is now, and why (e.g. `FILE_REMOVED`)."""
+        log.source_state, log.source_reason = state, reason
+        self.refresh_state(log)
+
+    def refresh_state(self, log: SessionLog) -> None:
+        """Publish the state clients see, if it changed (the policy's, else the source's)."""
+        if self.state_policy is not None:
+            state, reason = self.state_policy(log)
+        else:
+            state, reason = log.source_state, log.source_reason
         if (log.state, log.state_reason) == (state, reason):
             return
         log.state, log.state_reason = state, reason

@@ -22,7 +22,7 @@ def session_summary(log: SessionLog) -> dict[str, Any]:
         "last_activity": iso_from_epoch(log.last_activity),
         "active": log.state in ("running", "waiting"),
         "state": log.state,
-        "reason": log.state_reason,  # null, or why: `ended` with "file removed"
+        "reason": log.state_reason,  # null, or why: `waiting` `permission`, `ended` "file removed"
         # null until the session is first read: indexing never parses archived transcripts.
         "items": len(log.items) if log.loader is None else None,
     }

@@ -111,6 +111,7 @@ async def get_session(app: web.Application, args: GetSessionInput) -> dict[str, 
         "agent": log.agent,
         "title": log.title,
         "state": log.state,
+        "reason": log.state_reason,
         "matched": matched,
         # Same projection as the SSE stream and snapshots: truncated text, full_length kept.
         "items": [store.projector.to_dict(item) for item in picked[-args.limit :]],

@@ -15,7 +15,16 @@ from sidemirror.web.security import public
 from sidemirror.web.state import APP_STATE
 
 # The protocol v1.1 additions this server implements (docs/api.md, `/health`).
-FEATURES = ["history", "diffs", "context", "search", "forward", "browser-link", "rewinds"]
+FEATURES = [
+    "history",
+    "diffs",
+    "context",
+    "search",
+    "forward",
+    "browser-link",
+    "rewinds",
+    "attention",
+]
 
 # The sources' startup indexing, which runs after the server listens (sources/files/indexing.py).
 INDEXING = web.AppKey("indexing", Indexing)

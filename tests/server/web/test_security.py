@@ -64,6 +64,7 @@ async def test_health_has_no_token_and_reports_the_contract(make_client: ClientF
     assert body["app"] == "sidemirror" and body["protocol"] == 1 and body["status"] == "ok"
     # The v1.1 additions this server implements.
     assert {"history", "diffs", "context", "search"} <= set(body["features"])
+    assert "attention" in body["features"]
     assert TOKEN not in await resp.text()
     assert resp.headers["Cache-Control"] == "no-store"
     assert resp.headers["X-Content-Type-Options"] == "nosniff"

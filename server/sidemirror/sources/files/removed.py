@@ -24,5 +24,5 @@ def removed(store: Store, session: FileSession | None, path: Path) -> None:
 def returned(store: Store, log: SessionLog) -> None:
     """The file of a session is there again (a change on it was seen): it is no longer ended;
     reading it (the file is new to the tailer: it starts over) sets its state from what it says."""
-    if log.state_reason == FILE_REMOVED:
+    if log.source_reason == FILE_REMOVED:
         store.set_state(log, "idle")

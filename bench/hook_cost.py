@@ -1,0 +1,143 @@
+"""What `sidemirror hook` costs Claude Code (issue 17): it runs on every tool call.
+
+- no server: wall time of the whole process, from spawn to exit (it must print nothing and exit
+  0), beside `sidemirror --version` (the full CLI) and a bare `python -c pass` (the floor);
+- with a server: from spawning the hook with a recorded PermissionRequest to the session's
+  `waiting`/`permission` state arriving on `GET /api/attention/stream`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parent.parent
+EVENTS = ROOT / "tests" / "fixtures" / "hooks" / "permission-request.jsonl"
+SIDEMIRROR = str(Path(sys.executable).with_name("sidemirror"))
+
+
+def _ms(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {
+        "p50_ms": round(statistics.median(ordered) * 1000, 1),
+        "p90_ms": round(ordered[int(len(ordered) * 0.9) - 1] * 1000, 1),
+        "n": len(ordered),
+    }
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(cmd: list[str], stdin: bytes, n: int) -> dict[str, float]:
+    """Wall time per run, and CPU time (user + system), which a loaded machine inflates less."""
+    samples, cpu = [], []
+    for _ in range(n):
+        start, cpu_start = time.perf_counter(), _cpu()
+        done = subprocess.run(cmd, input=stdin, capture_output=True, check=False)
+        samples.append(time.perf_counter() - start)
+        cpu.append(_cpu() - cpu_start)
+        if done.returncode != 0 or (cmd[-1] != "--version" and done.stdout):
+            raise RuntimeError(f"{cmd} failed: {done.returncode} {done.stdout!r}")
+    return {**_ms(samples), "cpu_p50_ms": round(statistics.median(cpu) * 1000, 1)}
+
+
+def no_server(root: Path, n: int = 40) -> dict[str, Any]:
+    event = EVENTS.read_text().splitlines()[2].encode()  # a PreToolUse, as on every tool call
+    empty = root / "hook-no-server"
+    empty.mkdir()
+    return {
+        "hook, no server": _timed([SIDEMIRROR, "hook", "--runtime-dir", str(empty)], event, n),
+        "sidemirror --version": _timed([SIDEMIRROR, "--version"], b"", max(5, n // 4)),
+        "python -c pass (floor)": _timed([sys.executable, "-c", "pass"], b"", n),
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def to_waiting(root: Path, n: int = 20) -> dict[str, Any]:
+    run, port = root / "hook-run", _free_port()
+    proc = subprocess.Popen(
+        [SIDEMIRROR, "serve", "--port", str(port), "--runtime-dir", str(run),
+         "--data-dir", str(root / "hook-data"), "--claude-dir", str(root / "hook-none"),
+         "--codex-dir", str(root / "hook-none"), "--decision-timeout", "0.2"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        async with aiohttp.ClientSession() as http:
+            for _ in range(300):
+                try:
+                    async with http.get(base + "/health") as r:
+                        if r.status == 200 and (run / "server.json").exists():
+                            break
+                except aiohttp.ClientError:
+                    pass
+                await asyncio.sleep(0.05)
+            token = json.loads((run / "server.json").read_text())["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            request = json.loads(EVENTS.read_text().splitlines()[4])
+            samples, posted = [], []
+            async with http.get(base + "/api/attention/stream", headers=auth) as stream:
+                for i in range(2 * n):
+                    session = f"bench-{i}"
+                    body = json.dumps({**request, "session_id": session}).encode()
+                    start = time.perf_counter()
+                    if i < n:  # the whole path: a `sidemirror hook` process per event
+                        hook = await asyncio.create_subprocess_exec(
+                            SIDEMIRROR, "hook", "--runtime-dir", str(run),
+                            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
+                        )  # fmt: skip
+                        assert hook.stdin is not None
+                        hook.stdin.write(body)
+                        hook.stdin.close()
+                        done: Any = hook.wait()
+                    else:  # the server's part alone: the same POST from this process
+                        headers = {**auth, "Content-Type": "application/json"}
+                        done = asyncio.ensure_future(
+                            http.post(base + "/api/hooks/claude", data=body, headers=headers)
+                        )
+                    async for line in stream.content:
+                        if line.startswith(b"data: ") and session.encode() in line:
+                            data = json.loads(line[6:])
+                            if data.get("state") == "waiting":
+                                (samples if i < n else posted).append(time.perf_counter() - start)
+                                break
+                    await done
+            return {
+                "hook spawn → waiting on the stream": _ms(samples),
+                "POST /api/hooks/claude → waiting on the stream": _ms(posted),
+            }
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def measure(root: Path) -> dict[str, Any]:
+    out = no_server(root)
+    out.update(await to_waiting(root))
+    out["loadavg_1m"] = round(os.getloadavg()[0], 2)
+    return out
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="sm-hook-bench-") as tmp:
+        print(json.dumps(asyncio.run(measure(Path(tmp))), indent=2))

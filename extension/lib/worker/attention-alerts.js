@@ -1,0 +1,158 @@
+// Alerts for sessions that need the user (worker side): the toolbar badge counts the sessions
+// waiting (red when one waits for a permission, amber when only for an answer), and, when the
+// user turned alerts on in the Sessions view, a notification when a session starts waiting or
+// finishes while no side panel is open. Clicking it opens the panel on that session.
+//
+// The worker reads `GET /api/attention/stream` with fetch (a service worker has no EventSource)
+// while it is connected; Chrome may stop the worker at any time, and the health alarm's next
+// check (service-worker.js) starts the stream again. Texts come from the server, redacted.
+
+import { KEYS, baseUrl } from "../shared/config.js";
+
+const ALERTS_KEY = KEYS.alerts;
+const FOCUS_KEY = KEYS.attentionFocus;
+const RETRY_MS = 3000;
+const NOTIFICATION_PREFIX = "sidemirror-attention:";
+
+const sessions = new Map(); // "ws\0session" → latest state
+let current = null; // {port, token, controller}
+let onBadgeChange = () => {};
+
+const keyOf = (s) => `${s.workspace}\u0000${s.session}`;
+
+/** Called with every status the worker publishes, and its token. */
+export function watchAttention(status, token, badgeChanged) {
+  onBadgeChange = badgeChanged;
+  if (status?.state !== "connected" || !status.port || !token) {
+    stop();
+    return;
+  }
+  if (current && current.port === status.port && current.token === token) return;
+  stop();
+  current = { port: status.port, token, controller: new AbortController() };
+  run(current);
+}
+
+function stop() {
+  current?.controller.abort();
+  current = null;
+  if (sessions.size) {
+    sessions.clear();
+    onBadgeChange();
+  }
+}
+
+/** The badge while sessions wait, else null (the connection badge shows). */
+export function waitingBadge() {
+  const waiting = [...sessions.values()].filter((s) => s.state === "waiting");
+  if (!waiting.length) return null;
+  const permission = waiting.some((s) => s.reason === "permission");
+  const n = waiting.length;
+  return {
+    text: String(n),
+    color: permission ? "#cf222e" : "#bf8700",
+    title: () => `Sidemirror — ${n} session${n === 1 ? "" : "s"} waiting for you`,
+  };
+}
+
+async function run(conn) {
+  try {
+    const res = await fetch(`${baseUrl(conn.port)}/api/attention/stream`, {
+      headers: { Authorization: `Bearer ${conn.token}` },
+      cache: "no-store",
+      credentials: "omit",
+      signal: conn.controller.signal,
+    });
+    if (!res.ok || !res.body) throw new Error(`attention stream: ${res.status}`);
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        frame(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+      }
+    }
+  } catch (err) {
+    if (conn.controller.signal.aborted) return;
+    console.warn("sidemirror: attention stream", err.message);
+  }
+  if (current === conn) {
+    current = null; // the next status (or this retry) starts it again
+    setTimeout(() => current === null && conn.controller.signal.aborted === false && watchAgain(conn), RETRY_MS);
+  }
+}
+
+function watchAgain(conn) {
+  current = { ...conn, controller: new AbortController() };
+  run(current);
+}
+
+function frame(text) {
+  let event = "message";
+  let data = "";
+  for (const line of text.split("\n")) {
+    if (line.startsWith("event:")) event = line.slice(6).trim();
+    else if (line.startsWith("data:")) data += line.slice(5).trim();
+  }
+  if (!data) return;
+  let body;
+  try {
+    body = JSON.parse(data);
+  } catch {
+    return;
+  }
+  if (event === "sessions") {
+    sessions.clear();
+    for (const s of body.sessions || []) sessions.set(keyOf(s), s);
+  } else if (event === "state") {
+    const before = sessions.get(keyOf(body));
+    if (body.state === "ended") sessions.delete(keyOf(body));
+    else sessions.set(keyOf(body), body);
+    maybeNotify(before, body);
+  }
+  onBadgeChange();
+}
+
+async function maybeNotify(before, now) {
+  const startedWaiting = now.state === "waiting" && (before?.state !== "waiting" || before?.reason !== now.reason);
+  const finished = now.state === "idle" && before?.state === "running";
+  if (!startedWaiting && !finished) return;
+  const { [ALERTS_KEY]: on } = await chrome.storage.local.get(ALERTS_KEY);
+  if (on !== true || (await panelOpen())) return;
+  const where = now.workspace_name || now.workspace;
+  const what = finished ? "finished" : now.reason === "input" ? "waits for your answer" : "wants your permission";
+  chrome.notifications.create(`${NOTIFICATION_PREFIX}${now.workspace}:${now.session}`, {
+    type: "basic",
+    iconUrl: chrome.runtime.getURL("icons/icon-128.png"),
+    title: `${where}: Claude ${what}`,
+    message: now.title || "",
+    priority: startedWaiting ? 2 : 0,
+  });
+}
+
+async function panelOpen() {
+  try {
+    const contexts = await chrome.runtime.getContexts({ contextTypes: ["SIDE_PANEL"] });
+    return contexts.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** A click on one of our notifications: open the side panel on that session. */
+export async function onNotificationClicked(id) {
+  if (!id.startsWith(NOTIFICATION_PREFIX)) return;
+  const [workspace, ...rest] = id.slice(NOTIFICATION_PREFIX.length).split(":");
+  chrome.notifications.clear(id);
+  await chrome.storage.session.set({ [FOCUS_KEY]: { workspace, session: rest.join(":"), at: Date.now() } });
+  try {
+    const win = await chrome.windows.getLastFocused();
+    await chrome.sidePanel.open({ windowId: win.id });
+  } catch (err) {
+    console.warn("sidemirror: cannot open the side panel", err.message);
+  }
+}

@@ -1,0 +1,73 @@
+// The Sessions view: every live session on the machine (any workspace, any agent) with its
+// state, workspace, title and how long it has been in that state; waiting ones first. A click
+// opens the session in the Session tab. Pending permission requests show as decision cards.
+// Alerts (toolbar badge, notifications) are the worker's (lib/worker/attention-alerts.js);
+// this view holds the user's opt-in for notifications.
+
+import { h } from "../lib/page/dom.js";
+import { attentionFeed } from "../lib/page/attention-feed.js";
+import { duration } from "../lib/page/format.js";
+import { KEYS } from "../lib/shared/config.js";
+import { DecisionList } from "./decision-card.js";
+
+const ALERTS_KEY = KEYS.alerts; // chrome.storage.local: notifications on (true) or off
+const TICK_MS = 1000;
+
+export function stateLabel(s) {
+  if (s.state === "waiting") return s.reason === "input" ? "waiting for your answer" : "waiting for permission";
+  return s.state;
+}
+
+export function createSessionsView(ctx) {
+  const list = h("ul", { class: "sessions-list", attrs: { "aria-label": "Live sessions" } });
+  const empty = h("p", { class: "sessions-empty", text: "No live session right now." });
+  const alerts = h("input", { type: "checkbox", id: "alerts-toggle" });
+  const toggle = h("label", { class: "alerts-toggle", htmlFor: "alerts-toggle" }, alerts, " Notify me when a session waits or finishes");
+  const decisions = new DecisionList();
+  const panel = h("div", { class: "sessions-view" }, toggle, decisions.el, list, empty);
+  let rows = [];
+  let timer = null;
+
+  chrome.storage.local.get(ALERTS_KEY).then((got) => {
+    alerts.checked = got[ALERTS_KEY] === true;
+  });
+  alerts.addEventListener("change", () => chrome.storage.local.set({ [ALERTS_KEY]: alerts.checked }));
+
+  const render = () => {
+    empty.hidden = rows.length > 0;
+    list.replaceChildren(
+      ...rows.map((s) => {
+        const waited = s.since ? duration(Date.now() - Date.parse(s.since)) : "";
+        return h(
+          "li",
+          { class: "session-row", dataset: { state: s.state, reason: s.reason || "", workspace: s.workspace, session: s.session } },
+          h(
+            "button",
+            { type: "button", class: "session-open", title: s.directory || s.workspace, on: { click: () => ctx.openSession?.(s.workspace, s.session) } },
+            h("span", { class: `chip st-${s.state}`, text: stateLabel(s) }),
+            h("span", { class: "session-ws", text: s.workspace_name || s.workspace }),
+            h("span", { class: "session-title", text: s.title || `Session ${String(s.session).slice(0, 8)}` }),
+            h("span", { class: "session-since", text: waited ? `for ${waited}` : "" }),
+          ),
+        );
+      }),
+    );
+  };
+  const order = (all) => [...all].sort((a, b) => (a.state !== "waiting") - (b.state !== "waiting") || Date.parse(b.since || 0) - Date.parse(a.since || 0));
+
+  attentionFeed().subscribe((all) => {
+    rows = order(all);
+    render();
+  });
+  return {
+    panel,
+    show() {
+      clearInterval(timer);
+      timer = setInterval(render, TICK_MS); // the "for 2m 10s" counters
+      render();
+    },
+    hide() {
+      clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,215 @@
+"""Every session's live state, as clients see it, and the stream of its changes.
+
+Sources of state, most exact first:
+- Claude Code hooks (`hook_events.py`): a permission prompt, a question, the end of a turn or of
+  the session, the moment it happens. Once a session has sent a hook, its hooks are believed
+  over the transcript, which says nothing while a prompt waits (and is read a moment later).
+- the transcript and the agent process (the source's `state`): the fallback for sessions
+  without hooks; `ended` from the source (its file removed) always wins.
+
+A session waiting for a permission or an answer moves on when its transcript shows the answer
+(a tool result, a user message, the end of the turn): it was answered in the terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sidemirror.attention.hook_events import StateSignal
+from sidemirror.core.clock import iso_from_epoch, parse_ts
+from sidemirror.core.hub import ItemPublished, Message, StateChanged
+from sidemirror.core.models import SessionItem
+from sidemirror.core.redact import redact_text
+from sidemirror.core.store import ACTIVE_WINDOW_S, SessionLog, Store, workspace_id_for
+
+# A session no hook or item has touched for this long is not listed as live (a crashed agent
+# sends no SessionEnd).
+LIVE_WINDOW_S = 12 * 3600.0
+QUEUE_SIZE = 256
+# Items that show a waiting session got its answer.
+_MOVED_ON = frozenset({"tool_result", "user", "turn_complete"})
+# Claude Code stamps transcript lines with its own clock, read a moment after the hook.
+CLOCK_SLACK_S = 1.0
+
+
+def _answers(item: SessionItem, waiting_since: float) -> bool:
+    """Whether a transcript item shows the wait is over: a tool result, a user message or the
+    end of the turn, recorded after the wait began (not history read for the first time)."""
+    if item.type not in _MOVED_ON:
+        return False
+    when = parse_ts(item.ts)
+    return when is not None and when.timestamp() >= waiting_since - CLOCK_SLACK_S
+
+
+@dataclass(eq=False)
+class Tracked:
+    """What hooks said about one session, and the state last shown."""
+
+    workspace: str
+    session: str
+    directory: str = ""
+    hook: StateSignal | None = None
+    state: str = ""  # none shown yet: the first state is always sent
+    reason: str | None = None
+    since: float = field(default_factory=time.time)
+    touched: float = field(default_factory=time.time)
+
+
+Listener = Callable[[str, str], None]
+
+
+class Board:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.tracked: dict[tuple[str, str], Tracked] = {}
+        self.queues: set[asyncio.Queue[dict[str, Any] | None]] = set()
+        # Called with (workspace, session) when a waiting session's transcript moves on.
+        self.moved_on: list[Listener] = []
+        store.taps.append(self._tap)
+        store.state_policy = self._policy
+
+    # --- inputs ---
+
+    def hook(self, cwd: str, session_id: str, signal: StateSignal | None) -> Tracked:
+        """A hook event arrived for this session (`signal` None: it said nothing of its state)."""
+        key = (workspace_id_for(cwd), redact_text(session_id))
+        t = self.tracked.get(key)
+        if t is None:
+            t = self.tracked[key] = Tracked(*key, directory=redact_text(cwd))
+        t.touched = time.time()
+        if signal is not None:
+            t.hook = signal
+            self._refresh(t)
+        return t
+
+    def announce(self, t: Tracked) -> None:
+        """Send the session's state again, unchanged: its pending requests changed (a client
+        showing them fetches them again)."""
+        self._broadcast(self.describe(t))
+
+    def set_hook_state(self, t: Tracked, signal: StateSignal) -> None:
+        t.hook = signal
+        self._refresh(t)
+
+    def _tap(self, log: SessionLog, message: Message) -> None:
+        t = self.tracked.get((log.workspace_id, log.session_id))
+        if t is None:
+            if isinstance(message, StateChanged):
+                self._emit_log(log)
+            return
+        if isinstance(message, ItemPublished):
+            t.touched = time.time()
+            item = message.item
+            if t.hook is not None and t.hook.state == "waiting" and _answers(item, t.since):
+                t.hook = StateSignal("running")
+                for listener in list(self.moved_on):
+                    listener(t.workspace, t.session)
+                self._refresh(t)
+            elif log.state_reason != t.reason or log.state != t.state:
+                self.store.refresh_state(log)  # a log made after its first hook
+        elif isinstance(message, StateChanged):
+            self._emit(t, log)
+
+    # --- the state clients see ---
+
+    def _policy(self, log: SessionLog) -> tuple[str, str | None]:
+        t = self.tracked.get((log.workspace_id, log.session_id))
+        if log.source_state == "ended" or t is None or t.hook is None:
+            # The source's own pair; a source that says `waiting` without a reason (ACP's
+            # `session/request_permission`, `claude -p`'s `requires_action`) waits on a permission.
+            reason = log.source_reason
+            if reason is None and log.source_state == "waiting":
+                reason = "permission"
+            return log.source_state, reason
+        return t.hook.state, t.hook.reason
+
+    def _refresh(self, t: Tracked) -> None:
+        log = self._log(t)
+        if log is not None:
+            self.store.refresh_state(log)  # publishes StateChanged, which _tap emits
+        elif t.hook is not None:
+            self._change(t, t.hook.state, t.hook.reason, None)
+
+    def _emit(self, t: Tracked, log: SessionLog) -> None:
+        self._change(t, log.state, log.state_reason, log)
+
+    def _emit_log(self, log: SessionLog) -> None:
+        ws = self.store.workspace(log.workspace_id)
+        t = Tracked(log.workspace_id, log.session_id, directory=ws.directory if ws else "")
+        self.tracked[(t.workspace, t.session)] = t
+        self._change(t, log.state, log.state_reason, log)
+
+    def _change(self, t: Tracked, state: str, reason: str | None, log: SessionLog | None) -> None:
+        if (state, reason) == (t.state, t.reason):
+            return
+        t.state, t.reason, t.since = state, reason, time.time()
+        self._broadcast(self.describe(t, log))
+
+    def _log(self, t: Tracked) -> SessionLog | None:
+        ws = self.store.workspace(t.workspace)
+        return ws.sessions.get(t.session) if ws is not None else None
+
+    def describe(self, t: Tracked, log: SessionLog | None = None) -> dict[str, Any]:
+        log = log or self._log(t)
+        ws = self.store.workspace(t.workspace)
+        return {
+            "workspace": t.workspace,
+            "workspace_name": ws.name if ws else t.directory.rsplit("/", 1)[-1],
+            "directory": ws.directory if ws else t.directory,
+            "session": t.session,
+            "agent": log.agent if log else "claude",
+            "state": t.state,
+            "reason": t.reason,
+            "since": iso_from_epoch(t.since),
+            "title": log.title if log else None,
+        }
+
+    def live(self) -> list[dict[str, Any]]:
+        """Every live session on the machine: tracked and not ended, touched recently; waiting
+        ones first, then the most recently changed."""
+        now = time.time()
+        self._track_active_logs()
+        rows = [
+            t
+            for t in self.tracked.values()
+            if t.state != "ended" and now - max(t.touched, t.since) < LIVE_WINDOW_S
+        ]
+        rows.sort(key=lambda t: (t.state != "waiting", -t.since))
+        return [self.describe(t) for t in rows]
+
+    def _track_active_logs(self) -> None:
+        """Sessions known only from their transcript are live while running or recent."""
+        for ws in self.store.workspaces.values():
+            if not ws.active:
+                continue
+            for log in ws.sessions.values():
+                key = (ws.id, log.session_id)
+                if key in self.tracked or log.last_activity < time.time() - ACTIVE_WINDOW_S:
+                    continue
+                t = Tracked(*key, directory=ws.directory, state=log.state, reason=log.state_reason)
+                t.since = t.touched = log.last_activity
+                self.tracked[key] = t
+
+    # --- the stream ---
+
+    def subscribe(self) -> asyncio.Queue[dict[str, Any] | None]:
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(QUEUE_SIZE)
+        self.queues.add(queue)
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue[dict[str, Any] | None]) -> None:
+        self.queues.discard(queue)
+
+    def _broadcast(self, change: dict[str, Any]) -> None:
+        for queue in list(self.queues):
+            try:
+                queue.put_nowait(change)
+            except asyncio.QueueFull:
+                # A client that does not keep up gets the whole listing again (None: resync).
+                while not queue.empty():
+                    queue.get_nowait()
+                queue.put_nowait(None)

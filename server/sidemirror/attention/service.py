@@ -1,0 +1,16 @@
+"""The attention service the server holds: the board of states, the pending decisions, and
+what ties them (a waiting session whose transcript moves on was answered in the terminal)."""
+
+from __future__ import annotations
+
+from sidemirror.attention.board import Board
+from sidemirror.attention.decisions import Decisions
+from sidemirror.core.store import Store
+
+
+class Attention:
+    def __init__(self, store: Store, decision_timeout_s: float) -> None:
+        self.board = Board(store)
+        self.decisions = Decisions()
+        self.decision_timeout_s = decision_timeout_s
+        self.board.moved_on.append(self.decisions.moved_on)

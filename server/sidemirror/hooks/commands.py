@@ -1,0 +1,65 @@
+"""`sidemirror hook` and `sidemirror hooks install|uninstall|status`, a module of the CLI's
+`COMMANDS` table: the parsers and what each runs. (`cli.main` runs `hook` before any parser is
+built; this parser is for `--help`.)"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from sidemirror.hooks import settings_file
+from sidemirror.hooks.hook_command import run as run_hook
+
+COMMANDS = frozenset({"hook", "hooks"})
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    hook = sub.add_parser(
+        "hook", help="Claude Code command hook: send the event on stdin to the running server"
+    )
+    hook.add_argument(
+        "--runtime-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the running server's runtime file is (default: $SIDEMIRROR_RUNTIME_DIR, "
+        "else the user's runtime folder)",
+    )
+    hooks = sub.add_parser("hooks", help="add or remove Sidemirror's Claude Code hooks")
+    hooks.add_argument(
+        "action",
+        choices=["install", "uninstall", "status"],
+        help="add the hooks, remove them, or say whether they are installed",
+    )
+    hooks.add_argument(
+        "--project",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="edit DIR/.claude/settings.json instead of ~/.claude/settings.json",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "hook":
+        extra = ["--runtime-dir", str(args.runtime_dir)] if args.runtime_dir else []
+        return run_hook(extra)
+    path = settings_file.settings_path(args.project)
+    try:
+        if args.action == "install":
+            print(settings_file.install(path).message)
+        elif args.action == "uninstall":
+            print(settings_file.uninstall(path).message)
+        else:
+            present, missing = settings_file.status(path)
+            if not present:
+                print(f"not installed in {path}")
+                return 1
+            print(f"installed in {path} for {len(present)} of {len(settings_file.EVENTS)} events")
+            if missing:
+                print("missing: " + ", ".join(missing) + " (run `sidemirror hooks install`)")
+    except settings_file.SettingsError as exc:
+        print(f"sidemirror hooks {args.action}: {exc}", file=sys.stderr)
+        return 2
+    return 0

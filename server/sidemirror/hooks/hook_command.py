@@ -1,0 +1,108 @@
+"""`sidemirror hook`: the command Claude Code runs on each hook event (standard library only).
+
+It reads the event's JSON on stdin, finds the running server through the runtime file and
+POSTs the event to `/api/hooks/claude`. What the server answers under `output` is printed as
+the hook's JSON output (only a PermissionRequest gets one: the user's decision). Whatever goes
+wrong — no server, a stale runtime file, a refused request, bad input — it prints nothing and
+exits 0, so Claude Code behaves exactly as if the hook were not installed.
+
+It runs on every tool call of every session, so it must start in milliseconds: it imports
+nothing but the standard library (tests/unit/test_hook_imports.py), and `http.client` only
+once it knows a server runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from sidemirror.runtime_file import UntrustedRuntimeFile, default_runtime_dir, read_runtime_file
+
+MAX_INPUT = 4 << 20  # a hook event with a large tool input (a Write of a big file) fits
+# A PermissionRequest waits for the user's decision (the server's --decision-timeout, 120 s by
+# default; Claude Code stops the hook at the timeout `hooks install` gives it). Other events
+# are answered at once: if the server stalls, give up quickly rather than slow the agent.
+DECISION_WAIT_S = 3600.0
+EVENT_WAIT_S = 2.0
+RUNTIME_DIR_ENV = "SIDEMIRROR_RUNTIME_DIR"
+
+
+def _runtime_dir(argv: list[str]) -> Path:
+    """`--runtime-dir DIR` (tests, a second server) or $SIDEMIRROR_RUNTIME_DIR, else the
+    default folder."""
+    for i, arg in enumerate(argv):
+        if arg == "--runtime-dir" and i + 1 < len(argv):
+            return Path(argv[i + 1])
+        if arg.startswith("--runtime-dir="):
+            return Path(arg.split("=", 1)[1])
+    env = os.environ.get(RUNTIME_DIR_ENV)
+    return Path(env) if env else default_runtime_dir()
+
+
+def _event_name(body: bytes) -> str:
+    import json
+
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return ""
+    name = data.get("hook_event_name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+def post_event(port: int, token: str, body: bytes, wait_s: float) -> object:
+    """POST the event; the server's `output` (None when it has nothing to say)."""
+    import http.client  # only when a server runs: no cost on the no-server path
+    import json
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=wait_s)
+    try:
+        conn.request(
+            "POST",
+            "/api/hooks/claude",
+            body=body,
+            headers={
+                "Authorization": f"Bearer {token}",
+                "Content-Type": "application/json",
+                "Host": f"127.0.0.1:{port}",
+            },
+        )
+        resp = conn.getresponse()
+        data = resp.read()
+        if resp.status != 200:
+            return None
+    finally:
+        conn.close()
+    answer = json.loads(data)
+    return answer.get("output") if isinstance(answer, dict) else None
+
+
+def run(argv: list[str]) -> int:
+    """The hook; always 0 (a non-zero exit would show as a hook error in Claude Code)."""
+    try:
+        info = read_runtime_file(_runtime_dir(argv))
+    except UntrustedRuntimeFile as exc:
+        print(f"sidemirror hook: {exc}", file=sys.stderr)  # shown in Claude Code's debug view
+        return 0
+    except OSError:
+        return 0
+    if info is None:
+        return 0
+    port, token = info.get("port"), info.get("token")
+    if not isinstance(port, int) or not isinstance(token, str):
+        return 0
+    body = sys.stdin.buffer.read(MAX_INPUT + 1)
+    if len(body) > MAX_INPUT or not body.strip():
+        return 0
+    wait_s = DECISION_WAIT_S if _event_name(body) == "PermissionRequest" else EVENT_WAIT_S
+    try:
+        output = post_event(port, token, body, wait_s)
+    except (OSError, ValueError):  # no server on the port (a stale file), a timeout, bad JSON
+        return 0
+    if output:
+        import json
+
+        sys.stdout.write(json.dumps(output) + "\n")
+        sys.stdout.flush()
+    return 0

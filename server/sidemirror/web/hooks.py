@@ -1,0 +1,82 @@
+"""`POST /api/hooks/claude`: a Claude Code hook event, sent by `sidemirror hook` (token).
+
+Every event updates its session's state (attention/board.py). A `PermissionRequest` is held
+open until the panel decides (web/decisions.py), the transcript moves on, or
+`--decision-timeout` passes; the answer's `output` is what the hook prints: Claude Code's
+documented PermissionRequest decision, or null (no decision: the terminal asks as usual).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from aiohttp import web
+
+from sidemirror.attention.board import Tracked
+from sidemirror.attention.decision_item import record
+from sidemirror.attention.decisions import Answer
+from sidemirror.attention.hook_events import HookEvent, StateSignal, parse_event, signal_of
+from sidemirror.attention.service import Attention
+from sidemirror.core.redact import redact_json
+from sidemirror.core.typed import hide_typed_values
+from sidemirror.web.bodies import error_response, read_json
+from sidemirror.web.state import APP_STATE
+
+ATTENTION = web.AppKey("attention", Attention)
+
+
+def hook_output(answer: Answer) -> dict[str, Any] | None:
+    """Claude Code's PermissionRequest decision output (hooks reference, "PermissionRequest
+    decision control"); None when nobody decided."""
+    if answer.behavior is None:
+        return None
+    decision: dict[str, Any] = {"behavior": answer.behavior}
+    if answer.behavior == "deny" and answer.message:
+        decision["message"] = answer.message
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
+
+
+async def claude_hook(request: web.Request) -> web.Response:
+    try:
+        event = parse_event(await read_json(request))
+    except ValueError as exc:
+        return error_response(400, "bad_hook_event", str(exc))
+    attention = request.app[ATTENTION]
+    tracked = attention.board.hook(event.cwd, event.session_id, signal_of(event))
+    output = None
+    if event.name == "PermissionRequest":
+        output = await _hold(request.app, attention, tracked, event)
+    return web.json_response({"output": output})
+
+
+async def _hold(
+    app: web.Application, attention: Attention, tracked: Tracked, event: HookEvent
+) -> dict[str, Any] | None:
+    tool_name = str(event.payload.get("tool_name") or "")
+    try:
+        tool_input = hide_typed_values(tool_name, redact_json(event.payload.get("tool_input")))
+    except ValueError:
+        tool_input = "[input nested too deeply to show]"
+    decisions = attention.decisions
+    pending = decisions.open(tracked.workspace, tracked.session, tool_name, tool_input)
+    attention.board.announce(tracked)  # even if it already waited (a Notification came first)
+    store = app[APP_STATE].store
+    try:
+        answer = await asyncio.wait_for(
+            asyncio.shield(pending.future), attention.decision_timeout_s
+        )
+    except TimeoutError:
+        answer = Answer(None, "timeout")
+        decisions.close(pending, answer)
+    except asyncio.CancelledError:  # the hook was stopped (Claude Code's own timeout, ^C)
+        answer = Answer(None, "gone")
+        decisions.close(pending, answer)
+        await record(store, pending, answer)
+        attention.board.announce(tracked)
+        raise
+    await record(store, pending, answer)
+    if answer.behavior is not None:  # the tool runs (or is refused) now: the agent works on
+        attention.board.set_hook_state(tracked, StateSignal("running"))
+    attention.board.announce(tracked)
+    return hook_output(answer)

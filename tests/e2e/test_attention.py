@@ -1,0 +1,157 @@
+"""Attention end to end: a recorded Claude Code PermissionRequest replayed by `sidemirror hook`
+(a real process) against a real server, answered from the side panel in real Chromium; the
+toolbar badge, a notification and the Sessions view for waiting sessions."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.parse
+from typing import Any
+
+from playwright.sync_api import Page, expect
+from support import (
+    ROOT,
+    SAMPLE_SESSION,
+    Extension,
+    Server,
+    open_tab,
+    wait_until,
+)
+
+EVENTS = ROOT / "tests" / "fixtures" / "hooks" / "permission-request.jsonl"
+ALLOW = {
+    "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
+}
+
+
+def permission_request() -> dict[str, Any]:
+    event = json.loads(EVENTS.read_text().splitlines()[4])
+    assert event["hook_event_name"] == "PermissionRequest"
+    return {**event, "session_id": SAMPLE_SESSION}  # the e2e fixture's recorded session
+
+
+def start_hook(server: Server, payload: dict[str, Any]) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sidemirror", "hook", "--runtime-dir", str(server.tmp / "runtime")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(payload))
+    proc.stdin.close()
+    return proc
+
+
+def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    return proc.wait(30), out
+
+
+def connected_panel(ext: Extension, server: Server) -> Page:
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    expect(panel.locator(".feed [data-type=tool_use]").first).to_be_visible(timeout=15_000)
+    return panel
+
+
+def test_allow_and_deny_from_the_session_tab(ext: Extension, server: Server) -> None:
+    panel = connected_panel(ext, server)
+    hook = start_hook(server, permission_request())
+    card = panel.locator(".session-tab .decision-card")
+    expect(card).to_be_visible(timeout=15_000)
+    expect(card.locator(".decision-head")).to_have_text("Claude wants to use Bash")
+    expect(card.locator(".decision-command")).to_have_text("npm publish")
+    card.get_by_role("button", name="Allow").click()
+    code, out = finish(hook)
+    assert code == 0 and json.loads(out) == ALLOW
+    expect(card.locator(".decision-status")).to_have_text("Allowed")
+    record = panel.locator(".feed [data-type=system]", has_text="allowed from the side panel")
+    expect(record).to_be_visible(timeout=10_000)
+
+    hook = start_hook(server, permission_request())
+    card = panel.locator(".session-tab .decision-card:not([data-answered])")
+    expect(card).to_be_visible(timeout=15_000)
+    card.locator(".decision-message").fill("Run the tests first")
+    card.get_by_role("button", name="Deny").click()
+    code, out = finish(hook)
+    assert code == 0
+    decision = json.loads(out)["hookSpecificOutput"]["decision"]
+    assert decision == {"behavior": "deny", "message": "Run the tests first"}
+
+
+def test_a_timeout_prints_nothing_and_the_card_says_so(ext: Extension, server_factory: Any) -> None:
+    server: Server = server_factory(extra_args=("--decision-timeout", "3"))
+    panel = connected_panel(ext, server)
+    hook = start_hook(server, permission_request())
+    card = panel.locator(".session-tab .decision-card")
+    expect(card).to_be_visible(timeout=15_000)
+    code, out = finish(hook)
+    assert (code, out) == (0, "")
+    expect(card.locator(".decision-status")).to_contain_text(
+        "answered in the terminal", timeout=10_000
+    )
+    expect(card.get_by_role("button", name="Allow")).to_be_disabled()
+
+
+def test_badge_notification_and_sessions_view(ext: Extension, server: Server) -> None:
+    server.ingest("/home/dev/other-repo", "other-1", [
+        {"type": "user", "content": "Refactor the parser"},
+    ])  # fmt: skip
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    wait_until(lambda: (ext.status(panel) or {}).get("state") == "connected", timeout=15)
+    panel.evaluate("() => chrome.storage.local.set({ alerts: true })")
+    worker = ext.worker()
+    hook = start_hook(server, permission_request())
+    try:
+        wait_until(lambda: ext.badge(panel) == "1", timeout=15, message="badge counts 1 waiting")
+        notes = wait_until(
+            lambda: worker.evaluate("() => chrome.notifications.getAll()"),
+            timeout=15,
+            message="a notification for the waiting session",
+        )
+        (note_id,) = notes
+        assert SAMPLE_SESSION in note_id
+
+        open_tab(panel, "Sessions")
+        rows = panel.locator(".session-row")
+        demo = rows.filter(has_text="Demo")
+        other = rows.filter(has_text="other-repo")
+        expect(demo.locator(".chip")).to_have_text("waiting for permission", timeout=10_000)
+        expect(other).to_be_visible()
+        expect(rows.first).to_contain_text("Demo")  # waiting sessions first
+        other.get_by_role("button").click()
+        expect(panel.get_by_role("tab", name="Session", exact=True)).to_have_attribute(
+            "aria-selected", "true"
+        )
+        expect(panel.locator(".feed")).to_contain_text("Refactor the parser", timeout=10_000)
+    finally:
+        hook.kill()
+        hook.wait(10)
+
+
+def test_an_acp_permission_request_is_shown_read_only(ext: Extension, server: Server) -> None:
+    # claude-agent-acp's recorded edit-with-permission scenario, up to its request_permission:
+    # what `sidemirror acp-tap` forwards while the editor shows its prompt.
+    lines = (ROOT / "tests" / "fixtures" / "acp" / "edit-with-permission.jsonl").read_bytes()
+    upto = b"".join(lines.splitlines(keepends=True)[:14])
+    q = urllib.parse.urlencode({"workspace": "/tmp/e2e-acp-wait", "format": "acp"})
+    server.request("POST", f"/api/ingest?{q}", upto, content_type="application/x-ndjson")
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    notice = panel.locator(".session-tab .decision-notice")
+    expect(notice).to_be_visible(timeout=15_000)
+    expect(notice).to_contain_text("answer it there")
+    expect(panel.locator(".session-tab .decision-card button")).to_have_count(0)
+    assert server.get("/api/decisions")["decisions"] == []
+    rows = server.get("/api/attention")["sessions"]
+    acp = [r for r in rows if r["workspace_name"] == "e2e-acp-wait"]
+    assert [(r["state"], r["reason"]) for r in acp] == [("waiting", "permission")]

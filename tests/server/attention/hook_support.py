@@ -1,0 +1,109 @@
+"""A server on a real loopback socket with a recorded Claude Code session, a runtime file that
+points `sidemirror hook` (a real process) at it, and the recorded hook events to replay."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+from sidemirror.core.store import workspace_id_for
+from sidemirror.runtime_file import write_runtime_file
+
+from tests.conftest import FIXTURES
+from tests.server.conftest import AUTH, TOKEN, ClientFactory
+
+SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+CWD = "/path/to/Demo"
+WS = workspace_id_for(CWD)
+TRANSCRIPT = FIXTURES / "claude" / "sample-project" / f"{SESSION}.jsonl"
+SIDEMIRROR = Path(sys.executable).with_name("sidemirror")
+
+
+def events(name: str) -> list[dict[str, Any]]:
+    lines = (FIXTURES / "hooks" / name).read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def event(name: str) -> dict[str, Any]:
+    found = [e for e in events("permission-request.jsonl") if e["hook_event_name"] == name]
+    return found[0]
+
+
+@dataclass
+class HookServer:
+    client: TestClient[Any, Any]
+    runtime_dir: Path
+    transcript: Path
+
+    async def start_hook(self, payload: dict[str, Any]) -> asyncio.subprocess.Process:
+        proc = await asyncio.create_subprocess_exec(
+            str(SIDEMIRROR),
+            "hook",
+            "--runtime-dir",
+            str(self.runtime_dir),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(payload).encode())
+        await proc.stdin.drain()
+        proc.stdin.close()
+        return proc
+
+    async def hook(self, payload: dict[str, Any]) -> tuple[int, str]:
+        proc = await self.start_hook(payload)
+        return await finish(proc)
+
+    async def get(self, path: str) -> Any:
+        resp = await self.client.get(path, headers=AUTH)
+        assert resp.status == 200, await resp.text()
+        return await resp.json()
+
+    async def session_state(self) -> tuple[str, str | None] | None:
+        rows = (await self.get("/api/attention"))["sessions"]
+        row = next((r for r in rows if r["session"] == SESSION), None)
+        return None if row is None else (row["state"], row["reason"])
+
+
+async def finish(proc: asyncio.subprocess.Process, timeout: float = 30) -> tuple[int, str]:
+    out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode()
+
+
+async def until(predicate: Callable[[], Any], timeout: float = 15.0) -> Any:
+    """Wait for an (async) condition; the state it waits for, never a fixed time."""
+    async with asyncio.timeout(timeout):
+        while True:
+            value = predicate()
+            if asyncio.iscoroutine(value):
+                value = await value
+            if value:
+                return value
+            await asyncio.sleep(0.01)
+
+
+async def hook_server(make_client: ClientFactory, tmp_path: Path, **overrides: Any) -> HookServer:
+    projects = tmp_path / "claude-projects"
+    transcript = projects / "-path-to-Demo" / TRANSCRIPT.name
+    transcript.parent.mkdir(parents=True)
+    shutil.copyfile(TRANSCRIPT, transcript)
+    client = await make_client(claude_dirs=[projects], **overrides)
+    runtime_dir = tmp_path / "hook-run"
+    write_runtime_file(runtime_dir, {"port": client.port, "token": TOKEN, "pid": 0})
+    server = HookServer(client, runtime_dir, transcript)
+
+    async def listed() -> bool:
+        resp = await client.get(f"/workspace/{WS}/sessions", headers=AUTH)
+        return resp.status == 200 and bool((await resp.json())["sessions"])
+
+    await until(listed)
+    return server
