@@ -20,10 +20,13 @@ def test_deleting_the_transcript_ends_the_session_in_the_panel(
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
     feed = panel.locator(".feed")
-    expect(feed.locator("[data-type=tool_use]").first).to_be_visible(timeout=15_000)
-    shown = feed.locator("[data-type]").count()
+    card = feed.locator("[data-type=tool_use]").first
+    expect(card).to_be_visible(timeout=15_000)
+    # The timeline keeps only rows near the viewport in the DOM and adds the rest when idle, so
+    # what stays readable is checked on an item the user sees, not on a count of DOM rows.
+    item_id = card.get_attribute("data-item-id")
 
     (only / "sample-project" / f"{SAMPLE_SESSION}.jsonl").unlink()
-    expect(panel.locator(".session-state")).to_have_text("ended · file removed", timeout=5_000)
-    assert feed.locator("[data-type]").count() == shown  # what was read stays readable
+    expect(panel.locator(".session-state")).to_have_text("ended · file removed")
+    expect(feed.locator(f"[data-item-id='{item_id}']")).to_be_visible()  # still readable
     assert server.workspaces() == []
