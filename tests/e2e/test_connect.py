@@ -18,15 +18,16 @@ def test_connect_view_lists_live_tools_and_tracks_health(ext: Extension, server:
     health = panel.locator("#mcp-health")
     expect(health).to_have_attribute("role", "status")
     expect(health).to_have_attribute("data-state", "ok", timeout=10_000)
-    expect(health).to_contain_text("Reachable — 4 tools")
+    expect(health).to_contain_text("Reachable — 5 tools")
     expect(panel.locator("#mcp-protocol")).to_have_text("2025-06-18")
     expect(panel.locator("#mcp-server")).to_contain_text("sidemirror")
 
     # The tool list comes from tools/list: names, titles and descriptions.
     tools = panel.locator(".mcp-tool")
-    expect(tools).to_have_count(4)
+    expect(tools).to_have_count(5)
     names = tools.locator(".mcp-tool-name").all_text_contents()
     assert sorted(names) == [
+        "sidemirror_browser_events",
         "sidemirror_get_activity",
         "sidemirror_get_session",
         "sidemirror_list_workspaces",
@@ -35,7 +36,7 @@ def test_connect_view_lists_live_tools_and_tracks_health(ext: Extension, server:
     report = panel.locator(".mcp-tool[data-tool=sidemirror_report_browser_action]")
     expect(report.locator(".mcp-tool-desc")).to_contain_text("activity feed")
     expect(report.locator(".mcp-tool-params")).to_contain_text("command*")
-    expect(panel.get_by_role("heading", name="Tools (4)")).to_be_visible()
+    expect(panel.get_by_role("heading", name="Tools (5)")).to_be_visible()
 
     # Snippets: the token is masked until revealed; copying copies the real one.
     claude = panel.locator("#snippet-claude")
@@ -78,4 +79,4 @@ def test_connect_view_lists_live_tools_and_tracks_health(ext: Extension, server:
     expect(health).to_contain_text(re.compile("Error|Unreachable"))
     server.start()
     expect(health).to_have_attribute("data-state", "ok", timeout=30_000)
-    expect(tools).to_have_count(4)
+    expect(tools).to_have_count(5)
