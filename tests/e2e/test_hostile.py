@@ -106,8 +106,8 @@ def test_hostile_content_is_inert(ext: Extension, server: Server) -> None:
     panel.wait_for_timeout(300)
     assert panel.evaluate("() => window.__pwned ?? null") is None
     api = re.compile(
-        r"^http://127\.0\.0\.1:\d+/(health|api/(identify|pair|ticket|workspaces|activity/latest-workspace)"
-        r"|workspace/[0-9a-f]{12}/)"
+        r"^http://127\.0\.0\.1:\d+/(health|api/(identify|pair|ticket|workspaces|activity/latest-workspace"
+        r"|decisions|attention|search)|workspace/[0-9a-f]{12}/)"
     )
     foreign = [u for u in requests if not (u.startswith(ext.url("")) or api.match(u))]
     assert foreign == []
