@@ -85,7 +85,14 @@ def overlay_switch(panel: Page, host: str) -> Locator:
 def test_install_asks_for_no_site_access() -> None:
     manifest = json.loads((EXT_DIR / "manifest.json").read_text())
     assert "content_scripts" not in manifest
-    assert sorted(manifest["permissions"]) == ["alarms", "scripting", "sidePanel", "storage"]
+    # `notifications` shows the user that a session waits for them (opt-in); it reaches no site.
+    assert sorted(manifest["permissions"]) == [
+        "alarms",
+        "notifications",
+        "scripting",
+        "sidePanel",
+        "storage",
+    ]
     assert manifest["host_permissions"] == ["http://127.0.0.1/*", "http://localhost/*"]
     assert manifest["optional_host_permissions"] == ["http://*/*", "https://*/*"]
 
