@@ -32,7 +32,8 @@ def test_an_edit_shows_its_diff_and_changes_jump_to_it(
     ext: Extension, server_factory: Any, tmp_path: Path
 ) -> None:
     server = rich_server(server_factory, tmp_path)
-    ws = server.workspaces()[0]["id"]
+    # The server listens before it has indexed the archive: wait for the listing.
+    ws = wait_until(server.workspaces, 30, message="the workspace listed")[0]["id"]
     items = server.snapshot(ws, RICH_ID, limit=5000)["items"]
     edit = next(
         i for i in items if i["type"] == "tool_use" and i.get("diff") and i["name"] == "Edit"
