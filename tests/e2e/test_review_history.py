@@ -81,7 +81,7 @@ def test_scrolling_up_pages_back_to_the_first_prompt(
     # The item at the top of the view as the load starts (seen from a MutationObserver on the
     # marker, which runs before the page can arrive).
     anchor = panel.evaluate(
-        """() => new Promise((resolve) => {
+        """() => new Promise((resolve, reject) => {
             const s = document.querySelector('.scroller');
             const marker = document.querySelector('.earlier');
             const mo = new MutationObserver(() => {
@@ -93,7 +93,11 @@ def test_scrolling_up_pages_back_to_the_first_prompt(
                 resolve([a.dataset.itemId, a.getBoundingClientRect().top]);
             });
             mo.observe(marker, { childList: true, characterData: true, subtree: true });
-            s.scrollTop = 0;
+            // A failure, never a hang: Playwright's evaluate has no timeout of its own.
+            setTimeout(() => { mo.disconnect(); reject(new Error('no earlier page loaded')); }, 30000);
+            // From the bottom, so that going to the top is a scroll even if the view was there.
+            s.scrollTop = s.scrollHeight;
+            requestAnimationFrame(() => requestAnimationFrame(() => { s.scrollTop = 0; }));
         })"""
     )
     expect(earlier).not_to_have_text(re.compile("Loading"), timeout=20_000)
