@@ -43,7 +43,8 @@ def _open_checked(path: Path) -> sqlite3.Connection:
     # Session text (titles, search snippets): only this OS user may read it. SQLite gives its
     # -wal and -shm files the database file's mode, so creating that one private is enough.
     os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-    connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    # Two writers share the file (file index, search feed): wait for the lock, up to 10 s.
+    connection = sqlite3.connect(path, timeout=10.0, check_same_thread=False, isolation_level=None)
     try:
         connection.execute("PRAGMA journal_mode=WAL")
         # The index can always be rebuilt; durability of its last transaction is not worth

@@ -117,7 +117,7 @@ class FileIndex:
         ]
         try:
             with self._connection:
-                self._connection.execute("BEGIN")
+                self._connection.execute("BEGIN IMMEDIATE")
                 self._connection.executemany(
                     "INSERT OR REPLACE INTO file_meta VALUES (?, ?, ?, ?, ?)", rows
                 )
@@ -136,7 +136,7 @@ class FileIndex:
             gone = [(self.source, key) for (key,) in rows if key not in keep]
             if gone:
                 with self._connection:
-                    self._connection.execute("BEGIN")
+                    self._connection.execute("BEGIN IMMEDIATE")
                     self._connection.executemany(
                         "DELETE FROM file_meta WHERE source = ? AND path = ?", gone
                     )

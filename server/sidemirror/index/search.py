@@ -195,7 +195,9 @@ class SearchIndex:
                     for _ in range(min(len(self._backlog), BATCH_OPS)):
                         ops.append(self._backlog.popleft())
                     self._cv.notify_all()  # room in the backlog
-                db.execute("BEGIN")
+                db.execute(
+                    "BEGIN IMMEDIATE"
+                )  # the write lock up front: a deferred one cannot wait for it
                 for kind, args in ops:
                     _apply(db, kind, args)
                 db.execute("COMMIT")
