@@ -195,9 +195,8 @@ class SearchIndex:
                     for _ in range(min(len(self._backlog), BATCH_OPS)):
                         ops.append(self._backlog.popleft())
                     self._cv.notify_all()  # room in the backlog
-                db.execute(
-                    "BEGIN IMMEDIATE"
-                )  # the write lock up front: a deferred one cannot wait for it
+                # The write lock up front: a deferred transaction's upgrade cannot wait for it.
+                db.execute("BEGIN IMMEDIATE")
                 for kind, args in ops:
                     _apply(db, kind, args)
                 db.execute("COMMIT")
