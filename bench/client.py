@@ -237,3 +237,8 @@ def cpu_seconds(pid: int) -> float:
         except psutil.Error:
             pass
     return total
+
+
+def table_row(label: str, value: str, blank: list[str]) -> str:
+    """One line of the results table for a figure no peer offers (the peers' cells blank)."""
+    return "| " + " | ".join([label, value, *blank]) + " |"

@@ -138,7 +138,7 @@ def rows(result: dict[str, Any] | None, blank: list[str]) -> list[str]:
         return []
 
     def row(label: str, value: str) -> str:
-        return "| " + " | ".join([label, value, *blank]) + " |"
+        return client.table_row(label, value, blank)
 
     if "error" in result:
         return [row("forward", "error: " + str(result["error"])[:60])]

@@ -22,6 +22,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import client
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("SIDEMIRROR_CHROMIUM", "/usr/bin/chromium")
 PANEL_SIZE = {"width": 420, "height": 820}
@@ -86,7 +88,7 @@ def rows(result: dict[str, Any] | None, blank: list[str]) -> list[str]:
         return []
 
     def row(label: str, value: str) -> str:
-        return "| " + " | ".join([label, value, *blank]) + " |"
+        return client.table_row(label, value, blank)
 
     if "error" in result:
         return [row("panel", "error: " + str(result["error"])[:60])]
