@@ -36,9 +36,17 @@ class FileSession:
         self.journal_dir = journal_dir
         self.main = main  # the session's own file (sub-agents may add more)
         self.stopping = stopping  # its source's `BackgroundTasks.stopping`
-        self.lock = asyncio.Lock()
+        self._lock: asyncio.Lock | None = None
         self.loaded = False
         log.scan = self.scan
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """Held while the session is parsed or written. Made when first used: ten thousand
+        sessions listed and never read need none."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
 
     @property
     def journal_path(self) -> Path | None:
