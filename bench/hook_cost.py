@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import client
 from sidemirror.runtime_file import read_runtime_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,3 +145,20 @@ if __name__ == "__main__":
 
     with tempfile.TemporaryDirectory(prefix="sm-hook-bench-") as tmp:
         print(json.dumps(asyncio.run(measure(Path(tmp))), indent=2))
+
+
+def rows(result: dict[str, Any] | None, blank: list[str]) -> list[str]:
+    """Table lines for the hook phase (no peer runs hooks: our column only)."""
+    if not result:
+        return []
+    out = []
+    for label, got in result.items():
+        if isinstance(got, dict) and "p50_ms" in got:
+            cpu = f", CPU {got['cpu_p50_ms']} ms" if "cpu_p50_ms" in got else ""
+            value = f"{got['p50_ms']} / {got['p90_ms']} ms{cpu} (n={got['n']})"
+            out.append(client.table_row(f"{label}: p50 / p90", value, blank))
+    if "loadavg_1m" in result:
+        out.append(
+            client.table_row("hook phase: load average (1 min)", str(result["loadavg_1m"]), blank)
+        )
+    return out
