@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import client
+from sidemirror.runtime_file import read_runtime_file
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENTS = ROOT / "tests" / "fixtures" / "hooks" / "permission-request.jsonl"
@@ -72,10 +74,10 @@ def _free_port() -> int:
 
 
 async def to_waiting(root: Path, n: int = 20) -> dict[str, Any]:
-    run, port = root / "hook-run", _free_port()
+    run, data, port = root / "hook-run", root / "hook-data", _free_port()
     proc = subprocess.Popen(
         [SIDEMIRROR, "serve", "--port", str(port), "--runtime-dir", str(run),
-         "--data-dir", str(root / "hook-data"), "--claude-dir", str(root / "hook-none"),
+         "--data-dir", str(data), "--claude-dir", str(root / "hook-none"),
          "--codex-dir", str(root / "hook-none"), "--decision-timeout", "0.2"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
@@ -85,12 +87,14 @@ async def to_waiting(root: Path, n: int = 20) -> dict[str, Any]:
             for _ in range(300):
                 try:
                     async with http.get(base + "/health") as r:
-                        if r.status == 200 and (run / "server.json").exists():
+                        if r.status == 200 and read_runtime_file(run, data) is not None:
                             break
                 except aiohttp.ClientError:
                     pass
                 await asyncio.sleep(0.05)
-            token = json.loads((run / "server.json").read_text())["token"]
+            info = read_runtime_file(run, data)
+            assert info is not None, "the server wrote no runtime file"
+            token = info["token"]
             auth = {"Authorization": f"Bearer {token}"}
             request = json.loads(EVENTS.read_text().splitlines()[4])
             samples, posted = [], []
@@ -141,3 +145,20 @@ if __name__ == "__main__":
 
     with tempfile.TemporaryDirectory(prefix="sm-hook-bench-") as tmp:
         print(json.dumps(asyncio.run(measure(Path(tmp))), indent=2))
+
+
+def rows(result: dict[str, Any] | None, blank: list[str]) -> list[str]:
+    """Table lines for the hook phase (no peer runs hooks: our column only)."""
+    if not result:
+        return []
+    out = []
+    for label, got in result.items():
+        if isinstance(got, dict) and "p50_ms" in got:
+            cpu = f", CPU {got['cpu_p50_ms']} ms" if "cpu_p50_ms" in got else ""
+            value = f"{got['p50_ms']} / {got['p90_ms']} ms{cpu} (n={got['n']})"
+            out.append(client.table_row(f"{label}: p50 / p90", value, blank))
+    if "loadavg_1m" in result:
+        out.append(
+            client.table_row("hook phase: load average (1 min)", str(result["loadavg_1m"]), blank)
+        )
+    return out

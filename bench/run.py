@@ -572,6 +572,7 @@ def table(res: dict) -> str:
             )
     rows += forward.rows(res.get("forward"), blank)
     rows += panel.rows(res.get("panel"), blank)
+    rows += hook_cost.rows(res.get("hook"), blank)
     return "\n".join(rows)
 
 

@@ -8,10 +8,11 @@ Every other module gets what it needs from here: handlers read `AppState` throug
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from aiohttp import web
@@ -28,6 +29,7 @@ from sidemirror.core.store import Store
 from sidemirror.ingest.journal import IngestJournal
 from sidemirror.mcp import endpoint as mcp
 from sidemirror.settings import Settings
+from sidemirror.sources.base import Source
 from sidemirror.sources.files.indexing import Indexing
 from sidemirror.sources.procs import pid_alive
 from sidemirror.sources.registry import build_sources
@@ -114,6 +116,11 @@ def fresh_spill_dir(root: Path) -> Path:
     return own
 
 
+async def _set_when_listed(indexing: Indexing, sources: Sequence[Source]) -> None:
+    await asyncio.gather(*(source.ready.wait() for source in sources))
+    indexing.listed.set()
+
+
 def create_app(settings: Settings, token: str) -> web.Application:
     # Everything under the data dir is session text: only this OS user may read it.
     private_dir(settings.data_dir)
@@ -162,8 +169,10 @@ def create_app(settings: Settings, token: str) -> web.Application:
         # (and answers /health) whatever the number of sessions on disk.
         for source in sources:
             await source.start()
+        listed = asyncio.create_task(_set_when_listed(indexing, sources), name="listed")
         await remote.start()
         yield
+        listed.cancel()
         await remote.stop()
         for source in reversed(sources):
             await source.stop()

@@ -1,4 +1,4 @@
-"""Running the server: port choice, a scrubbed access log, and the token.
+"""Running the server: a scrubbed access log, the token, the data dir claimed.
 
 The runtime file the server leaves for its clients is in `runtime_file.py`.
 """
@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-import socket
 from pathlib import Path
 
 from aiohttp import web
@@ -16,41 +15,10 @@ from aiohttp.abc import AbstractAccessLogger
 
 from sidemirror.core.private import open_private
 from sidemirror.log_filter import install_redaction
-from sidemirror.settings import PORT_RANGE
-
-
-class PortUnavailable(Exception):
-    pass
 
 
 def new_token() -> str:
     return secrets.token_urlsafe(32)  # 256 bits
-
-
-def bind_socket(host: str, port: int | None) -> socket.socket:
-    """An explicit port binds exactly; otherwise the first free port of 47470–47479."""
-    candidates = [port] if port is not None else list(PORT_RANGE)
-    last: OSError | None = None
-    for candidate in candidates:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        # A restarted server must get its port back while old connections sit in TIME_WAIT, or
-        # resume breaks; on Linux this still refuses a port another process is listening on.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, candidate))
-        except OSError as exc:
-            sock.close()
-            last = exc
-            continue
-        sock.listen(128)
-        sock.setblocking(False)
-        return sock
-    if port is not None:
-        raise PortUnavailable(f"cannot bind {host}:{port}: {last}")
-    raise PortUnavailable(
-        f"no free port in {PORT_RANGE.start}-{PORT_RANGE.stop - 1} on {host} (last error: {last})"
-    )
 
 
 def resolve_token(explicit: str | None) -> str:

@@ -13,11 +13,9 @@ token of their own server and receive what `sidemirror ingest`, `acp-tap` or the
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +76,8 @@ def default_data_dir() -> Path:
 def runtime_file_name(data_dir: Path) -> str:
     """The runtime file of the server on `data_dir`: the same folder reached by another path
     (relative, through a symlink) gives the same name."""
+    import hashlib  # here: the hook, which only reads runtime files, never loads it
+
     key = hashlib.sha256(str(data_dir.expanduser().resolve()).encode()).hexdigest()[:16]
     return f"{RUNTIME_PREFIX}{key}{RUNTIME_SUFFIX}"
 
@@ -155,13 +155,21 @@ def list_servers(runtime_dir: Path) -> list[dict[str, Any]]:
     return [data for _, data in sorted(found, key=lambda pair: pair[0])]
 
 
-@dataclass
 class ServerChoice:
-    """The server a client should talk to (None: none fits), and every live server seen."""
+    """The server a client should talk to (None: none fits), and every live server seen.
+    A plain class: `dataclasses` (and `inspect` behind it) would be most of the hook's imports."""
 
-    server: dict[str, Any] | None
-    servers: list[dict[str, Any]] = field(default_factory=list)
-    data_dir: Path | None = None  # the data dir asked for (None: the default one)
+    __slots__ = ("server", "servers", "data_dir")
+
+    def __init__(
+        self,
+        server: dict[str, Any] | None,
+        servers: list[dict[str, Any]],
+        data_dir: Path | None,  # the data dir asked for (None: the default one)
+    ) -> None:
+        self.server = server
+        self.servers = servers
+        self.data_dir = data_dir
 
 
 def find_server(runtime_dir: Path, data_dir: Path | None = None) -> ServerChoice:

@@ -10,7 +10,6 @@ from sidemirror.core.projection import DEFAULT_MAX_CHARS
 from sidemirror.runtime_file import default_data_dir, default_runtime_dir
 
 DEFAULT_PORT = 47470
-PORT_RANGE = range(47470, 47480)
 # The ID that the pinned `key` in extension/manifest.json gives the extension.
 PINNED_EXTENSION_ID = "mboojbmhcigehknaafejhibpmmdjpgbn"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")

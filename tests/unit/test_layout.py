@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "__init__": 0,  # the package face (`__version__`)
     "core": 0,
     "runtime_file": 1,  # finding the running server: standard library only (the hook reads it)
+    "listen_socket": 1,  # the port, bound before the server is imported: standard library only
     "settings": 2,
     "log_filter": 2,  # redaction of every log line, installed by runtime.py
     "index": 2,  # the embedded SQLite index (file metadata, full-text search)

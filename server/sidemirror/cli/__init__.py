@@ -8,12 +8,15 @@ arguments) and what the command needs inside `run` (tests/unit/test_cli_imports.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
-from types import ModuleType
+from typing import TYPE_CHECKING
 
 from sidemirror import __version__
+
+if TYPE_CHECKING:
+    import argparse
+    from types import ModuleType
 
 # The one registration point: command name → the module that defines it. A module provides
 # `add_parsers(sub)` (adds its command(s) to the parser) and `run(args) -> int` (the exit status).
@@ -40,6 +43,8 @@ def _modules() -> list[ModuleType]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # not for the hook, which needs no parser
+
     parser = argparse.ArgumentParser(
         prog="sidemirror",
         description="Mirror a coding agent's session into Chrome's side panel, live.",

@@ -135,6 +135,15 @@ def run(args: argparse.Namespace) -> int:
     if refusal is not None:
         print(f"sidemirror: {refusal}", file=sys.stderr)
         return 2
-    from sidemirror.cli.serving import serve_from_args  # the server: only when it starts
+    from sidemirror.listen_socket import PortUnavailable, bind_socket
 
-    return serve_from_args(args)
+    try:
+        # Bound before the server is imported: a client that connects while it starts waits.
+        sock = bind_socket(args.host, args.port)
+    except PortUnavailable as exc:
+        print(f"sidemirror: {exc}", file=sys.stderr)
+        return 2
+    with sock:
+        from sidemirror.cli.serving import serve_from_args  # the server: only when it starts
+
+        return serve_from_args(args, sock)

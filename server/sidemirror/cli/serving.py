@@ -8,6 +8,7 @@ import asyncio
 import logging
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -20,9 +21,7 @@ from sidemirror.core.durable import WriteFailed, write_all
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
 from sidemirror.runtime import (
     AlreadyRunning,
-    PortUnavailable,
     ScrubbedAccessLogger,
-    bind_socket,
     claim_data_dir,
     configure_logging,
     resolve_token,
@@ -140,13 +139,8 @@ def already_running_message(settings: Settings, exc: AlreadyRunning) -> str:
     )
 
 
-async def _serve(settings: Settings) -> int:
+async def _serve(settings: Settings, sock: socket.socket) -> int:
     token = resolve_token(settings.token)
-    try:
-        sock = bind_socket(settings.host, settings.port)
-    except PortUnavailable as exc:
-        print(f"sidemirror: {exc}", file=sys.stderr)
-        return 2
     port = int(sock.getsockname()[1])
     app = create_app(settings, token)
     fd_limit = raise_fd_limit()
@@ -181,7 +175,8 @@ async def _serve(settings: Settings) -> int:
     return 0
 
 
-def serve_from_args(args: argparse.Namespace) -> int:
+def serve_from_args(args: argparse.Namespace, sock: socket.socket) -> int:
+    """Run the server on `sock`, bound and listening already (listen_socket.py)."""
     trace = args.debug_events_jsonl
     problem = path_problem(trace) if trace is not None else None
     if problem is not None:
@@ -198,7 +193,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
         print(already_running_message(settings, exc), file=sys.stderr)
         return 2
     try:
-        return asyncio.run(_serve(settings))
+        return asyncio.run(_serve(settings, sock))
     finally:
         if claim is not None:
             os.close(claim)

@@ -37,7 +37,7 @@ from sidemirror.core.models import SessionItem
 from sidemirror.core.numbers import parse_count
 from sidemirror.core.projection import Projector
 from sidemirror.core.redact import redact_text
-from sidemirror.core.redact_fields import redact_item_fields
+from sidemirror.core.redact_fields import RedactedText, redact_item_fields
 
 ACTIVE_WINDOW_S = 120.0
 # The reason a session is `ended` when the file it was read from is gone (deleted or moved away).
@@ -79,17 +79,20 @@ EarlierReader = Callable[[int, int], Awaitable[tuple[list[SessionItem], bool]]]
 # Receives (epoch, items) batches from a worker thread: see SessionLog.scan.
 ItemSink = Callable[[str, list[SessionItem]], None]
 
-_REDACTED_SESSION_FIELDS = frozenset({"session_id", "title"})
 _REDACTED_WORKSPACE_FIELDS = frozenset({"directory", "name", "branch"})
 
 
 @dataclass(eq=False)
 class SessionLog:
+    """One session's log and what listings show of it. `session_id` is redacted by its one
+    maker (`Store.ensure_session`); `title` whenever it is set: both are shown in every
+    listing and written to journals, so they never hold a secret."""
+
     workspace_id: str
     session_id: str
     agent: str
     epoch: str
-    title: str | None = None
+    title: RedactedText = RedactedText()
     started_at: str | None = None
     last_activity: float = 0.0
     state: str = "idle"
@@ -117,13 +120,6 @@ class SessionLog:
     # Reads every item a load would give, in batches to a sink, without loading the session
     # (the search index's backfill: index/search_feed.py); False when it is loaded already.
     scan: Callable[[ItemSink], Awaitable[bool]] | None = None
-
-    def __setattr__(self, name: str, value: object) -> None:
-        # Whoever sets them (a source, the store, a journal replay), these are shown in every
-        # listing and written to journals: they never hold a secret.
-        if name in _REDACTED_SESSION_FIELDS and isinstance(value, str):
-            value = redact_text(value)
-        super().__setattr__(name, value)
 
     # Newest items in memory with their projected JSON; older ones spilled (see item_log.py).
     # Made when first used: thousands of archived sessions are listed, few are ever read, and

@@ -23,23 +23,27 @@ def index_path(data_dir: Path) -> Path:
     return data_dir / INDEX_FILE
 
 
-def open_index(data_dir: Path) -> sqlite3.Connection:
-    """A connection to the index, checked; a corrupt or foreign-version file is replaced.
+def open_index(data_dir: Path, *, check: bool = True) -> sqlite3.Connection:
+    """A connection to the index; a file that is not an index of this version is replaced.
 
+    `check` also reads every page (`PRAGMA quick_check`, replacing a damaged file): a second
+    or more on a big search index, so it is for the search index's own open, in the
+    background. The file index opens without it, on the listing's path; a damaged page it
+    meets is an error that turns it off for the run (index/files.py).
     `check_same_thread=False` because the index is filled from a worker thread while the event
     loop reads it; callers serialise their own use of one connection (or open one each).
     """
     data_dir.mkdir(parents=True, exist_ok=True)
     path = index_path(data_dir)
     try:
-        return _open_checked(path)
+        return _open_checked(path, check)
     except sqlite3.DatabaseError as error:
         logger.warning("index %s unreadable (%s); rebuilding it", path.name, error)
         _move_aside(path)
-        return _open_checked(path)
+        return _open_checked(path, check)
 
 
-def _open_checked(path: Path) -> sqlite3.Connection:
+def _open_checked(path: Path, check: bool) -> sqlite3.Connection:
     # Session text (titles, search snippets): only this OS user may read it. SQLite gives its
     # -wal and -shm files the database file's mode, so creating that one private is enough.
     os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
@@ -50,9 +54,10 @@ def _open_checked(path: Path) -> sqlite3.Connection:
         # The index can always be rebuilt; durability of its last transaction is not worth
         # an fsync per commit.
         connection.execute("PRAGMA synchronous=NORMAL")
-        (check,) = connection.execute("PRAGMA quick_check").fetchone()
-        if check != "ok":
-            raise sqlite3.DatabaseError(f"quick_check: {check}")
+        if check:
+            (result,) = connection.execute("PRAGMA quick_check").fetchone()
+            if result != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {result}")
         (version,) = connection.execute("PRAGMA user_version").fetchone()
         if version not in (0, SCHEMA_VERSION):
             raise sqlite3.DatabaseError(f"schema version {version}, expected {SCHEMA_VERSION}")

@@ -74,7 +74,7 @@ class FileIndex:
             return
         try:
             with _OPENING:
-                self._connection = open_index(data_dir)
+                self._connection = open_index(data_dir, check=False)
                 self._connection.execute(SCHEMA)
         except (sqlite3.Error, OSError) as error:
             logger.warning("file index unavailable (%s); reading every file", error)

@@ -116,7 +116,7 @@ class SearchIndex:
     def _start(self) -> None:
         writer = open_index(self.data_dir)
         writer.executescript(SCHEMA)
-        self._reader = open_index(self.data_dir)
+        self._reader = open_index(self.data_dir, check=False)  # the writer just checked it
         rows = writer.execute("SELECT workspace, session, epoch, marker FROM search_sessions")
         self.marks = {(w, s): (e, m) for w, s, e, m in rows}
         self._thread = threading.Thread(

@@ -9,6 +9,7 @@ package; this module imports none, so agents can import it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -24,6 +25,11 @@ class Source(Protocol):
 
     @property
     def progress(self) -> IndexProgress: ...
+
+    @property
+    def ready(self) -> asyncio.Event:
+        """Set once the files already on disk are all listed."""
+        ...
 
     async def start(self) -> None: ...
 

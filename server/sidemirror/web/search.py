@@ -16,6 +16,7 @@ from sidemirror.core.truncate import truncate
 from sidemirror.index.search import BadQuery, Doc, SearchIndex
 from sidemirror.index.search_feed import SearchFeed
 from sidemirror.web.bodies import error_response, parse_limit
+from sidemirror.web.health import INDEXING
 from sidemirror.web.health import SEARCH_FEED as SEARCH
 from sidemirror.web.sessions import session_of, workspace_of
 from sidemirror.web.state import APP_STATE
@@ -26,18 +27,24 @@ DEFAULT_HITS = 50
 async def search_lifecycle(app: web.Application) -> AsyncIterator[None]:
     """Taps the store before the sources start (every item published from then on is queued
     for the index), and opens the index in the background: checking a big file takes a while,
-    and the server listens meanwhile (searches answer 503 until it is open)."""
+    and the server listens meanwhile (searches answer 503 until it is open). Sessions nobody
+    opened are indexed once the sources have listed the archive."""
     state = app[APP_STATE]
     index = SearchIndex(state.settings.data_dir)
     feed = app[SEARCH] = SearchFeed(state.store, index)
     state.store.taps.append(feed.tap)
 
-    async def open_then_fill() -> None:
-        await asyncio.to_thread(index.start)
+    opening = asyncio.create_task(asyncio.to_thread(index.start), name="search-open")
+
+    async def fill_when_listed() -> None:
+        await asyncio.shield(opening)  # cancelled at shutdown: the open itself runs on
+        # The backfill reads every session: after the listing, which a user waits for.
+        await app[INDEXING].listed.wait()
         feed.start()
 
-    opening = asyncio.create_task(open_then_fill(), name="search-open")
+    filling = asyncio.create_task(fill_when_listed(), name="search-fill")
     yield
+    filling.cancel()
     # Its worker thread cannot be cancelled: wait for the open to end, then stop in order.
     with contextlib.suppress(Exception):
         await asyncio.shield(opening)

@@ -67,6 +67,10 @@ class DemoSource:
     def progress(self) -> IndexProgress:
         return self.source.progress
 
+    @property
+    def ready(self) -> asyncio.Event:
+        return self.source.ready
+
     async def start(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
         (self.projects / "-demo-sidemirror-demo").mkdir(parents=True, mode=0o700)

@@ -10,15 +10,15 @@ rest. Files of up to 64 KiB are read once.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.claude.parser import ClaudeParser
-from sidemirror.sources.files.regular import open_regular
+from sidemirror.sources.files.regular import open_regular, read_ends
 from sidemirror.sources.files.window import records_matching, records_with, window_lines
 
 HEAD_BYTES = 16384
@@ -83,21 +83,17 @@ class _Window:
 def read_meta(path: Path) -> Meta | None:
     """cwd, title, branch and start of a transcript; None if it cannot say which workspace yet."""
     try:
-        with open_regular(path) as fh:
-            st = os.fstat(fh.fileno())
-            if st.st_size <= HEAD_MAX_BYTES:
-                whole = window_lines(fh.read(HEAD_MAX_BYTES), cut_start=False)
-                return _meta(_Window(whole, prompts=True), None, st.st_mtime)
-            data = fh.read(HEAD_BYTES)
+        data, end, st = read_ends(path, HEAD_BYTES, TAIL_BYTES, HEAD_MAX_BYTES)
+        if not end:
+            whole = window_lines(data, cut_start=False)
+            return _meta(_Window(whole, prompts=True), None, st.st_mtime)
+        head = _Window(window_lines(data, cut_start=False), prompts=True)
+        tail = _Window(window_lines(end, cut_start=True), prompts=False)
+        if head.cwd is None or not (tail.title or head.title or head.first_prompt):
+            # Said nothing useful in 16 KiB (a huge first record): look as far as 64 KiB.
+            with open_regular(path) as fh:
+                data = fh.read(HEAD_MAX_BYTES)
             head = _Window(window_lines(data, cut_start=False), prompts=True)
-            fh.seek(st.st_size - TAIL_BYTES)
-            end = window_lines(fh.read(TAIL_BYTES), cut_start=True)
-            tail = _Window(end, prompts=False)
-            if head.cwd is None or not (tail.title or head.title or head.first_prompt):
-                # Said nothing useful in 16 KiB (a huge first record): look as far as 64 KiB.
-                fh.seek(len(data))
-                data += fh.read(HEAD_MAX_BYTES - len(data))
-                head = _Window(window_lines(data, cut_start=False), prompts=True)
     except OSError:
         return None
     return _meta(head, tail, st.st_mtime)
@@ -112,13 +108,17 @@ def _meta(head: _Window, tail: _Window | None, mtime: float) -> Meta | None:
     return Meta(cwd, title, head.started_at, branch, mtime)
 
 
+# A project's sessions all name the same cwd, and mostly the same branch: redacted once each.
+_redact_repeated = lru_cache(maxsize=1024)(redact_text)
+
+
 def meta_row(meta: Meta) -> dict[str, Any]:
     """`meta` as the file index keeps it: redacted, like everything under the data dir."""
     return {
-        "cwd": redact_text(meta.cwd),
+        "cwd": _redact_repeated(meta.cwd),
         "title": None if meta.title is None else redact_text(meta.title),
         "started_at": None if meta.started_at is None else redact_text(meta.started_at),
-        "branch": None if meta.branch is None else redact_text(meta.branch),
+        "branch": None if meta.branch is None else _redact_repeated(meta.branch),
         "mtime": meta.mtime,
     }
 

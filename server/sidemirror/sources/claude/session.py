@@ -64,6 +64,13 @@ class ClaudeSession(FileSession):
         self.tailers: dict[str, JsonlTailer] = {}
         self.history = EarlierItems(main, stopping)  # the skipped part, read on demand
 
+    PARSE_STATE = ("parser", "positions", "journal", "starts", "keep_from", "keep_after")
+    __slots__ = ("agents", "tailers", "history", *PARSE_STATE)
+
+    def _drop_parse_state(self) -> None:
+        super()._drop_parse_state()
+        self.tailers = {}
+
     def _fresh(self, starts: dict[str, int], keep_from: int) -> None:
         """A parser and tailers for a parse starting at `starts` (file key -> byte offset) that
         keeps the items from main-file offset `keep_from` on (claude_sync.py)."""
@@ -213,12 +220,14 @@ class ClaudeSession(FileSession):
 
     def _scan(self, sink: ItemSink) -> None:
         """A load's items (FileSession._scan), then a huge transcript's skipped part, read back
-        a page at a time: the whole session, in bounded memory."""
-        epoch, items, _problems = self._build()
+        a page at a time: the whole session, in bounded memory. Keeps no parse state."""
+        try:
+            epoch, items, _problems = self._build()
+            below, more = self.keep_after + 1, self.keep_from > 0
+        finally:
+            self._drop_parse_state()
         sink(epoch, items)
-        below = self.keep_after + 1
         self.history.agents = dict(self.agents)
-        more = self.keep_from > 0
         while more:
             found, more = self.history.before(below, SCAN_PAGE_ITEMS)
             if found:

@@ -74,6 +74,9 @@ class CodexSession(FileSession):
         super().__init__(store, log_, journal_dir, path, stopping)
         self.path = path
 
+    PARSE_STATE = ("parser", "tailer", "journal")
+    __slots__ = ("path", *PARSE_STATE)
+
     def _fresh(self) -> None:
         self.parser = CodexParser()
         compressed = is_compressed(self.path)

@@ -27,6 +27,9 @@ from sidemirror.sources.files.regular import not_regular_reason
 R = TypeVar("R")
 THREADS = 4  # enough reads in flight to hide disk waits; more would crowd the loop's GIL turns
 BATCH = 32  # files registered on the loop between two chances for live events to run
+# Files looked up in the index (one query) and read per step: a restart takes most from the
+# index, where a step's cost is the hop to the index's thread, not the rows.
+CHUNK = 256
 Listed = tuple[Path, FileStat]
 
 
@@ -45,10 +48,13 @@ class IndexProgress:
 
 
 class Indexing:
-    """Every source's progress, summed as `/health` reports it."""
+    """Every source's progress, summed as `/health` reports it. `listed` is set once every
+    source has listed its archive: background work that can wait (the search index's backfill)
+    waits for it, so a cold start gives the listing the CPU first."""
 
     def __init__(self) -> None:
         self.parts: list[IndexProgress] = []
+        self.listed = asyncio.Event()
 
     def as_json(self) -> dict[str, int | None]:
         totals = [p.total for p in self.parts]
@@ -116,9 +122,9 @@ async def read_in_batches(
     name: str,
     remembered: Remembered[R] | None = None,
 ) -> AsyncIterator[list[tuple[Path, R | None]]]:
-    """`read` every path (or take it from the file index), yielding each batch in order, and
-    counting it done once the caller has taken it. The next batch is fetched while the caller
-    registers this one."""
+    """`read` every path (or take it from the file index), yielding batches of `BATCH` in
+    order, each counted done once the caller has taken it. Files are looked up and read a
+    `CHUNK` at a time, the next chunk while the caller registers this one."""
     loop = asyncio.get_running_loop()
     pool = ThreadPoolExecutor(THREADS, thread_name_prefix=name)
     # The index is only ever used from this one thread: opening it (a check, maybe a rebuild),
@@ -130,16 +136,6 @@ async def read_in_batches(
             keeper, FileIndex, remembered.data_dir, remembered.source
         )
 
-    def read_one(path: Path, stat: FileStat) -> tuple[R | None, Any]:
-        value = read(path)
-        row = None
-        if remembered is not None and value is not None:
-            row = remembered.encode(value)
-        # Hand the interpreter to the event loop if it waits for it: otherwise a reader keeps it
-        # up to the 5 ms switch interval, and a live event waits behind every busy reader.
-        time.sleep(0)
-        return value, row
-
     def lookup(chunk: Sequence[Listed]) -> list[R | None]:
         if index is None or remembered is None:
             return [None] * len(chunk)
@@ -149,45 +145,58 @@ async def read_in_batches(
             for (path, _), row in zip(chunk, rows, strict=True)
         ]
 
+    def read_some(some: Sequence[Listed]) -> list[tuple[R | None, Any]]:
+        out = []
+        for path, _ in some:
+            value = read(path)
+            row = None
+            if remembered is not None and value is not None:
+                row = remembered.encode(value)
+            out.append((value, row))
+            # Hand the interpreter to the event loop if it waits for it: otherwise a reader
+            # keeps it up to the 5 ms switch interval, and a live event waits behind it.
+            time.sleep(0)
+        return out
+
     async def fetch(start: int) -> tuple[list[R | None], list[tuple[Path, FileStat, Any]]]:
-        chunk = listed[start : start + BATCH]
-        known = await loop.run_in_executor(keeper, lookup, chunk)
-        reads = {
-            i: asyncio.wrap_future(pool.submit(read_one, *chunk[i]))
-            for i, value in enumerate(known)
-            if value is None
-        }
-        progress.read += len(reads)
-        values = list(known)
+        chunk = listed[start : start + CHUNK]
+        values = await loop.run_in_executor(keeper, lookup, chunk)
+        unknown = [i for i, value in enumerate(values) if value is None]
+        progress.read += len(unknown)
+        # One task per thread, not one per file: ten thousand futures cost more than reads.
+        shares = [unknown[k::THREADS] for k in range(THREADS) if unknown[k::THREADS]]
+        tasks = [loop.run_in_executor(pool, read_some, [chunk[i] for i in s]) for s in shares]
         fresh = []
-        for i, future in reads.items():
-            value, row = await future
-            values[i] = value
-            if row is not None:
-                fresh.append((chunk[i][0], chunk[i][1], row))
+        for share, results in zip(shares, await asyncio.gather(*tasks), strict=True):
+            for i, (value, row) in zip(share, results, strict=True):
+                values[i] = value
+                if row is not None:
+                    fresh.append((chunk[i][0], chunk[i][1], row))
         return values, fresh
 
     pending: asyncio.Future[tuple[list[R | None], list[tuple[Path, FileStat, Any]]]] | None
     pending = asyncio.ensure_future(fetch(0)) if listed else None
     try:
-        for start in range(0, len(listed), BATCH):
+        for start in range(0, len(listed), CHUNK):
             assert pending is not None
             values, fresh = await pending
-            # A fetch already done does not suspend the await above: let live events run here,
-            # so one batch's registration is the longest they wait (the index makes most
-            # fetches instant on a restart).
-            await asyncio.sleep(0)
-            more = start + BATCH < len(listed)
-            pending = asyncio.ensure_future(fetch(start + BATCH)) if more else None
+            more = start + CHUNK < len(listed)
+            pending = asyncio.ensure_future(fetch(start + CHUNK)) if more else None
             if index is not None and fresh:
                 keeper.submit(index.put, fresh)
-            yield list(zip((p for p, _ in listed[start : start + BATCH]), values, strict=True))
-            progress.done += len(values)
+            paths = [p for p, _ in listed[start : start + CHUNK]]
+            for at in range(0, len(values), BATCH):
+                # Live events run between two batches: one batch's registration is the
+                # longest they wait (a fetch done already would not suspend the loop).
+                await asyncio.sleep(0)
+                part = values[at : at + BATCH]
+                yield list(zip(paths[at : at + BATCH], part, strict=True))
+                progress.done += len(part)
         if index is not None:
             await loop.run_in_executor(keeper, index.keep_only, [p for p, _ in listed])
     finally:
         # Stopping mid-index: drop the queued reads; the running ones end on their own (each
-        # reads at most a few windows of one file), so shutdown never waits for them.
+        # reads at most a few windows of a few files), so shutdown never waits for them.
         if pending is not None:
             pending.cancel()
         pool.shutdown(wait=False, cancel_futures=True)

@@ -58,6 +58,24 @@ def open_regular(path: Path) -> BinaryIO:
         raise
 
 
+def read_ends(path: Path, head: int, tail: int, whole: int) -> tuple[bytes, bytes, os.stat_result]:
+    """A regular file's first `head` bytes and last `tail` bytes, or, when it is at most `whole`
+    bytes long, all of it and b"", with its stat, checked as `open_regular` checks. Plain
+    descriptor reads: startup reads both ends of every file of an archive, and a buffered file
+    object per file cost more than the reads."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        reason = not_regular_reason(st.st_mode)
+        if reason is not None:
+            raise NotRegularFile(path, reason)
+        if st.st_size <= whole:
+            return os.pread(fd, whole, 0), b"", st
+        return os.pread(fd, head, 0), os.pread(fd, tail, max(0, st.st_size - tail)), st
+    finally:
+        os.close(fd)
+
+
 def special_reason(path: Path) -> str | None:
     """Why `path` will not be read when it is not a regular file; None when it is one, or is
     gone (a missing file is its reader's business, not a problem). `stat` follows symlinks, as

@@ -23,6 +23,13 @@ from sidemirror.sources.files.tailer import JsonlTailer
 class FileSession:
     """A session read from files: `_build` parses (in a thread), `_publish` writes the store."""
 
+    # The attributes a parse leaves on the session (set by `_build`). A scan drops them: it
+    # keeps nothing, and the search index scans every session nobody opened (a parser each,
+    # ~50 KB, kept for ten thousand sessions, was hundreds of MB).
+    PARSE_STATE: tuple[str, ...] = ()
+    # Slots, not a dict per session: an archive lists ten thousand of them.
+    __slots__ = ("store", "log", "journal_dir", "main", "stopping", "_lock", "loaded")
+
     def __init__(
         self,
         store: Store,
@@ -36,9 +43,17 @@ class FileSession:
         self.journal_dir = journal_dir
         self.main = main  # the session's own file (sub-agents may add more)
         self.stopping = stopping  # its source's `BackgroundTasks.stopping`
-        self.lock = asyncio.Lock()
+        self._lock: asyncio.Lock | None = None
         self.loaded = False
         log.scan = self.scan
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """Held while the session is parsed or written. Made when first used: ten thousand
+        sessions listed and never read need none."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
 
     @property
     def journal_path(self) -> Path | None:
@@ -75,8 +90,17 @@ class FileSession:
             return True
 
     def _scan(self, sink: ItemSink) -> None:
-        epoch, items, _problems = self._build()
+        try:
+            epoch, items, _problems = self._build()
+        finally:
+            self._drop_parse_state()
         sink(epoch, items)
+
+    def _drop_parse_state(self) -> None:
+        """Back to the state of a session never read (the next load parses afresh)."""
+        for name in self.PARSE_STATE:
+            if hasattr(self, name):
+                delattr(self, name)
 
     def _build(self) -> tuple[str, list[SessionItem], list[ParseProblem]]:
         """The session's epoch, items and the lines that could not be read (or were cut), read

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import Any
 
 from sidemirror.sources.files.tailer import decode_line
@@ -24,13 +25,15 @@ def window_lines(data: bytes, *, cut_start: bool) -> list[bytes]:
     return lines
 
 
+@cache
+def _any_of(keys: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    return re.compile(b"|".join(re.escape(key) for key in keys))
+
+
 def records_with(lines: Iterable[bytes], *keys: bytes) -> Iterator[dict[str, Any]]:
     """The decoded objects of the lines that contain one of `keys`, in order."""
-    for line in lines:
-        if any(k in line for k in keys):
-            ok, value = decode_line(line)
-            if ok and isinstance(value, dict):
-                yield value
+    # One search in C per line: a Python test per key and line was a fifth of startup's reads.
+    return records_matching(lines, _any_of(keys))
 
 
 def records_matching(
