@@ -17,21 +17,21 @@ export class ListPadding {
     this.spacer.className = "feed-spacer";
     this.spacer.setAttribute("aria-hidden", "true");
     this.spacerPx = 0;
-    this.above = -1;
+    this.fraction = -1;
     this.below = -1;
   }
 
   /** `above` px before the first row in the DOM, `below` px after the last. */
   set(above, below) {
     if (!this.spacer.parentNode && this.list.parentNode) this.list.before(this.spacer);
-    if (above !== this.above) {
-      this.above = above;
-      const whole = this.spacer.parentNode ? Math.floor(above) : 0;
-      if (whole !== this.spacerPx) {
-        this.spacerPx = whole;
-        this.spacer.style.height = `${whole}px`;
-      }
-      this.list.style.paddingTop = `${above - whole}px`;
+    const whole = this.spacer.parentNode ? Math.floor(above) : 0;
+    if (whole !== this.spacerPx) {
+      this.spacerPx = whole;
+      this.spacer.style.height = `${whole}px`;
+    }
+    if (above - whole !== this.fraction) {
+      this.fraction = above - whole;
+      this.list.style.paddingTop = `${this.fraction}px`;
     }
     if (below !== this.below) {
       this.below = below;
