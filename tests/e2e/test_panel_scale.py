@@ -1,8 +1,8 @@
 """The panel's timeline holding 50,000 items (issue 16), in real Chromium: the panel's own modules
 (the page bench/panel uses) served over loopback. A live item appended at the end leaves every
-row already on screen exactly where it was: the room standing in for the 50,000 rows above is
-millions of pixels, and a single CSS length that size is a fraction of a pixel off, which moved
-(and repainted) every row at each append."""
+row already in the DOM exactly where it was (a moved row is repainted, and all of them moving is a
+full repaint per live item): the room standing in for the 50,000 rows above is millions of
+pixels, and a single CSS length that size is a fraction of a pixel off."""
 
 from __future__ import annotations
 
