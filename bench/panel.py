@@ -8,7 +8,10 @@ like the server's. Measured in the page with `performance.now()`:
   N) and for all N items held at once (a session paged back to its start, then reloaded);
 - append → painted, with all N items held: from `add()` of one live item to the end of the frame
   that paints it (this includes waiting for that frame), and the script work of it (`add()` plus
-  the list's render).
+  the list's render). Each item arrives at a random point of a frame interval, as a live item
+  (an SSE message) does: the server does not send in step with the panel's frames;
+- scrolling up through the held session 120 px a frame for 240 frames (new rows come into the
+  DOM every frame): the time between frames and how many were long (> 1.5 frame intervals).
 No server and no extension are involved: this is the panel's own cost at that size.
 """
 
@@ -73,6 +76,7 @@ async def panel(args: argparse.Namespace) -> dict[str, Any]:
                     "([n, runs]) => window.firstPaint(n, runs)", [args.panel_items, 3]
                 )
                 out["append"] = await page.evaluate("(n) => window.appends(n)", args.panel_appends)
+                out["scroll"] = await page.evaluate("(n) => window.scrolling(n)", 240)
                 if errors:
                     out["errors"] = errors[:5]
             finally:
@@ -109,6 +113,18 @@ def rows(result: dict[str, Any] | None, blank: list[str]) -> list[str]:
             f"panel: append work (script + layout) at {n} items p50 / p95",
             f"{app['append_work_p50_ms']} / {app['append_work_p95_ms']} ms",
         ),
+        *_scroll_rows(result.get("scroll"), n, row),
+    ]
+
+
+def _scroll_rows(scroll: dict[str, Any] | None, n: str, row: Any) -> list[str]:
+    if not scroll:
+        return []
+    return [
+        row(
+            f"panel: scrolling {n} items, frame p50 / p95 (long frames of {scroll['frames']})",
+            f"{scroll['frame_p50_ms']} / {scroll['frame_p95_ms']} ms ({scroll['long_frames']})",
+        )
     ]
 
 

@@ -86,8 +86,20 @@ window.firstPaint = async (n, runs = 3, total = n) => {
   };
 };
 
+/** The time between two frames here (60 Hz: 16.7 ms), from the median of a few. */
+async function frameInterval() {
+  const ts = [];
+  for (let i = 0; i < 13; i++) ts.push(await new Promise((resolve) => requestAnimationFrame(resolve)));
+  return median(ts.slice(1).map((t, i) => t - ts[i]));
+}
+
 /** `count` live items appended one at a time to the loaded timeline (followed at the bottom):
- * time from `add()` to the frame that shows it painted, and the script time of that frame. */
+ * time from `add()` to the frame that shows it painted, and the script time of that frame.
+ *
+ * A live item arrives (an SSE message) whenever the server sends it, not in step with the
+ * panel's frames: each one here is added at a random point of a frame interval, after the
+ * previous one is painted. (Adding each right after the previous frame was painted, as this
+ * bench first did, is the worst point: it always waits most of a frame for the next one.) */
 window.appends = async (count) => {
   const work = [];
   const total = [];
@@ -98,12 +110,14 @@ window.appends = async (count) => {
     render(...args);
     spent += performance.now() - t;
   };
+  const interval = await frameInterval();
   let seq = timeline.lastSeq + 1;
   for (let i = 0; i < count; i++) {
     const [item] = makeItems(1, seq);
     seq += 1;
     item.content = `${item.content} BMK${i}`;
     await painted();
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * interval));
     spent = 0;
     const t0 = performance.now();
     timeline.add(item);
@@ -117,11 +131,38 @@ window.appends = async (count) => {
   const r = (x) => Math.round(x * 10) / 10;
   return {
     appends: count,
+    frame_interval_ms: r(interval),
     append_to_painted_p50_ms: r(median(total)),
     append_to_painted_p95_ms: r(pct(total, 95)),
     append_work_p50_ms: r(median(work)),
     append_work_p95_ms: r(pct(work, 95)),
     pinned_at_bottom: timeline.atBottom(),
+    rows_in_dom: timeline.list.childElementCount,
+  };
+};
+
+/** Scrolling up through the held session, `step` px a frame for `frames` frames (a fast
+ * wheel or a dragged scrollbar; each frame brings new rows into the DOM): the time between
+ * frames, and how many took longer than 1.5 intervals (a dropped frame at 60 fps). */
+window.scrolling = async (frames, step = 120) => {
+  const interval = await frameInterval();
+  const s = timeline.scroller;
+  const gaps = [];
+  let last = await new Promise((resolve) => requestAnimationFrame(resolve));
+  for (let i = 0; i < frames; i++) {
+    s.scrollTop -= step;
+    const now = await new Promise((resolve) => requestAnimationFrame(resolve));
+    gaps.push(now - last);
+    last = now;
+  }
+  const r = (x) => Math.round(x * 10) / 10;
+  return {
+    frames,
+    step_px: step,
+    frame_interval_ms: r(interval),
+    frame_p50_ms: r(median(gaps)),
+    frame_p95_ms: r(pct(gaps, 95)),
+    long_frames: gaps.filter((g) => g > interval * 1.5).length,
   };
 };
 

@@ -38,6 +38,7 @@ export class FilterChips {
    */
   constructor(timeline) {
     this.timeline = timeline;
+    this.onChange = null; // a chip was pressed or released
     this.on = new Set();
     this.status = h("span", { class: "visually-hidden", attrs: { role: "status", "aria-live": "polite" } });
     this.chips = CATEGORIES.map((c) =>
@@ -86,6 +87,12 @@ export class FilterChips {
     this.status.textContent = names.length
       ? `Showing ${shown.toLocaleString()} of ${this.timeline.rows.length.toLocaleString()} items: ${names.join(", ")}`
       : `Showing all ${shown.toLocaleString()} items`;
+    this.onChange?.();
+  }
+
+  /** The labels of the chips pressed, in their order. */
+  onLabels() {
+    return CATEGORIES.filter((c) => this.on.has(c.id)).map((c) => c.label);
   }
 
   /** Focus the next (dir 1) or previous (-1) error after the focused item, loading nothing. */

@@ -9,6 +9,7 @@ const MARKS = { completed: "☑", in_progress: "◐" };
 export class PlanPin {
   constructor() {
     this.seq = -1;
+    this.onChange = null; // the plan shown changed (or went)
     this.progress = h("span", { class: "plan-progress" });
     this.list = h("ul", { class: "plan-list" });
     this.details = h(
@@ -23,6 +24,7 @@ export class PlanPin {
   reset() {
     this.seq = -1;
     this.el.hidden = true;
+    this.onChange?.();
   }
 
   /** Consider items (snapshot, history page or one live item): the latest plan wins. */
@@ -53,5 +55,6 @@ export class PlanPin {
       ),
     );
     this.el.hidden = entries.length === 0;
+    this.onChange?.();
   }
 }

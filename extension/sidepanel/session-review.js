@@ -10,6 +10,7 @@ import { FilterChips } from "./filter-chips.js";
 import { HistoryLoader } from "./history-loader.js";
 import { installKeys } from "./keyboard-nav.js";
 import { PlanPin } from "./plan-pin.js";
+import { ReviewFold } from "./review-fold.js";
 import { SearchView } from "./search-view.js";
 import { seqOf } from "./timeline.js";
 
@@ -28,15 +29,18 @@ export class SessionReview {
     this.filters = new FilterChips(timeline);
     this.search = new SearchView({ where, open: (hit) => this.openHit(hit), label: (ws, session) => this._label(ws, session) });
     this.changes = new ChangesView({ where, jump: (id) => this.jumpTo(id) });
+    // The plan and the chips fold into one row (review-fold.js): the feed gets the room.
+    this.fold = new ReviewFold({ plan: this.plan, filters: this.filters });
+    this.plan.onChange = this.filters.onChange = () => this.fold.update();
     this.el = h(
       "div",
       { class: "review-bar", hidden: true },
-      this.plan.el,
       h("div", { class: "review-tools" }, this.search.form, this.changes.toggle),
       this.search.status,
       this.search.results,
       this.changes.el,
-      this.filters.el,
+      this.fold.row,
+      this.fold.body,
     );
   }
 

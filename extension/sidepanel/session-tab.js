@@ -1,16 +1,17 @@
-// The Session tab: workspace and session pickers, connection states, and the live timeline.
+// The Session tab: its elements, the connection states shown in place of the timeline, and
+// going to an item. Which session is shown is session-choice.js; its live stream,
+// session-feed.js (the class chain SessionFeed ← SessionChoice ← SessionTab shares one state).
 
-import { ApiError, api, path } from "../lib/page/client.js";
-import { h, setText } from "../lib/page/dom.js";
-import { CONTROL_TYPES, PROTOCOL_VERSION } from "../lib/shared/protocol.gen.js";
-import { SessionStream } from "../lib/page/session-stream.js";
+import { api, path } from "../lib/page/client.js";
+import { h } from "../lib/page/dom.js";
 import { BrowserSummaries } from "./browser-summary.js";
 import { icon } from "./icons.js";
-import { AUTO, autoWorkspace, browserWorkspace, fillPicker, isDemo, sessionOptions, workspaceOptions } from "./session-pickers.js";
+import { AUTO } from "./session-pickers.js";
 import { IndexingNote } from "./indexing-note.js";
 import { stateContent } from "./session-states.js";
 import { Timeline } from "./timeline.js";
 import { DecisionList } from "./decision-card.js";
+import { SessionChoice } from "./session-choice.js";
 import { SessionReview } from "./session-review.js";
 
 // The workspace list is polled twice a second while the panel is visible (a small local request;
@@ -18,16 +19,14 @@ import { SessionReview } from "./session-review.js";
 const TICK_MS = 500;
 const BROWSER_TICKS = 4; // where the agent acts in the browser: every 2 s
 const SESSIONS_TICKS = 20; // the session list's "3 min ago": every 10 s
-// Stream control messages are not session items. The set comes from the models, so a control
-// message added on the server is never drawn as an item; every other type goes to the timeline.
-const CONTROL = new Set(CONTROL_TYPES);
 
 export function createSessionTab(ctx) {
   return new SessionTab(ctx);
 }
 
-class SessionTab {
+class SessionTab extends SessionChoice {
   constructor(ctx) {
+    super();
     this.ctx = ctx;
     this.workspaces = [];
     this.sessions = [];
@@ -160,252 +159,6 @@ class SessionTab {
     el?.classList.add("flash"); // so the eye finds it
     if (el) setTimeout(() => el.classList.remove("flash"), 2000);
     return shown;
-  }
-
-  // --- workspaces and sessions ---
-
-  /** Reload the pickers (single-flight: overlapping triggers share one run). */
-  _refresh(opts) {
-    if (!this.refreshing) {
-      this.refreshing = this._doRefresh(opts).finally(() => {
-        this.refreshing = null;
-      });
-    }
-    return this.refreshing;
-  }
-
-  async _loadBrowser() {
-    try {
-      this.browser = await api(path.latestWorkspace());
-    } catch {
-      /* an older server or a blip: keep what we had */
-    }
-  }
-
-  async _doRefresh({ browser = true, sessions = true } = {}) {
-    if (this.mismatch || this.ctx.status()?.state !== "connected") return;
-    let data;
-    try {
-      [data] = await Promise.all([api(path.workspaces()), browser ? this._loadBrowser() : null, this.indexing.check()]);
-    } catch (err) {
-      this._apiFailed(err);
-      return;
-    }
-    this.workspaces = Array.isArray(data.workspaces) ? data.workspaces : [];
-    const signature = JSON.stringify([this.workspaces, browserWorkspace(this.browser)]);
-    const changed = signature !== this.listSignature;
-    this.listSignature = signature;
-    this._fillWorkspaces();
-    if (!this.workspaces.length) {
-      this._stopStream();
-      this.ws = null;
-      this._state("no_sessions");
-      return;
-    }
-    const pinned = this.wsChoice !== AUTO && this.workspaces.some((w) => w.id === this.wsChoice);
-    const target = pinned ? this.wsChoice : autoWorkspace(this.workspaces, this.ws).id;
-    if (target !== this.ws || !this.stream) await this._openWorkspace(target);
-    else if (changed || sessions) await this._loadSessions();
-  }
-
-  _apiFailed(err) {
-    if (err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 0)) {
-      this.ctx.checkNow();
-    }
-    if (!this.stream) this._state("error", { code: err.code, message: err.message });
-  }
-
-  _fillWorkspaces() {
-    const inBrowser = browserWorkspace(this.browser);
-    fillPicker(this.wsSelect, workspaceOptions(this.workspaces, autoWorkspace(this.workspaces, this.ws), inBrowser), this.wsChoice);
-    this.browserChip.hidden = !this.ws || inBrowser !== this.ws;
-    this._syncDemoBanner();
-  }
-
-  /** One line over a demo's timeline says it is one. */
-  _syncDemoBanner() {
-    const shown = this.workspaces.find((w) => w.id === this.ws);
-    this.demoBanner.hidden = !(this.view === "timeline" && isDemo(shown));
-  }
-
-  async _openWorkspace(id) {
-    this.ws = id;
-    this.sessionChoice = AUTO;
-    this.session = null;
-    this._fillWorkspaces(); // Auto's label, the hint and the demo banner follow the workspace shown
-    this._stopStream();
-    if (await this._loadSessions()) this._startStream();
-  }
-
-  async _loadSessions() {
-    if (!this.ws) return false;
-    let data;
-    try {
-      data = await api(path.sessions(this.ws));
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) {
-        this.ws = null;
-        this._stopStream();
-        return false;
-      }
-      this._apiFailed(err);
-      return false;
-    }
-    this.sessions = Array.isArray(data.sessions) ? data.sessions : [];
-    this._fillSessions();
-    if (!this.sessions.length) {
-      this._stopStream();
-      this._state("no_sessions");
-      return false;
-    }
-    return true;
-  }
-
-  _fillSessions() {
-    fillPicker(this.sessionSelect, sessionOptions(this.sessions), this.sessionChoice);
-  }
-
-  _pickWorkspace() {
-    this.wsChoice = this.wsSelect.value;
-    const target = this.wsChoice === AUTO ? autoWorkspace(this.workspaces, this.ws)?.id : this.wsChoice;
-    if (target && target !== this.ws) this._openWorkspace(target);
-  }
-
-  _pickSession() {
-    const choice = this.sessionSelect.value;
-    if (choice === this.sessionChoice) return;
-    this.sessionChoice = choice;
-    this._startStream();
-  }
-
-  /** Show another session (a search hit's); resolves once its snapshot is shown. */
-  async switchTo(ws, session) {
-    this.shown?.(false);
-    this.wsChoice = ws;
-    this._fillWorkspaces();
-    this.ws = ws;
-    this.sessionChoice = session;
-    this.session = null;
-    this._stopStream();
-    if (!(await this._loadSessions())) return false;
-    return new Promise((resolve) => {
-      this.shown = resolve;
-      this._startStream();
-    });
-  }
-
-  // --- the stream ---
-
-  _startStream() {
-    this._stopStream();
-    this.timeline.reset();
-    this._state("timeline");
-    this.stream = new SessionStream({
-      workspace: this.ws,
-      session: this.sessionChoice === AUTO ? null : this.sessionChoice,
-      on: {
-        message: (type, data) => this._onMessage(type, data),
-        state: (state, info) => this._onStreamState(state, info),
-      },
-    });
-    this.stream.start();
-  }
-
-  _stopStream() {
-    if (this.stream) this.stream.stop();
-    this.stream = null;
-    this._banner(null);
-  }
-
-  _onMessage(type, data) {
-    switch (type) {
-      case "hello":
-        this.session = data.session || this.session;
-        this.decisions.refresh();
-        break;
-      case "snapshot":
-        if (data.session) this.session = data.session;
-        this.timeline.load(Array.isArray(data.items) ? data.items : [], data.total, data.skipped_bytes);
-        this.review.onSnapshot(data);
-        this.shown?.(true);
-        this.shown = null;
-        this.timeline.scroller.setAttribute("aria-label", "Session timeline");
-        break;
-      case "session_status":
-        this._setSessionState(data.state, data.reason);
-        if (data.session && data.session !== this.session) {
-          this.session = data.session;
-          this._loadSessions();
-        }
-        break;
-      case "protocol_mismatch":
-        this._protocolMismatch(data.server);
-        break;
-      default:
-        if (!CONTROL.has(type)) this.timeline.add(data);
-    }
-  }
-
-  _onStreamState(state, info) {
-    clearInterval(this.countdown);
-    this.panel.dataset.stream = state;
-    if (state === "live" || state === "stopped" || state === "idle") {
-      this._banner(null);
-      return;
-    }
-    if (state === "connecting") {
-      this._banner(null);
-      return;
-    }
-    // reconnecting
-    if (info.now) {
-      this._banner("Reconnecting…", false);
-      return;
-    }
-    const tick = () => {
-      const s = Math.max(0, Math.ceil((info.retryAt - Date.now()) / 1000));
-      this._banner(`Connection lost — reconnecting in ${s} s (attempt ${info.attempt})`, true);
-    };
-    tick();
-    this.countdown = setInterval(tick, 1000);
-  }
-
-  _banner(text, canRetry = false) {
-    if (!text) {
-      this.banner.hidden = true;
-      this.banner.classList.remove("reconnecting");
-      return;
-    }
-    this.banner.hidden = false;
-    this.banner.classList.add("reconnecting");
-    if (this.bannerText.textContent !== text) this.bannerText.textContent = text;
-    this.bannerButton.hidden = !canRetry;
-  }
-
-  _setSessionState(state, reason) {
-    if (!state) return;
-    this.stateChip.hidden = false;
-    setText(this.stateChip, reason ? `${state} · ${reason}` : state); // "ended · file removed"
-    this.stateChip.className = `chip session-state st-${state.replace(/[^a-z]/g, "")}`;
-  }
-
-  _protocolMismatch(serverProtocol) {
-    this.mismatch = serverProtocol;
-    this._stopStream();
-    this.mismatchBanner.hidden = false;
-    this.mismatchBanner.replaceChildren(
-      icon("alert"),
-      h(
-        "span",
-        {},
-        h("strong", { text: "Protocol mismatch. " }),
-        `The server speaks protocol ${serverProtocol ?? "?"}, this extension speaks ${PROTOCOL_VERSION}. `,
-        "Update the older of the two (",
-        h("code", { text: "pip install -U sidemirror" }),
-        " or reload the extension).",
-      ),
-    );
-    if (this.view !== "timeline") this._state("error", { code: "protocol_mismatch", message: "Protocol mismatch" });
   }
 
   // --- full-panel states ---

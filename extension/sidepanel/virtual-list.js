@@ -9,17 +9,16 @@
 // first time, earlier rows prepended) the scroll position moves by exactly that much. A list
 // scrolled to its end stays at its end ("follow bottom") as rows arrive or grow.
 //
-// Row fields this module owns: `h` (measured height, 0 = not yet), `el` (built element or null).
+// Which rows to build is row-window.js; which elements are in the DOM, row-elements.js; the room
+// standing in for the rest, list-padding.js; where each row starts, row-offsets.js. Row fields
+// this module owns: `h` (measured height, 0 = not yet).
 
+import { FrameTask } from "./frame-task.js";
+import { ListPadding } from "./list-padding.js";
+import { RowElements } from "./row-elements.js";
 import { RowOffsets } from "./row-offsets.js";
+import { rowWindow } from "./row-window.js";
 
-// Rows built beyond each edge of the viewport: at least this far and this many, so scrolling
-// rarely shows a row being built, and a screen reader's reading mode has context around it.
-// A new set of rows first builds only what is on screen (first paint), the rest when idle.
-const OVERSCAN_PX = 800;
-const OVERSCAN_ROWS = 50;
-const FIRST_OVERSCAN_PX = 100;
-const CACHE_ROWS = 400; // built elements kept while off screen (rebuilt on demand beyond that)
 const BOTTOM_SLACK_PX = 48;
 
 export class VirtualList {
@@ -35,28 +34,36 @@ export class VirtualList {
   constructor({ scroller, list, build, estimate, onMeasure, onRender }) {
     this.scroller = scroller;
     this.list = list;
-    this.build = build;
     this.estimate = estimate;
     this.onMeasure = onMeasure;
     this.onRender = onRender;
     this.rows = [];
-    this.mountedFrom = 0;
     this.offsets = new RowOffsets();
     this.tops = this.offsets.tops; // tops[i]: offset of row i from the list's top; tops[n]: the whole
-    this.mounted = []; // rows in the DOM, in order
-    this.built = new Set(); // rows holding an element, oldest first (the cache)
+    this.padding = new ListPadding(list);
     this.pinned = true; // at the bottom: stay there as rows arrive
     this.gap = null;
-    this.frame = 0;
+    // Renders at the next frame: live items arriving together cost one layout.
+    this.frame = new FrameTask(() => this.render(this.pinned ? null : this.anchor()));
     this.resizes = new ResizeObserver((entries) => this._onResize(entries));
     this.resizes.observe(scroller);
+    this.elements = new RowElements(list, build, this.resizes);
     this.setTop = -1; // the scrollTop this list set last
     scroller.addEventListener("scroll", () => {
       // Only the reader's own scrolling (un)pins: a position this list set, seen later in a
       // layout that changed meanwhile (a bar shown above, a row grown), says nothing.
       if (Math.abs(scroller.scrollTop - this.setTop) > 1) this.pinned = this.atBottom();
-      this._schedule();
+      this.frame.schedule();
     });
+  }
+
+  /** The rows in the DOM, in order, and the index of the first. */
+  get mounted() {
+    return this.elements.mounted;
+  }
+
+  get mountedFrom() {
+    return this.elements.from;
   }
 
   // --- the rows ---
@@ -64,7 +71,7 @@ export class VirtualList {
   /** Replace every row; `at`: "bottom" scrolls to the end, "anchor" keeps the row on screen
    * where it is, or an anchor taken earlier (`anchor()`) keeps that row where it was then. */
   setRows(rows, at = "anchor") {
-    const anchor = at === "bottom" ? null : at === "anchor" ? this._anchor() : at;
+    const anchor = at === "bottom" ? null : at === "anchor" ? this.anchor() : at;
     this.rows = rows;
     this.offsets.invalidate(0);
     if (at === "bottom") this.pinned = true;
@@ -74,7 +81,7 @@ export class VirtualList {
     this.idle = requestIdleCallback(
       () => {
         this.narrow = false;
-        this.render(this.pinned ? null : this._anchor());
+        this.render(this.pinned ? null : this.anchor());
       },
       { timeout: 300 },
     );
@@ -86,7 +93,7 @@ export class VirtualList {
     for (const row of rows) this.rows.push(row);
     if (!this.pinned && this.atBottom()) this.pinned = true;
     if (this.pinned) this.render(null);
-    else this._schedule();
+    else this.frame.schedule();
   }
 
   /** `row` took `old`'s place (same position); built when it comes on screen. */
@@ -96,44 +103,33 @@ export class VirtualList {
     this.rows[i] = row;
     this.forget(old);
     this._invalidate(i);
-    this._schedule();
+    this.frame.schedule();
   }
 
   /** `row` takes `old`'s place with its element already built: swapped in place if on screen. */
   swap(old, row) {
-    const k = this.mounted.indexOf(old);
-    if (k < 0 || !old.el) return this.replace(old, row);
     const i = this.rows.indexOf(old);
+    if (!this.elements.swap(old, row)) return this.replace(old, row);
     if (i >= 0) this.rows[i] = row;
-    this.resizes.unobserve(old.el);
-    old.el.replaceWith(row.el);
-    this.resizes.observe(row.el);
-    this.mounted[k] = row;
-    this.built.delete(old);
-    this.built.add(row);
-    old.el = null;
   }
 
   /** A row's content changed while its element was not built or off screen: measure again. */
   changed(row) {
-    if (this.mounted.includes(row)) return; // the ResizeObserver sees it
+    if (this.elements.has(row)) return; // the ResizeObserver sees it
     row.h = 0;
     const i = this.rows.indexOf(row);
     if (i >= 0) this._invalidate(i);
-    this._schedule();
+    this.frame.schedule();
   }
 
   /** Drop a row's built element (its content is rebuilt on demand). */
   forget(row) {
-    if (row.el && !this.mounted.includes(row)) {
-      row.el = null;
-      this.built.delete(row);
-    }
+    this.elements.forget(row);
   }
 
   /** The first row on screen (null when empty). */
   firstOnScreen() {
-    return this._anchor()?.row ?? null;
+    return this.anchor()?.row ?? null;
   }
 
   indexOf(row) {
@@ -177,29 +173,8 @@ export class VirtualList {
 
   // --- rendering ---
 
-  /** Render at the next frame: live items arriving together cost one layout. A hidden page
-   * gets no frames, so it renders on a task instead (it is up to date when shown). */
-  _schedule() {
-    if (this.frame) return;
-    const run = () => {
-      this.frame = 0;
-      this.render(this.pinned ? null : this._anchor());
-    };
-    if (document.visibilityState === "hidden") {
-      const t = setTimeout(run, 0);
-      this.frame = { cancel: () => clearTimeout(t) };
-    } else {
-      const f = requestAnimationFrame(run);
-      this.frame = { cancel: () => cancelAnimationFrame(f) };
-    }
-  }
-
   /** The first row on screen and how far the view's top is below its top. */
   anchor() {
-    return this._anchor();
-  }
-
-  _anchor() {
     if (!this.rows.length) return null;
     this._tops();
     const y = this.scroller.scrollTop - this._feedStart();
@@ -210,10 +185,7 @@ export class VirtualList {
   /** Build the rows near the viewport, measure the new ones, and put the view back in place:
    * at the bottom when pinned, else with `anchor` where it was. */
   render(anchor) {
-    if (this.frame) {
-      this.frame.cancel();
-      this.frame = 0;
-    }
+    this.frame.cancel();
     // Read each time: the list may first render before its stylesheet applies (or while hidden).
     const gap = parseFloat(getComputedStyle(this.list).rowGap) || 0;
     if (gap !== this.gap) {
@@ -229,12 +201,9 @@ export class VirtualList {
       const ai = anchor ? this.rows.indexOf(anchor.row) : -1;
       if (this.pinned) y = full - s.clientHeight;
       else if (ai >= 0) y = this.tops[ai] + anchor.delta;
-      const px = this.narrow ? FIRST_OVERSCAN_PX : OVERSCAN_PX;
-      const rows = this.narrow ? 0 : OVERSCAN_ROWS;
-      const from = Math.max(0, Math.min(this._indexAt(Math.max(0, y - px)), this._indexAt(Math.max(0, y)) - rows));
-      const to = Math.max(this._indexAt(Math.max(0, y + s.clientHeight + px)), this._indexAt(Math.max(0, y + s.clientHeight)) + rows) + 1;
-      const measured = this._mount(from, Math.min(to, this.rows.length));
-      this._pad(from, Math.min(to, this.rows.length));
+      const [from, to] = rowWindow(this.offsets, this.rows.length, y, s.clientHeight, this.narrow);
+      const measured = this._mount(from, to);
+      this._pad(from, to);
       if (this.pinned) this._scrollTo(s.scrollHeight);
       else if (ai >= 0) {
         this._tops();
@@ -242,42 +211,13 @@ export class VirtualList {
       }
       if (!measured) break; // estimates were replaced by real heights: place again
     }
-    this._evict();
+    this.elements.evict();
     this.onRender?.();
   }
 
   /** Make the DOM hold exactly rows [from, to); returns whether any height was newly measured. */
   _mount(from, to) {
-    const want = this.rows.slice(from, to);
-    const keep = new Set(want);
-    for (const row of this.mounted) {
-      if (!keep.has(row) && row.el) {
-        this.resizes.unobserve(row.el);
-        row.el.remove();
-      }
-    }
-    const fresh = [];
-    let cursor = this.list.firstElementChild;
-    for (let k = 0; k < want.length; k++) {
-      const row = want[k];
-      if (!row.el) {
-        row.el = this.build(row);
-        this.built.add(row);
-      } else {
-        // Most recently used last: eviction takes the rows seen longest ago.
-        this.built.delete(row);
-        this.built.add(row);
-      }
-      if (!row.h) fresh.push(from + k);
-      if (cursor === row.el) {
-        cursor = cursor.nextElementSibling;
-        continue;
-      }
-      this.list.insertBefore(row.el, cursor);
-      this.resizes.observe(row.el);
-    }
-    this.mounted = want;
-    this.mountedFrom = from;
+    const fresh = this.elements.mount(this.rows.slice(from, to), from);
     // Read after every write: one layout for all of them.
     let changed = false;
     for (const i of fresh) {
@@ -303,19 +243,7 @@ export class VirtualList {
     const n = this.rows.length;
     const above = from > 0 ? this.tops[from] : 0;
     const below = to < n ? this.tops[n] - this.tops[to] + this.gap : 0;
-    this.list.style.paddingTop = `${above}px`;
-    this.list.style.paddingBottom = `${Math.max(0, below)}px`;
-  }
-
-  _evict() {
-    if (this.built.size <= CACHE_ROWS) return;
-    const onScreen = new Set(this.mounted);
-    for (const row of this.built) {
-      if (this.built.size <= CACHE_ROWS) break;
-      if (onScreen.has(row)) continue;
-      row.el = null;
-      this.built.delete(row);
-    }
+    this.padding.set(above, Math.max(0, below));
   }
 
   _onResize(entries) {
@@ -326,7 +254,7 @@ export class VirtualList {
         // Another width reflows every row: measured heights no longer hold.
         const width = this.scroller.clientWidth;
         if (this.width !== undefined && width !== this.width) {
-          anchor ||= this.pinned ? null : this._anchor();
+          anchor ||= this.pinned ? null : this.anchor();
           for (const row of this.rows) row.h = 0;
           this.offsets.invalidate(0);
         }
@@ -334,12 +262,12 @@ export class VirtualList {
         changed = true;
         continue;
       }
-      const row = this.mounted.find((r) => r.el === entry.target);
+      const row = this.elements.rowOf(entry.target);
       if (!row) continue;
       const h = entry.borderBoxSize?.[0]?.blockSize ?? entry.target.getBoundingClientRect().height;
       if (Math.abs(h - row.h) < 0.5) continue;
       // The anchor is taken from the heights as they were, so the view stays on it.
-      anchor ||= this.pinned ? null : this._anchor();
+      anchor ||= this.pinned ? null : this.anchor();
       row.h = h;
       this._invalidate(this.rows.indexOf(row));
       changed = true;
@@ -367,7 +295,6 @@ export class VirtualList {
 
   /** Where the list starts inside the scroller's content. */
   _feedStart() {
-    const s = this.scroller;
-    return this.list.getBoundingClientRect().top - s.getBoundingClientRect().top + s.scrollTop;
+    return this.padding.start(this.scroller);
   }
 }

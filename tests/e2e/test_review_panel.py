@@ -43,6 +43,14 @@ def open_session(ext: Extension, server: Server) -> Page:
     return panel
 
 
+def open_review_tools(panel: Page) -> None:
+    """Unfold the plan and the filter chips (folded into one row by default)."""
+    toggle = panel.locator(".review-bar").get_by_role("button", name=re.compile("Filters|Showing"))
+    if toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+
+
 def rich_server(server_factory: Any, tmp_path: Path) -> Server:
     claude = tmp_path / "claude-rich" / "sample-project"
     claude.mkdir(parents=True)
@@ -81,6 +89,7 @@ def test_plan_is_pinned_and_follows_the_agent(
     snap = server.snapshot(sample_workspace(server), SAMPLE_SESSION)
     plan = latest(snap["items"], "plan")
     done = sum(e["status"] == "completed" for e in plan["entries"])
+    open_review_tools(panel)
     pin = panel.get_by_role("region", name="Current plan")
     expect(pin.locator(".plan-progress")).to_have_text(f"{done}/{len(plan['entries'])}")
     expect(pin.locator(".plan-text")).to_have_text([e["content"] for e in plan["entries"]])
@@ -145,12 +154,13 @@ def feed_types(panel: Page) -> list[str]:
 def test_filter_chips_keys_and_axe(ext: Extension, server_factory: Any, tmp_path: Path) -> None:
     server = rich_server(server_factory, tmp_path)
     panel = open_session(ext, server)
+    open_review_tools(panel)
     chips = panel.get_by_role("group", name="Show only")
 
     # Edits: only edit / write tool cards (or a Task whose sub-agent edited) remain.
     chips.get_by_role("button", name="Edits").click()
     expect(chips.get_by_role("button", name="Edits")).to_have_attribute("aria-pressed", "true")
-    expect(chips.get_by_role("status")).to_contain_text("Showing")
+    expect(panel.locator(".review-fold").get_by_role("status")).to_contain_text("Showing")
     wait_until(lambda: feed_types(panel) and all(
         t.startswith("tool_use:") and ("kind-edit" in t or "kind-write" in t or "kind-task" in t)
         for t in feed_types(panel)
@@ -219,6 +229,7 @@ def test_only_rows_near_the_viewport_are_in_the_dom(
 
 def test_axe_with_review_controls(ext: Extension, server: Server) -> None:
     panel = open_session(ext, server)
+    open_review_tools(panel)
     expect(panel.get_by_role("region", name="Current plan")).to_be_visible()
     assert serious(axe_violations(panel, ".feed [data-type=turn_complete]")) == []
     panel.get_by_role("group", name="Show only").get_by_role("button", name="Commands").click()
