@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sidemirror.settings import PORT_RANGE
+from sidemirror.listen_socket import PORT_RANGE
 
 from tests.conftest import ROOT
 
