@@ -11,7 +11,7 @@
   session, then `/api/search?q=<marker>` polled every 10 ms until it answers the hit.
 
     .bench/venv/bin/python bench/run.py --only review
-    .bench/venv/bin/python bench/review.py [--full]     # alone, prints its JSON
+    .bench/venv/bin/python bench/review.py [--full] [--parts open,history,search]   # alone, JSON
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import synth  # noqa: E402
 
 SESSION = "5e551000-0000-4000-8000-00000000be9c"
 PROJECT = synth.CWD.replace("/", "-")
+PARTS = "open,history,search"
 QUERIES = ["Tailwind", "component", "orchestrator", "TODO", '"Next.js"', "localStorage", "test*"]
 
 
@@ -169,10 +170,14 @@ async def search(root: Path, total_mb: int, sessions: int, appends: int) -> dict
 
 async def review(root: Path, args: argparse.Namespace) -> dict[str, Any]:
     full = getattr(args, "full", False)
+    parts = set(getattr(args, "parts", PARTS).split(","))
     res: dict[str, Any] = {}
-    res["open_24mb"] = await open_and_page(root, 24, 5)
-    res["history"] = await open_and_page(root, 1024 if full else 100, 50)
-    res["search"] = await search(root, 2048 if full else 200, 1000 if full else 200, 20)
+    if "open" in parts:
+        res["open_24mb"] = await open_and_page(root, 24, 5)
+    if "history" in parts:
+        res["history"] = await open_and_page(root, 1024 if full else 100, 50)
+    if "search" in parts:
+        res["search"] = await search(root, 2048 if full else 200, 1000 if full else 200, 20)
     return res
 
 
@@ -181,5 +186,6 @@ if __name__ == "__main__":
 
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--full", action="store_true", help="1 GB transcript, 2 GB / 1,000 sessions")
+    p.add_argument("--parts", default=PARTS, help="which parts to run (comma-separated)")
     with tempfile.TemporaryDirectory(prefix="sm-review-") as tmp:
         print(json.dumps(asyncio.run(review(Path(tmp), p.parse_args())), indent=2))

@@ -26,7 +26,7 @@ from sidemirror.core.store import (
 from sidemirror.sources.claude.history import EarlierItems
 from sidemirror.sources.claude.merge import merged
 from sidemirror.sources.claude.parser import ClaudeParser
-from sidemirror.sources.claude.positions import MAIN, SLOTS, Positions
+from sidemirror.sources.claude.positions import MAIN, Positions, last_seq_of_line
 from sidemirror.sources.claude.start import first_read, skip_ahead
 from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
@@ -69,7 +69,9 @@ class ClaudeSession(FileSession):
         keeps the items from main-file offset `keep_from` on (claude_sync.py)."""
         self.starts = starts
         self.keep_from = keep_from
-        self.keep_after = keep_from * SLOTS  # seqs up to this are the warm-up's
+        # Items of the line ending at `keep_from` (the sync point's prompt) and the sub-agent
+        # items merged after it need the turn before: they are the skipped part's (sync.py).
+        self.keep_after = last_seq_of_line(keep_from) if keep_from else 0
         self.parser = ClaudeParser(from_start=not starts.get(MAIN))
         self.positions = Positions()
         self.tailers = {MAIN: self.new_tailer(self.main, starts.get(MAIN, 0))}
