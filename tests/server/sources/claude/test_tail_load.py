@@ -27,7 +27,7 @@ from sidemirror.sources.claude.sync import TAIL_FROM_BYTES, sync_points
 from tests.conftest import FIXTURES as FIXTURE_ROOT
 from tests.server.conftest import AUTH, ClientFactory, state_of
 from tests.server.sse import SSEReader
-from tests.transcripts import SLOTS, positional_parse, rerun, write_long_session
+from tests.transcripts import positional_parse, rerun, write_long_session
 
 FIX = FIXTURE_ROOT / "claude" / "sample-project"
 SESSION = FIX / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"

@@ -15,11 +15,10 @@ from typing import Any
 import pytest
 from sidemirror.core.models import SessionItem
 from sidemirror.sources.claude import sync as claude_sync
+from sidemirror.sources.claude.positions import last_seq_of_line
 from sidemirror.sources.claude.sync import first_record_at_or_after, sync_points
 
 from tests.conftest import FIXTURES as FIXTURE_ROOT
-from sidemirror.sources.claude.positions import last_seq_of_line
-
 from tests.transcripts import SLOTS, positional_parse
 
 CLAUDE = FIXTURE_ROOT / "claude"
