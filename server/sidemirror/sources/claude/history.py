@@ -28,6 +28,7 @@ from sidemirror.core.models import SessionItem
 from sidemirror.sources.claude.merge import merged
 from sidemirror.sources.claude.parser import ClaudeParser
 from sidemirror.sources.claude.positions import MAIN, SLOTS, Positions
+from sidemirror.sources.claude.straddle import EarlierCalls
 from sidemirror.sources.claude.sync import first_record_at_or_after, is_prompt, maybe_prompt
 from sidemirror.sources.common import as_text
 from sidemirror.sources.files.long_line import mark_cut
@@ -149,7 +150,8 @@ class EarlierItems:
         for key, path in self.agents.items():
             at = first_record_at_or_after(path, start.timestamp) if start else 0
             streams[key] = self._records(path, at)
-        parser = ClaudeParser(from_start=start is None)
+        calls = EarlierCalls(self.main, start.offset) if start else None
+        parser = ClaudeParser(from_start=start is None, earlier_call=calls)
         positions = Positions()
         for key, end, record in merged(streams):
             if key == MAIN and end > line_end:

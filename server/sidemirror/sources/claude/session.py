@@ -28,6 +28,7 @@ from sidemirror.sources.claude.merge import merged
 from sidemirror.sources.claude.parser import ClaudeParser
 from sidemirror.sources.claude.positions import MAIN, Positions, last_seq_of_line
 from sidemirror.sources.claude.start import first_read, skip_ahead
+from sidemirror.sources.claude.straddle import EarlierCalls
 from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
 from sidemirror.sources.files.session import FileSession
@@ -72,7 +73,9 @@ class ClaudeSession(FileSession):
         # Items of the line ending at `keep_from` (the sync point's prompt) and the sub-agent
         # items merged after it need the turn before: they are the skipped part's (sync.py).
         self.keep_after = last_seq_of_line(keep_from) if keep_from else 0
-        self.parser = ClaudeParser(from_start=not starts.get(MAIN))
+        start = starts.get(MAIN, 0)
+        calls = EarlierCalls(self.main, start) if start else None
+        self.parser = ClaudeParser(from_start=not start, earlier_call=calls)
         self.positions = Positions()
         self.tailers = {MAIN: self.new_tailer(self.main, starts.get(MAIN, 0))}
         for key, path in self.agents.items():
