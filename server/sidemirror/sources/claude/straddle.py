@@ -25,40 +25,41 @@ LOOK_BACK_BYTES = 8 * 1024 * 1024  # a call still running when a prompt is sent 
 
 
 class EarlierCalls:
-    """Looks up main-thread tool calls in `path` before the line start `before`."""
+    """Looks up main-thread tool calls in `path` before the line start `before`. The bytes are
+    read for each lookup and not kept (a parser lives as long as its session; lookups are rare),
+    the answers are."""
 
     def __init__(self, path: Path, before: int) -> None:
         self.path = path
         self.before = before
-        self._data: bytes | None = None  # read once, on the first lookup (rare)
-        self._low = 0
+        self._answers: dict[str, tuple[str, str] | None] = {}
 
     def __call__(self, tool_id: str) -> tuple[str, str] | None:
         """The call's tool name and timestamp, or None when it is not there."""
         if not tool_id or self.before <= 0:
             return None
-        data = self._read()
+        if tool_id not in self._answers:
+            self._answers[tool_id] = self._look_up(tool_id)
+        return self._answers[tool_id]
+
+    def _look_up(self, tool_id: str) -> tuple[str, str] | None:
+        low = max(0, self.before - LOOK_BACK_BYTES)
+        try:
+            with open_regular(self.path) as fh:
+                data = os.pread(fh.fileno(), self.before - low, low)
+        except OSError:
+            return None
         needle = json.dumps(tool_id).encode()
         at = len(data)
         while (at := data.rfind(needle, 0, at)) >= 0:
             start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            if start == 0 and self._low > 0:
+            if start == 0 and low > 0:
                 return None  # a line cut by the look-back: older than it reaches
+            end = data.find(b"\n", at)
             found = _call_in(data[start : end if end >= 0 else len(data)], tool_id)
             if found is not None:
                 return found
         return None
-
-    def _read(self) -> bytes:
-        if self._data is None:
-            self._low = max(0, self.before - LOOK_BACK_BYTES)
-            try:
-                with open_regular(self.path) as fh:
-                    self._data = os.pread(fh.fileno(), self.before - self._low, self._low)
-            except OSError:
-                self._data = b""
-        return self._data
 
 
 def _call_in(line: bytes, tool_id: str) -> tuple[str, str] | None:
