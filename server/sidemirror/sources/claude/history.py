@@ -36,7 +36,7 @@ from sidemirror.sources.files.regular import open_regular
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 
 SCAN_WINDOW_BYTES = 1 << 20  # one backwards read while looking for prompts
-CACHED_ITEMS = 3000  # items of the last parse kept for the next pages (about a turn or two)
+CACHED_ITEMS = 1000  # items of a parse kept for the next pages (a read-ahead's worth)
 # Parses kept: readers paging back at once (a client, the search index filling) each keep theirs.
 CACHED_PARSES = 2
 # A read back parses whole turns, at least this much of the file: a page of 200 items is up to
