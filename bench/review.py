@@ -3,8 +3,8 @@
 - **open**: first `GET /workspace/{id}/session?limit=200` of a 24 MB transcript (fresh server,
   fresh data dir), then warm.
 - **history**: on a transcript past the size read from near its end, `before=` pages of 200:
-  warm (from the part held) and from the unread part (read on demand), with the server's RSS
-  before and after paging 50 pages back into it.
+  warm (from the part held) and from the unread part (read on demand: first, p50, mean, p90),
+  with the server's RSS before and after paging 50 pages back into it.
 - **search**: an archive built from the real fixture transcript (`synth.write_archive`); time
   until `/health` says the index holds every session, then the p50 of queries for words of the
   fixture's text, and append → searchable: a real line with a fresh marker appended to a
@@ -105,6 +105,10 @@ async def open_and_page(root: Path, mb: int, pages: int) -> dict[str, Any]:
                     before = page["items"][0]["id"]
                 out["page_unread_first_ms"] = round(times[0], 1)
                 out["page_unread_p50_ms"] = round(statistics.median(times), 1)
+                # A read parses whole turns and serves the next pages from them: the mean and
+                # p90 show what the pages that parse cost, which the median can hide.
+                out["page_unread_mean_ms"] = round(statistics.fmean(times), 1)
+                out["page_unread_p90_ms"] = client.percentile(times, 90)
                 out["page_unread_rss_growth_mb"] = round((peak - rss0) / 1024, 1)
     return out
 
