@@ -117,6 +117,9 @@ class ClaudeSession(FileSession):
     def _build_fresh(self) -> tuple[str, list[SessionItem], list[ParseProblem]]:
         """Parse under a new epoch: from byte 0, or a huge transcript from near its end."""
         start = first_read(self.main, self.agents)
+        # A rebuild means the file was rewritten: what the reader of its skipped part learnt
+        # (prompt offsets, parses) is of the old bytes.
+        self.history = EarlierItems(self.main, self.stopping)
         self._fresh(start.starts, start.keep_from)
         self.journal = MergeOrder(self.journal_path, new_epoch(self.main))
         self.journal.starts = dict(self.starts)
