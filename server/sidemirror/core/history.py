@@ -9,6 +9,7 @@ transcript that was never parsed (`skipped_bytes`), which the source reads on de
 from __future__ import annotations
 
 import threading
+import time
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -20,15 +21,18 @@ from sidemirror.core.store import SessionLog, Store
 # worker thread sees it (asyncio.to_thread copies the context) and gives that read precedence
 # over background readers such as the search index filling itself.
 CLIENT_READ: ContextVar[bool] = ContextVar("client_read", default=False)
+CLIENT_GRACE_S = 1.0
 
 
 class ReadGate:
     """Client reads first: a background read of the skipped part waits at its next step while
-    any client read of the same session runs. Two parses at once would each take twice as long
+    any client read of the same session runs, and for CLIENT_GRACE_S after one ends (a client
+    paging back asks again within moments). Two parses at once would each take twice as long
     on a busy machine, and a client is waiting for its page; the search index is not."""
 
     def __init__(self) -> None:
         self._clients = 0
+        self._last_client = float("-inf")  # when the last client read ended (monotonic)
         self._changed = threading.Condition()
 
     def enter(self) -> bool:
@@ -43,13 +47,18 @@ class ReadGate:
         if client:
             with self._changed:
                 self._clients -= 1
+                self._last_client = time.monotonic()
                 self._changed.notify_all()
 
     def wait_turn(self, stopping: threading.Event | None) -> None:
-        """A background read's step: returns once no client read runs (or the source stops)."""
+        """A background read's step: returns once no client read runs or ended within
+        CLIENT_GRACE_S (or the source stops)."""
         with self._changed:
-            while self._clients and not (stopping is not None and stopping.is_set()):
-                self._changed.wait(0.2)
+            while not (stopping is not None and stopping.is_set()):
+                quiet_for = time.monotonic() - self._last_client
+                if not self._clients and quiet_for >= CLIENT_GRACE_S:
+                    return
+                self._changed.wait(max(0.05, CLIENT_GRACE_S - quiet_for))
 
 
 class UnknownItem(LookupError):
