@@ -1,16 +1,29 @@
 // What an edit changed, on its tool card: the server's unified hunks (`diff` on a `tool_use`:
 // path, +added −removed, hunks of "+", "-" and " " lines; docs/api.md) as a compact red/green
 // diff, collapsible, with "Open the whole change" when the hunks were capped (the full item has
-// them whole). Lines are text nodes: nothing from the diff is parsed as HTML.
+// them whole). A call that changed several files (a Codex patch) carries `diffs`: one block a
+// file, in order. Lines are text nodes: nothing from the diff is parsed as HTML.
 
 import { h } from "../lib/page/dom.js";
 
 const MAX_LINES_SHOWN = 400; // beyond this, a card says how many more (the whole change opens them)
 
-/** The diff block for a tool_use item, or null when it carries none. */
+/** The diff block for a tool_use item (one a file it changed), or null when it carries none. */
 export function diffBlock(item, ctx) {
-  const diff = item?.diff;
-  if (!diff || typeof diff !== "object" || !Array.isArray(diff.hunks)) return null;
+  const files = Array.isArray(item?.diffs) ? item.diffs.filter(isDiff) : [];
+  if (files.length > 1) {
+    const blocks = files.map((diff, index) => fileBlock(item, ctx, diff, (full) => full?.diffs?.[index]));
+    return h("div", { class: "diff-files", attrs: { role: "group", "aria-label": `${files.length} files changed` } }, ...blocks);
+  }
+  return isDiff(item?.diff) ? fileBlock(item, ctx, item.diff, (full) => full?.diff) : null;
+}
+
+function isDiff(diff) {
+  return Boolean(diff) && typeof diff === "object" && Array.isArray(diff.hunks);
+}
+
+/** One file's change; `pick` finds the same file's diff in the full item ("Open the whole change"). */
+function fileBlock(item, ctx, diff, pick) {
   const body = h("div", { class: "diff-body" });
   fillHunks(body, diff);
   const stats = h(
@@ -22,7 +35,7 @@ export function diffBlock(item, ctx) {
   );
   const summary = h("summary", {}, h("span", { class: "diff-path", text: diff.path || "(file)" }), " ", stats);
   const details = h("details", { class: "diff", open: true }, summary, body);
-  if (diff.truncated || countLines(diff) > MAX_LINES_SHOWN) details.append(wholeChange(item, ctx, body));
+  if (diff.truncated || countLines(diff) > MAX_LINES_SHOWN) details.append(wholeChange(item, ctx, body, pick));
   return details;
 }
 
@@ -64,15 +77,15 @@ function fillHunks(body, diff, limit = MAX_LINES_SHOWN) {
 }
 
 /** "Open the whole change": the full item's hunks, fetched once. */
-function wholeChange(item, ctx, body) {
+function wholeChange(item, ctx, body, pick) {
   const btn = h("button", { type: "button", class: "more", text: "Open the whole change" });
   btn.addEventListener("click", async () => {
     btn.disabled = true;
     btn.textContent = "Loading…";
     try {
-      const full = await ctx.fetchFull(item.id);
-      if (!full?.diff?.hunks) throw new Error("no diff in the full item");
-      fillHunks(body, full.diff, Infinity);
+      const whole = pick(await ctx.fetchFull(item.id));
+      if (!isDiff(whole)) throw new Error("no diff in the full item");
+      fillHunks(body, whole, Infinity);
       btn.remove();
     } catch (err) {
       btn.disabled = false;

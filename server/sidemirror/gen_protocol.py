@@ -108,7 +108,7 @@ def render_markdown() -> str:
         "what precedes it (see docs/design-changes.md). Clients order and dedupe by `seq` and "
         "never expect `seq + 1`.",
         "- Snapshots (JSON and SSE) carry `skipped_bytes`: how much of the transcript precedes "
-        "the first item held (0 unless it is over 32 MB and was read from a sync point near its "
+        "the first item held (0 unless it is over 4 MB and was read from a real prompt near its "
         "end). `total` counts the items held. In such a session `turn_complete.turn` is `null` "
         "(the turns before were not counted).",
         "",

@@ -108,7 +108,8 @@ export const ITEM_FIELDS = Object.freeze({
     "input",
     "truncated_input",
     "full_length",
-    "diff"
+    "diff",
+    "diffs"
   ],
   "tool_result": [
     "id",

@@ -8,11 +8,57 @@ transcript that was never parsed (`skipped_bytes`), which the source reads on de
 
 from __future__ import annotations
 
+import threading
+import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from sidemirror.core.models import SessionItem
 from sidemirror.core.numbers import parse_count
 from sidemirror.core.store import SessionLog, Store
+
+# Set while a client's request reads the skipped part (a page, "show more"): the source's
+# worker thread sees it (asyncio.to_thread copies the context) and gives that read precedence
+# over background readers such as the search index filling itself.
+CLIENT_READ: ContextVar[bool] = ContextVar("client_read", default=False)
+CLIENT_GRACE_S = 1.0
+
+
+class ReadGate:
+    """Client reads first: a background read of the skipped part waits at its next step while
+    any client read of the same session runs, and for CLIENT_GRACE_S after one ends (a client
+    paging back asks again within moments). Two parses at once would each take twice as long
+    on a busy machine, and a client is waiting for its page; the search index is not."""
+
+    def __init__(self) -> None:
+        self._clients = 0
+        self._last_client = float("-inf")  # when the last client read ended (monotonic)
+        self._changed = threading.Condition()
+
+    def enter(self) -> bool:
+        """Called as a read starts (in its thread); True when it is a client's."""
+        client = CLIENT_READ.get()
+        if client:
+            with self._changed:
+                self._clients += 1
+        return client
+
+    def leave(self, client: bool) -> None:
+        if client:
+            with self._changed:
+                self._clients -= 1
+                self._last_client = time.monotonic()
+                self._changed.notify_all()
+
+    def wait_turn(self, stopping: threading.Event | None) -> None:
+        """A background read's step: returns once no client read runs or ended within
+        CLIENT_GRACE_S (or the source stops)."""
+        with self._changed:
+            while not (stopping is not None and stopping.is_set()):
+                quiet_for = time.monotonic() - self._last_client
+                if not self._clients and quiet_for >= CLIENT_GRACE_S:
+                    return
+                self._changed.wait(max(0.05, CLIENT_GRACE_S - quiet_for))
 
 
 class UnknownItem(LookupError):
@@ -39,6 +85,7 @@ async def page_before(store: Store, log: SessionLog, item_id: str, limit: int) -
 
     An id among the items held must name one of them; an id before them (a page the client got
     from the skipped part) is a position there, read by the source."""
+    CLIENT_READ.set(True)  # this request's task only
     seq = seq_of(log, item_id)
     items = log.items
     held_from = items.seq_at(0) if items else None
@@ -74,6 +121,7 @@ async def item_at(store: Store, log: SessionLog, item_id: str) -> SessionItem | 
     held = log.item(item_id)
     if held is not None or log.earlier is None:
         return held
+    CLIENT_READ.set(True)  # this request's task only
     try:
         seq = seq_of(log, item_id)
     except UnknownItem:

@@ -127,6 +127,13 @@ class ToolUseEvent(_Event):
         description="Present on an edit or write (Edit, MultiEdit, Write, NotebookEdit, "
         "apply_patch, an ACP diff): what it changed, as unified hunks (redacted).",
     )
+    diffs: list[FileDiff] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Present only on a call that changed several files (a Codex apply_patch "
+        "of more than one file): every file's change, in the patch's order; `diff` is the "
+        "first of them.",
+    )
 
 
 class ToolResultEvent(_Event):

@@ -33,6 +33,8 @@ class Projector:
             data["full_length"] = max(full_length, data["full_length"])
         if data.get("diff"):
             data["diff"] = cap_diff(data["diff"], self.max_chars)
+        if data.get("diffs"):  # a patch of several files: each capped as one diff is
+            data["diffs"] = [cap_diff(diff, self.max_chars) for diff in data["diffs"]]
         return data
 
     def to_json(self, item: SessionItem) -> str:

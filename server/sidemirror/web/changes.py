@@ -1,7 +1,8 @@
 """`GET /workspace/{id}/session/changes`: every file a session's edits touched, with net lines.
 
-Built from the `diff` each edit's `tool_use` carries (sources/diffs.py), so it says what the
-timeline says; each file names the tool calls that touched it, for the panel to jump to them.
+Built from the `diff` each edit's `tool_use` carries (every file of `diffs` for a patch of several:
+sources/diffs.py), so it says what the timeline says; each file names the tool calls that touched
+it, for the panel to jump to them.
 """
 
 from __future__ import annotations
@@ -23,15 +24,16 @@ async def session_changes(request: web.Request) -> web.Response:
     for item in log.items:
         if not isinstance(item, ToolUseEvent) or item.diff is None:
             continue
-        diff = item.diff
-        entry = files.setdefault(
-            diff.path,
-            {"path": diff.path, "added": 0, "removed": 0, "tool_use_ids": [], "item_ids": []},
-        )
-        entry["added"] += diff.added
-        entry["removed"] += diff.removed
-        entry["tool_use_ids"].append(item.tool_use_id)
-        entry["item_ids"].append(item.id)
+        for diff in item.diffs or [item.diff]:
+            entry = files.setdefault(
+                diff.path,
+                {"path": diff.path, "added": 0, "removed": 0, "tool_use_ids": [], "item_ids": []},
+            )
+            entry["added"] += diff.added
+            entry["removed"] += diff.removed
+            if item.tool_use_id not in entry["tool_use_ids"]:  # a patch naming a file twice
+                entry["tool_use_ids"].append(item.tool_use_id)
+                entry["item_ids"].append(item.id)
     return web.json_response(
         {
             "workspace": log.workspace_id,

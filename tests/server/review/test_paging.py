@@ -51,7 +51,7 @@ async def test_paging_back_through_a_huge_transcript_gives_every_item_of_a_whole
     whole = [json.loads(projector.to_json(i)) for i in whole_parse(path)]
     # Every item once, in order, equal to a parse from byte 0 (turns are numbered only by a
     # parse from the start of the file), each with its id in the session's epoch.
-    assert len(got) == len(whole) > 10_000
+    assert len(got) == len(whole) > 3_000
     assert [dump(i) for i in got] == [dump(i) for i in whole]
     assert [i["id"] for i in got] == [f"{snap['epoch']}.{i['seq']}" for i in whole]
 

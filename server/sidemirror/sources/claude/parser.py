@@ -23,6 +23,7 @@ Format notes, from real transcripts of Claude Code 1.0 to 2.1:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sidemirror.core.clock import ms_between
@@ -60,9 +61,16 @@ TITLE_CHARS = 80
 class ClaudeParser:
     """The state one session's parse needs: open turn, tool calls, sub-agent links, metadata."""
 
-    def __init__(self, *, from_start: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        from_start: bool = True,
+        earlier_call: Callable[[str], tuple[str, str] | None] | None = None,
+    ) -> None:
         # False when the parse starts at a sync point (claude_sync.py): turns are not counted.
         self.turns = TurnTracker(counted=from_start)
+        # There, a result of a call made before the start: its (name, ts) (straddle.py).
+        self._earlier_call = earlier_call
         self.title: str | None = None
         self.first_prompt: str | None = None
         self.cwd: str | None = None
@@ -203,7 +211,12 @@ class ClaudeParser:
             if not isinstance(block, dict) or block.get("type") != "tool_result":
                 continue
             tool_id = _text(block.get("tool_use_id"))
-            name, started = self._tools.get(tool_id, ("", ""))
+            call = self._tools.get(tool_id)
+            if call is None and parent is None and self._earlier_call is not None:
+                call = self._earlier_call(tool_id)
+                if call is not None:
+                    self._tools[tool_id] = call
+            name, started = call or ("", "")
             is_error = block.get("is_error") is True
             output = redact_text(flatten_content(block.get("content")))
             turn = self.turns.current

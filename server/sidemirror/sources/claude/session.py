@@ -26,8 +26,9 @@ from sidemirror.core.store import (
 from sidemirror.sources.claude.history import EarlierItems
 from sidemirror.sources.claude.merge import merged
 from sidemirror.sources.claude.parser import ClaudeParser
-from sidemirror.sources.claude.positions import MAIN, SLOTS, Positions
+from sidemirror.sources.claude.positions import MAIN, Positions, last_seq_of_line
 from sidemirror.sources.claude.start import first_read, skip_ahead
+from sidemirror.sources.claude.straddle import EarlierCalls
 from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
 from sidemirror.sources.files.session import FileSession
@@ -76,8 +77,12 @@ class ClaudeSession(FileSession):
         keeps the items from main-file offset `keep_from` on (claude_sync.py)."""
         self.starts = starts
         self.keep_from = keep_from
-        self.keep_after = keep_from * SLOTS  # seqs up to this are the warm-up's
-        self.parser = ClaudeParser(from_start=not starts.get(MAIN))
+        # Items of the line ending at `keep_from` (the sync point's prompt) and the sub-agent
+        # items merged after it need the turn before: they are the skipped part's (sync.py).
+        self.keep_after = last_seq_of_line(keep_from) if keep_from else 0
+        start = starts.get(MAIN, 0)
+        calls = EarlierCalls(self.main, start) if start else None
+        self.parser = ClaudeParser(from_start=not start, earlier_call=calls)
         self.positions = Positions()
         self.tailers = {MAIN: self.new_tailer(self.main, starts.get(MAIN, 0))}
         for key, path in self.agents.items():
@@ -119,6 +124,9 @@ class ClaudeSession(FileSession):
     def _build_fresh(self) -> tuple[str, list[SessionItem], list[ParseProblem]]:
         """Parse under a new epoch: from byte 0, or a huge transcript from near its end."""
         start = first_read(self.main, self.agents)
+        # A rebuild means the file was rewritten: what the reader of its skipped part learnt
+        # (prompt offsets, parses) is of the old bytes.
+        self.history = EarlierItems(self.main, self.stopping)
         self._fresh(start.starts, start.keep_from)
         self.journal = MergeOrder(self.journal_path, new_epoch(self.main))
         self.journal.starts = dict(self.starts)

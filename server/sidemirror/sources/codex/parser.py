@@ -45,7 +45,7 @@ from sidemirror.sources.codex.tools import (
     kind_of,
     output_text,
     parse_arguments,
-    patch_diff,
+    patch_file_diffs,
     plan_entries,
     summary,
     tool_name,
@@ -294,6 +294,7 @@ class CodexParser:
             for entry in entries:
                 entry.content = redact_text(entry.content)
             return self._shown([PlanEvent(ts=ts, entries=entries)])
+        diffs = patch_file_diffs(name, args)
         items = self._shown(
             [
                 ToolUseEvent(
@@ -302,7 +303,8 @@ class CodexParser:
                     name=name,
                     kind=kind_of(name),
                     input=redact_text(summary(name, args)),
-                    diff=patch_diff(name, args),
+                    diff=diffs[0] if diffs else None,
+                    diffs=diffs if len(diffs) > 1 else None,  # a patch of several files
                 )
             ]
         )

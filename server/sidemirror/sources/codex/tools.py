@@ -91,13 +91,13 @@ def summary(name: str, args: Any) -> str:
     return one_line(compact_json(args))
 
 
-def patch_diff(name: str, args: Any) -> FileDiff | None:
-    """What an `apply_patch` call changes (its first file: one diff a tool call)."""
+def patch_file_diffs(name: str, args: Any) -> list[FileDiff]:
+    """What an `apply_patch` call changes: one diff a file, in the patch's order (none for
+    another tool)."""
     if name != "apply_patch":
-        return None
+        return []
     patch = args if isinstance(args, str) else _text(_dict(args).get("input"))
-    diffs = patch_diffs(patch)
-    return diffs[0] if diffs else None
+    return patch_diffs(patch)
 
 
 def plan_entries(args: Any) -> list[PlanEntry]:

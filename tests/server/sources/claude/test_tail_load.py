@@ -20,13 +20,14 @@ from sidemirror.core.models import SessionItem
 from sidemirror.core.projection import Projector
 from sidemirror.core.store import Store
 from sidemirror.sources.claude import sync as claude_sync
+from sidemirror.sources.claude.positions import last_seq_of_line
 from sidemirror.sources.claude.source import ClaudeSource
 from sidemirror.sources.claude.sync import TAIL_FROM_BYTES, sync_points
 
 from tests.conftest import FIXTURES as FIXTURE_ROOT
 from tests.server.conftest import AUTH, ClientFactory, state_of
 from tests.server.sse import SSEReader
-from tests.transcripts import SLOTS, positional_parse, rerun, write_long_session
+from tests.transcripts import positional_parse, rerun, write_long_session
 
 FIX = FIXTURE_ROOT / "claude" / "sample-project"
 SESSION = FIX / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
@@ -81,7 +82,7 @@ async def test_a_huge_transcript_reads_from_near_its_end_with_the_ids_of_a_whole
     snap = await snapshot(client, limit="10000")
     skipped = snap["skipped_bytes"]
     assert skipped > 0 and size - skipped < 8 << 20, (skipped, size)  # the tail, not the file
-    kept = [i for i in whole if i.seq > skipped * SLOTS]
+    kept = [i for i in whole if i.seq > last_seq_of_line(skipped)]
     assert snap["total"] == len(kept) and len(kept) >= 200
     # The same items at the same positions as a parse from byte 0; turns are not numbered.
     expected = [json.loads(state_of(client).store.projector.to_json(i)) for i in kept]
@@ -172,14 +173,13 @@ async def load_items(root: Path) -> tuple[list[dict[str, Any]], int]:
 async def test_sub_agent_files_merge_the_same_from_a_sync_point(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A session with a sub-agent file, read from a sync point just before the turn that ran
-    the sub-agent: its items (linked to their Task) and ids equal those of a whole parse."""
+    """A session with a sub-agent file, read from the prompt of the turn that ran the
+    sub-agent: its items (linked to their Task) and ids equal those of a whole parse."""
     project = tmp_path / "projects" / "-p"
     (project / AGENT_SID / "subagents").mkdir(parents=True)
     main = project / f"{AGENT_SID}.jsonl"
     write_long_session(main, SESSION, 2 << 20)  # earlier runs: prompts to start from
     earlier = main.stat().st_size
-    last_prompt = max(p.offset for p in sync_points(main.read_bytes()))
     with open(main, "ab") as fh:
         fh.write((AGENTS / "turn-2.jsonl").read_bytes())
     shutil.copyfile(
@@ -192,13 +192,16 @@ async def test_sub_agent_files_merge_the_same_from_a_sync_point(
 
     size = main.stat().st_size
     monkeypatch.setattr(claude_sync, "TAIL_FROM_BYTES", 1 << 20)
-    # The window starts on the newline before the earlier runs' last prompt: that prompt warms
-    # the parser up and the items are kept from the next one, turn-2's.
-    monkeypatch.setattr(claude_sync, "TAIL_WINDOW_BYTES", size - last_prompt + 1)
+    # The window starts on the newline before turn-2 and the prompt must be at least as far
+    # from the end as turn-2's start: the parse starts at turn-2's prompt and keeps what follows.
+    monkeypatch.setattr(claude_sync, "TAIL_WINDOW_BYTES", size - earlier + 1)
+    data = main.read_bytes()
+    prompt = min(p.offset for p in sync_points(data) if p.offset > earlier)
+    monkeypatch.setattr(claude_sync, "TAIL_KEEP_BYTES", size - prompt)
     tail, skipped = await load_items(tmp_path)
-    (point,) = [p for p in sync_points(main.read_bytes()) if p.warmup == last_prompt]
-    assert skipped == point.offset > earlier  # turn-2's prompt
-    kept = [i for i in whole if i["seq"] > skipped * SLOTS]
+    first = data[prompt:]
+    assert skipped == prompt + first.index(b"\n") + 1  # just past turn-2's prompt
+    kept = [i for i in whole if i["seq"] > last_seq_of_line(skipped)]
     assert [dump(i) for i in tail] == [dump(i) for i in kept]
     linked = [i for i in tail if i.get("parent_tool_use_id")]
     assert len(linked) > 20  # the sub-agent's items are there, under their Task
@@ -247,7 +250,7 @@ async def test_a_session_that_grew_huge_restarts_from_near_its_end_with_the_same
     assert after["epoch"] == small["epoch"]  # resumable: the same log
     skipped = after["skipped_bytes"]
     assert SESSION.stat().st_size < skipped and path.stat().st_size - skipped < 8 << 20
-    kept = [i for i in whole_parse(path) if i.seq > skipped * SLOTS]
+    kept = [i for i in whole_parse(path) if i.seq > last_seq_of_line(skipped)]
     assert [i["seq"] for i in after["items"]] == [i.seq for i in kept]
     expected = [json.loads(state_of(client).store.projector.to_json(i)) for i in kept]
     assert [dump(i) for i in after["items"]] == [dump(i) for i in expected]

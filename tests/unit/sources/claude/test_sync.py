@@ -1,5 +1,5 @@
-"""Sync points: a parse warmed up from the prompt before one yields, from the sync point on,
-exactly the items a parse from byte 0 does.
+"""Sync points: a fresh parse from a real prompt yields, from the line after it on, exactly the
+items a parse from byte 0 does (and so does the older warm-up form, from the next prompt on).
 
 This is what lets a huge transcript be read from near its end with ids (byte positions) that
 match any other load of it, so resume by id works whichever way the server loaded it.
@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from sidemirror.core.models import SessionItem
 from sidemirror.sources.claude import sync as claude_sync
+from sidemirror.sources.claude.positions import last_seq_of_line
 from sidemirror.sources.claude.sync import first_record_at_or_after, sync_points
 
 from tests.conftest import FIXTURES as FIXTURE_ROOT
@@ -67,6 +68,21 @@ def test_a_parse_from_any_sync_point_matches_the_whole_parse(name: str) -> None:
         assert any(i.type == "turn_complete" for i in tail) == any(
             i.type == "turn_complete" for i in expected
         )
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_fresh_parse_from_any_prompt_matches_the_whole_parse_after_its_line(name: str) -> None:
+    """What the server keeps when it reads a big transcript from a prompt near its end."""
+    data = CASES[name]
+    whole = positional_parse(data)
+    prompts = [(p.warmup, p.offset) for p in sync_points(data)]
+    prompts += [(p.offset, p.offset + data[p.offset :].index(b"\n") + 1) for p in sync_points(data)]
+    for start, line_end in sorted(set(prompts)):
+        keep = last_seq_of_line(line_end)
+        tail = [i for i in positional_parse(data, start) if i.seq > keep]
+        expected = [i for i in whole if i.seq > keep]
+        assert [dump(i) for i in tail] == [dump(i) for i in expected], (start, line_end)
+        assert all(getattr(i, "turn", None) is None for i in tail)
 
 
 def test_the_fixtures_have_sync_points_to_check() -> None:
@@ -122,24 +138,36 @@ def test_sub_agent_files_are_placed_by_time(tmp_path: Path) -> None:
     assert first_record_at_or_after(agent, "2026-01-01T00:00:07Z") == len(b"".join(lines))
 
 
-def test_the_window_grows_until_it_holds_two_prompts_then_gives_up(
+def test_the_window_grows_until_it_holds_a_prompt_then_gives_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(claude_sync, "TAIL_FROM_BYTES", 2_000)
     monkeypatch.setattr(claude_sync, "TAIL_WINDOW_BYTES", 500)
     monkeypatch.setattr(claude_sync, "TAIL_MAX_WINDOW_BYTES", 4_000)
+    monkeypatch.setattr(claude_sync, "TAIL_KEEP_BYTES", 300)
     filler = TOOL_RESULT * (3_000 // len(TOOL_RESULT))
     path = tmp_path / "t.jsonl"
     # Small files are parsed whole.
     path.write_bytes(PROMPT + PROMPT)
     assert claude_sync.find_sync_point(path, path.stat().st_size) is None
-    # Two prompts ~3 kB before the end: found once the window has doubled enough.
+    # Prompts ~3 kB before the end: found once the window has doubled enough; the parse starts
+    # at the line of the last one and keeps what follows it.
     path.write_bytes(filler + PROMPT + PROMPT + filler)
     point = claude_sync.find_sync_point(path, path.stat().st_size)
     assert point is not None and (point.warmup, point.offset) == (
-        len(filler),
         len(filler) + len(PROMPT),
+        len(filler) + 2 * len(PROMPT),
     )
-    # Only one prompt within the largest window: no sync point (the file is parsed whole).
-    path.write_bytes(PROMPT + filler + PROMPT + filler)
+    # A prompt closer to the end than TAIL_KEEP_BYTES is not taken: a first read holds more.
+    path.write_bytes(filler + PROMPT + filler + PROMPT + TOOL_RESULT)
+    point = claude_sync.find_sync_point(path, path.stat().st_size)
+    assert point is not None and point.warmup == len(filler)
+    # No prompt within the largest window: no sync point (the file is parsed whole).
+    path.write_bytes(PROMPT + filler + filler)
     assert claude_sync.find_sync_point(path, path.stat().st_size) is None
+    # Tool-result lines are passed over without being taken for prompts, however they spell
+    # "user"; a prompt spelled with escapes is still found.
+    escaped = PROMPT.replace(b'"user"', b'"\\u0075ser"')
+    path.write_bytes(PROMPT + filler + escaped + filler)
+    point = claude_sync.find_sync_point(path, path.stat().st_size)
+    assert point is not None and point.warmup == len(PROMPT) + len(filler)
