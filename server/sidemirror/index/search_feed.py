@@ -41,9 +41,9 @@ def searchable_text(item: SessionItem) -> str:
     """The text of an item a user would search for ("" for items with none)."""
     if isinstance(item, ToolUseEvent):
         parts = [item.name, item.input]
-        if item.diff is not None:
-            parts.append(item.diff.path)
-            parts += [line[1:] for h in item.diff.hunks for line in h.lines if line[:1] in "+-"]
+        for diff in item.diffs or ([item.diff] if item.diff is not None else []):
+            parts.append(diff.path)  # every file of a patch of several
+            parts += [line[1:] for h in diff.hunks for line in h.lines if line[:1] in "+-"]
         text = "\n".join(parts)
     elif isinstance(item, ToolResultEvent):
         text = item.output
