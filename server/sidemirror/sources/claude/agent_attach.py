@@ -83,7 +83,7 @@ class AgentAttachments:
         session = self._by_id.get((project, session_id))
         if session is None:
             self._orphans.setdefault((project, session_id), {})[key] = path
-        elif session.lock.locked():  # its files are being read in a thread: add it after
+        elif _reading(session):  # its files are being read in a thread: add it after
             self._spawn(self._add_after_read(session, key, path))
         elif session.add_agent(key, path) and session.loaded:
             self._spawn(self._read(session, key))
@@ -134,3 +134,10 @@ class AgentAttachments:
         await self._attached.wait()
         self._deferred.discard(session.main)
         await self._read(session, MAIN)
+
+
+def _reading(session: ClaudeSession) -> bool:
+    """Whether a load or scan holds the session's lock (reading its files in a thread). A
+    session never read has no lock yet, and asking makes none."""
+    lock = session._lock
+    return lock is not None and lock.locked()
