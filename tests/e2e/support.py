@@ -14,6 +14,7 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import random
 import re
 import socket
 import subprocess
@@ -73,17 +74,23 @@ def port_free(port: int) -> bool:
         return True
 
 
-QUIET_PORTS = range(47480, 47490)
+# Below the kernel's ephemeral ports (32768-60999: outgoing connections and port 0 take those).
+QUIET_PORTS = range(20000, 32768)
 
 
 def quiet_port(avoid: set[int] | None = None) -> int:
-    """A free port just above the probe range. No discovery (ours, or that of another
-    checkout's tests running at the same time) looks there, so a server the extension is pinned
-    to meets no one else, and keeps its port across a restart."""
-    for port in QUIET_PORTS:
+    """A free port no one else picks: not in the probe range, so no discovery (ours, or that of
+    another checkout's tests running at the same time) looks there, and a server the extension
+    is pinned to meets no one else. Chosen at random, so that a server a test stops for a moment
+    finds its port free again when it restarts: ports taken in order (these once were, lowest
+    first, by every checkout's tests) made the port of a stopped server the very next one
+    another test took, and the restart failed with "address already in use"."""
+    rng = random.SystemRandom()
+    for _ in range(200):
+        port = rng.choice(QUIET_PORTS)
         if port not in (avoid or set()) and port_free(port):
             return port
-    raise RuntimeError("no free port in 47480-47489")
+    raise RuntimeError(f"no free port found in {QUIET_PORTS.start}-{QUIET_PORTS.stop - 1}")
 
 
 def free_port(prefer: list[int] | None = None, avoid: set[int] | None = None) -> int:
@@ -133,7 +140,9 @@ class Server:
         ]  # fmt: skip
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 20
+        # A bound, not a wait: on a loaded 2-core machine the interpreter alone can take 20 s to
+        # import everything and listen.
+        deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise ServerExited(f"server exited: {self.log.read_text()[-2000:]}")

@@ -8,6 +8,7 @@ with the extension loaded, a real Claude Code transcript appended live; no mocks
 
 from __future__ import annotations
 
+import re
 import socket
 import time
 from pathlib import Path
@@ -29,7 +30,10 @@ from support import (
 )
 
 OUTAGE_S = 60  # issue 8: "server killed for 60 s then back"
-BACK_WITHIN_S = 20  # after the restart; the backoff is capped at 15 s (+20 % jitter)
+RETRY_WITHIN_S = 18  # the backoff is capped at 15 s (+20 % jitter): the next try is this near
+# What follows the next try (a ticket, the resume, rendering) is bounded, not timed: on a
+# loaded 2-core machine it takes seconds.
+BACK_WITHIN_S = RETRY_WITHIN_S + 40
 WORKER_STOPS = 5
 PANELS = 7  # one more than Chromium's 6 connections per host for HTTP/1.1
 
@@ -101,6 +105,10 @@ def test_server_killed_for_60_s_then_back(ext: Extension, server: Server, claude
     # Still waiting after a minute, with a countdown (the backoff), showing nothing invented.
     expect(banner).to_be_visible()
     expect(banner).to_contain_text("reconnecting in")
+    # The next try is never further than the cap, however long the outage (a countdown only
+    # goes down, so this holds on a slow machine too).
+    countdown = re.search(r"reconnecting in (\d+) s", banner.inner_text())
+    assert countdown and int(countdown.group(1)) <= RETRY_WITHIN_S, banner.inner_text()
     assert log_order(panel) == before
 
     server.start()  # same port, same data dir, same transcript dir
@@ -110,7 +118,6 @@ def test_server_killed_for_60_s_then_back(ext: Extension, server: Server, claude
         remaining = BACK_WITHIN_S - (time.monotonic() - restarted)
         expect(panel.get_by_text(answer)).to_be_visible(timeout=max(remaining, 0.1) * 1000)
     back_after = time.monotonic() - restarted
-    assert back_after <= BACK_WITHIN_S, f"back {back_after:.1f} s after the restart"
     print(f"outage {restarted - killed:.1f} s; panel back {back_after:.1f} s after the restart")
 
     after = assert_matches_server(panel, server)

@@ -367,6 +367,8 @@ async def crash_run_subagents(
         # A clean restart replays the merge journal: the same items under the same ids.
         server.stop()
         server.start()
+        # The server answers before it has indexed the files (the session is a 404 until then).
+        wait_for(lambda: _indexed(server.health()["indexing"]), 20, "the restart's index")
         after = server.snapshot(ws, SUB_SID)["items"]
         rss_after = server.rss()
         errors = server.stderr()
@@ -388,13 +390,10 @@ async def crash_run_subagents(
     return result
 
 
-@pytest.mark.xfail(
-    reason="open bug (2026-12-01): after kill -9 restarts while a sub-agent file grows, the live "
-    "session can miss the sub-agent's items that a clean restart then shows (the sub-agent "
-    "file is not re-attached live); fails about 2 runs in 3 since the persisted file index "
-    "and the task-tool merges. Still run: it must pass again once fixed.",
-    strict=False,
-)
+def _indexed(progress: dict[str, int | None]) -> bool:
+    return progress["total"] is not None and progress["done"] == progress["total"]
+
+
 async def test_kill9_with_a_growing_subagent_keeps_ids(tmp_path: Path) -> None:
     result = await crash_run_subagents(tmp_path, kills=2, duration=3.0, seed=_seed())
     record("crash/restart (kill -9), session + sub-agent files, fast", result, trials=2)

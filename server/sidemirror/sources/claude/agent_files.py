@@ -16,15 +16,31 @@ from sidemirror.sources.files.indexing import mtime
 AgentHead = tuple[str | None, float]  # the session it belongs to, and its mtime
 
 
+def nested(path: Path) -> bool:
+    """Whether the file is in the newer layout, where its path names its session."""
+    return path.parent.name == "subagents"
+
+
 def agent_id(path: Path) -> str:
     return path.stem[len("agent-") :]
 
 
 def session_of_agent(path: Path) -> str | None:
     """The parent session of a sub-agent file: its folder (newer layout) or its `sessionId`."""
-    if path.parent.name == "subagents":
+    if nested(path):
         return path.parent.parent.name
     return agent_session_id(path)
+
+
+def agent_files_of(main: Path) -> tuple[list[Path], bool]:
+    """A session's newer-layout sub-agent files, and whether its folder holds any older-layout
+    one (only reading it says whose it is). Run it in a thread."""
+    try:
+        nested_files = list(main.with_suffix("").glob("subagents/agent-*.jsonl"))
+        flat = any(main.parent.glob("agent-*.jsonl"))
+    except OSError:
+        return [], False
+    return [p for p in nested_files if p.is_file()], flat
 
 
 def agent_head(path: Path) -> AgentHead:

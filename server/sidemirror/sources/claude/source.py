@@ -18,10 +18,13 @@ import asyncio
 import logging
 import os
 import time
+from functools import partial
 from pathlib import Path
 
 from sidemirror.core.store import SessionLog, Store, Workspace
+from sidemirror.sources.claude.agent_attach import AgentAttachments
 from sidemirror.sources.claude.agent_files import (
+    agent_files_of,
     agent_from_row,
     agent_head,
     agent_id,
@@ -86,10 +89,10 @@ class ClaudeSource:
         # By (project folder, session id): strings, as an archive makes ten thousand keys.
         self._by_id: dict[tuple[str, str], ClaudeSession] = {}
         self._folders: dict[str, str] = {}
-        self._orphans: dict[tuple[str, str], dict[str, Path]] = {}  # agent files seen first
         self._special = SpecialFiles(store)  # FIFOs and such named like transcripts
         self._stop = asyncio.Event()
         self._tasks = BackgroundTasks()
+        self._agents = AgentAttachments(self._by_id, self._tasks.spawn, self._grew)
         self.ready = asyncio.Event()  # set once watched and the startup index is done
         self.progress = IndexProgress()
         self._pids = PidCache()
@@ -137,6 +140,23 @@ class ClaudeSource:
         for path in special:
             self._special.skip(path)
         self.progress.total = len(mains) + len(agents)
+        # Before any session is registered: a client may read one as soon as it is listed.
+        self._agents.expect(path for path, _ in agents)
+        try:
+            await self._index_files(mains, agents, pids)
+        finally:
+            self._agents.finish()
+        if time.monotonic() - started > PROGRESS_EVERY_S:
+            logger.info(
+                "indexed %d Claude Code sessions in %.1fs",
+                len(self.sessions),
+                time.monotonic() - started,
+            )
+        self.ready.set()
+
+    async def _index_files(
+        self, mains: list[Listed], agents: list[Listed], pids: dict[str, int]
+    ) -> None:
         kept = Remembered(self.data_dir, index_source(AGENT, self.host), meta_row, meta_from_row)
         batches = read_in_batches(mains, _index_main, self.progress, "claude-index", kept)
         async for batch in batches:
@@ -150,16 +170,9 @@ class ClaudeSource:
         found = read_in_batches(agents, agent_head, self.progress, "claude-index", kept_agents)
         async for batch_ in found:
             for path, head in batch_:
-                session = None if head is None else self._attach(path, head[0])
+                session = None if head is None else self._agents.attach(path, head[0])
                 if session is not None and head is not None:
                     self.store.touch(session.log, head[1])
-        if time.monotonic() - started > PROGRESS_EVERY_S:
-            logger.info(
-                "indexed %d Claude Code sessions in %.1fs",
-                len(self.sessions),
-                time.monotonic() - started,
-            )
-        self.ready.set()
 
     def _register(
         self, main: Path, item: Meta, pids: dict[str, int] | None = None
@@ -178,9 +191,10 @@ class ClaudeSource:
         log_.title = item.title
         log_.started_at = item.started_at
         session = ClaudeSession(self.store, log_, main, self.journal_dir, self._tasks.stopping)
-        for key, path in self._orphans.pop((folder, stem), {}).items():
-            session.add_agent(key, path)
-        log_.loader = session.load
+        self._agents.adopt(session, folder, stem)
+        # Read (loaded, or scanned for search) only with its sub-agent files attached.
+        log_.loader = partial(self._agents.load, session)
+        log_.scan = partial(self._agents.scan, session)
         self.sessions[main] = session
         self._by_id[(folder, stem)] = session
         self.store.touch(log_, item.mtime)
@@ -232,33 +246,26 @@ class ClaudeSource:
             item = await asyncio.to_thread(_index_main, path)
             if item is None:
                 return
-            # A new session: its agent has likely just started, so look afresh.
-            pids = await asyncio.to_thread(self._pids.get, fresh=True)
+            # A new session: its agent has likely just started, so look afresh. Its sub-agent
+            # files too: it is read at once, maybe before the startup index lists them.
+            pids, agents = await asyncio.gather(
+                asyncio.to_thread(self._pids.get, fresh=True),
+                asyncio.to_thread(agent_files_of, path),
+            )
+            self._agents.expect_own(path, *agents)
             # The startup index may have registered it during those awaits.
             session = self.sessions.get(path) or self._register(path, item, pids)
         await self._grew(session, MAIN)
 
     async def _agent_changed(self, path: Path) -> None:
         session_id = await asyncio.to_thread(session_of_agent, path)
-        session = self._attach(path, session_id)
+        session = self._agents.attach(path, session_id)
         if session is not None:
             await self._grew(session, agent_id(path))
 
-    def _attach(self, path: Path, session_id: str | None) -> ClaudeSession | None:
-        """The session a sub-agent file belongs to, with the file added; None until known (the
-        file is kept as an orphan until its session is registered)."""
-        if session_id is None:
-            return None  # its first line is not complete yet: the next change brings it
-        parent = path.parent.parent.parent if path.parent.name == "subagents" else path.parent
-        project = str(parent)
-        session = self._by_id.get((project, session_id))
-        if session is None:
-            self._orphans.setdefault((project, session_id), {})[agent_id(path)] = path
-            return None
-        session.add_agent(agent_id(path), path)
-        return session
-
     async def _grew(self, session: ClaudeSession, key: str) -> None:
+        if self._agents.defer(session):
+            return
         published = await session.on_change(key)
         if published or session.log.items:
             self.store.touch(session.log)
