@@ -124,6 +124,7 @@ export class Timeline extends TimelineModel {
   prepend(items, history = this.history) {
     const older = items.filter((i) => typeof i.seq === "number" && i.seq < this.firstSeq);
     // Taken before the marker above the list changes: the row on screen stays where it was.
+    this.vlist.syncPinned();
     const anchor = this.vlist.pinned ? "bottom" : this.vlist.anchor() || "anchor";
     this.setHistory(older.length ? history : "start");
     if (!older.length) return 0;

@@ -50,11 +50,16 @@ export class VirtualList {
     this.elements = new RowElements(list, build, this.resizes);
     this.setTop = -1; // the scrollTop this list set last
     scroller.addEventListener("scroll", () => {
-      // Only the reader's own scrolling (un)pins: a position this list set, seen later in a
-      // layout that changed meanwhile (a bar shown above, a row grown), says nothing.
-      if (Math.abs(scroller.scrollTop - this.setTop) > 1) this.pinned = this.atBottom();
+      this.syncPinned();
       this.frame.schedule();
     });
+  }
+
+  /** Only the reader's own scrolling (un)pins: a position this list set, seen later in a layout
+   * that changed meanwhile (a bar shown above, a row grown), says nothing. Also asked before a
+   * history page goes in: the reader may have scrolled up in the frame before the scroll event. */
+  syncPinned() {
+    if (Math.abs(this.scroller.scrollTop - this.setTop) > 1) this.pinned = this.atBottom();
   }
 
   /** The rows in the DOM, in order, and the index of the first. */
