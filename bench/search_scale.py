@@ -1,8 +1,9 @@
 """Search at scale (issue 16): the full-text index of a big archive, built in the background.
 
-An archive of real transcript content (each session the fixture transcript repeated, with its
-own uuids, `synth.write_transcript`; `sessions / 20` project folders; mtimes over 30 days),
-built once under `.bench/data`; then our server on a fresh data dir:
+An archive of real transcript content (each session the fixture transcript repeated with its
+own uuids, `synth.write_transcript`, or a prefix of it when sessions are smaller than it,
+`synth.write_archive`; `sessions / 20` project folders; mtimes over 30 days), built once under
+`.bench/data`; then our server on a fresh data dir:
 - **build**: time until `/health` says the index holds every session, the server's cores over
   that time, its RSS growth (peak − at first `/health`), the index file's size;
 - **append→searchable during the build**: a real line with a fresh marker appended to a live
@@ -12,7 +13,7 @@ built once under `.bench/data`; then our server on a fresh data dir:
   prefix), `ROUNDS` queries each (p50 / p95, and the hits answered);
 - **append→searchable after the build**, and **idle CPU** once the index is complete.
 
-    .bench/venv/bin/python bench/run.py --only search [--full]    # 2 GB / 1,000 with --full
+    .bench/venv/bin/python bench/run.py --only search [--full]  # 100 MB / 100; 2 GB / 1,000
     .bench/venv/bin/python bench/search_scale.py --mb 2048 --sessions 1000 [--profile F]
 """
 
@@ -54,28 +55,56 @@ QUERIES = [
     "the",
 ]
 ROUNDS = 10
+_FIXTURE_DAY = b'"timestamp":"2025-09-03T0'  # every line of the fixture is of that night
 APPEND_EVERY_S = 1.0
 POLL_S = 0.01
 
 
 def build_archive(data: Path, mb: int, sessions: int) -> tuple[Path, dict[str, Any]]:
     """The archive's HOME (kept under .bench/data between runs) and what it holds."""
-    base = data / f"search-{sessions}s-{mb}mb"
+    base = data / f"search-{sessions}s-{mb}mb-days"
     stamp = base / "meta.json"
     if stamp.exists():
         return base / "home", json.loads(stamp.read_text())
     projects = base / "home/.claude/projects"
     workspaces = max(1, sessions // 20)
-    per, written, now = (mb << 20) // sessions, 0, time.time()
-    for i in range(sessions):
-        cwd = f"/home/bench/search/project-{i % workspaces:03d}"
-        path = projects / cwd.replace("/", "-") / f"{uuid.UUID(int=i + 1)}.jsonl"
-        written += synth.write_transcript(path, str(uuid.UUID(int=i + 1)), per, cwd)
-        mtime = now - 30 * 86400 * (1 - i / sessions)
-        os.utime(path, (mtime, mtime))
-    meta = {"sessions": sessions, "workspaces": workspaces, "bytes": written}
+    per = (mb << 20) // sessions
+    if per < synth.FIXTURE.stat().st_size:  # small sessions: a prefix of the fixture each
+        meta = synth.write_archive(projects, sessions, workspaces, mb << 20)
+    else:
+        meta = _write_repeated(projects, sessions, workspaces, per)
     stamp.write_text(json.dumps(meta))
     return base / "home", meta
+
+
+def _write_repeated(projects: Path, sessions: int, workspaces: int, per: int) -> dict[str, Any]:
+    """Sessions of ≥ `per` bytes: every fixture line repeated (`synth.write_transcript`'s way),
+    each copy with its own uuids, and each session on its own day (one of the last 30; its
+    copies hours apart), as a real archive's sessions are: the fixture's own times are one
+    night of 2025, which would put every session of the archive at the same moments."""
+    records, templates = synth.load_records(), {}
+    written, now = 0, time.time()
+    for i in range(sessions):
+        w = i % workspaces
+        cwd = f"/home/bench/search/project-{w:03d}"
+        if w not in templates:
+            templates[w] = synth._template_bytes(records, cwd)
+        sid = str(uuid.UUID(int=i + 1))
+        mtime = now - 30 * 86400 * (1 - i / sessions)
+        day = time.strftime("%Y-%m-%d", time.gmtime(mtime)).encode()
+        body = templates[w].replace(b"@@SID@@", sid.encode())
+        path = projects / cwd.replace("/", "-") / f"{sid}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh:
+            rep = 0
+            while fh.tell() < per:
+                chunk = body.replace(b"@@U8@@", f"{rep:08x}".encode())
+                hour = f"T{rep % 3}".encode()  # the fixture's hours 00–01: 00, 10, 20 …
+                fh.write(chunk.replace(_FIXTURE_DAY, b'"timestamp":"' + day + hour))
+                rep += 1
+            written += fh.tell()
+        os.utime(path, (mtime, mtime))
+    return {"sessions": sessions, "workspaces": workspaces, "bytes": written}
 
 
 def rss_kb(pid: int) -> int:
@@ -229,25 +258,24 @@ def rows(res: dict[str, Any] | None, blank: list[str]) -> list[str]:
     """Table rows for bench/run.py."""
     if not res:
         return []
-    a = res["archive"]
+    a, b = res["archive"], res["build"]
     tag = f"{a['bytes'] / 2**30:.2f} GB / {a['sessions']} sessions"
-    if "error" in res:
-        return [f"| search index, {tag} | error: {res['error'][:60]} | {' | '.join(blank)} |"]
-    b = res["build"]
     cells = [
         (f"search index build, {tag}", f"{b['seconds']} s, {b['cores']} cores"),
         ("search index build: RSS growth", f"{b['rss_growth_mb']} MB"),
-        ("search query p50 / p95", f"{res['query_p50_ms']} / {res['query_p95_ms']} ms"),
+        ("search query p50 / p95", f"{res['query_p50_ms']} / {res['query_p95_ms']:.1f} ms"),
     ]
     lag = res["append_event_during_build"]
-    value = f"{lag.get('p50_ms')} / {lag.get('max_ms')} ms"
-    cells.append(("append→SSE event during the build p50 / max", value))
+    cells.append(("append→SSE event during the build p50 / max", _p50_max(lag)))
     for key in ("during", "after"):
         lag = res[f"append_searchable_{key}_build"]
-        value = f"{lag.get('p50_ms')} / {lag.get('max_ms')} ms"
-        cells.append((f"append→searchable {key} the build p50 / max", value))
+        cells.append((f"append→searchable {key} the build p50 / max", _p50_max(lag)))
     cells.append(("idle CPU once the search index is complete", f"{res['idle_cpu_percent']} %"))
-    return ["| " + " | ".join([label, value, *blank]) + " |" for label, value in cells]
+    return [client.table_row(label, value, blank) for label, value in cells]
+
+
+def _p50_max(lag: dict[str, Any]) -> str:
+    return f"{lag.get('p50_ms')} / {lag.get('max_ms')} ms"
 
 
 if __name__ == "__main__":

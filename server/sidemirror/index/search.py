@@ -24,7 +24,7 @@ QUEUE_CHUNKS = 32  # backfill chunks waiting for the writer at most: its feeder 
 CHUNK_ROWS = 100  # backfill rows per chunk: a live batch waits for one chunk's write at most
 # Backfill rows per transaction: FTS5 writes a new segment at each commit, and merging many
 # small ones costs more than the inserts; a live batch that arrives commits it early.
-TRANSACTION_ROWS = 2000
+TRANSACTION_ROWS = 1000
 SNIPPET_TOKENS = 24
 
 
