@@ -25,6 +25,7 @@ CHUNK_ROWS = 100  # backfill rows per chunk: a live batch waits for one chunk's 
 # Backfill rows per transaction: FTS5 writes a new segment at each commit, and merging many
 # small ones costs more than the inserts; a live batch that arrives commits it early.
 TRANSACTION_ROWS = 1000
+CHECKPOINT_EVERY = 8  # transactions between two WAL checkpoints (never inside a commit)
 SNIPPET_TOKENS = 24
 
 
@@ -160,18 +161,30 @@ class SearchIndex:
             )
 
     def _write_loop(self, db: sqlite3.Connection) -> None:
+        # SQLite checkpoints the WAL in whichever commit crosses its threshold, a live one too
+        # (copying pages into the file, then an fsync): here, between transactions instead.
+        db.execute("PRAGMA wal_autocheckpoint=0")
+        since_checkpoint = 0
         try:
             while True:
                 with self._cv:
-                    self._cv.wait_for(lambda: self._live or self._backlog or self._stopping)
-                    if self._stopping and not self._live and not self._backlog:
-                        return
+                    if since_checkpoint >= CHECKPOINT_EVERY and not self._live:
+                        since_checkpoint = 0
+                        checkpoint = True
+                    else:
+                        checkpoint = False
+                        self._cv.wait_for(lambda: self._live or self._backlog or self._stopping)
+                        if self._stopping and not self._live and not self._backlog:
+                            return
                     live = list(self._live)
                     self._live.clear()
-                if live:
+                if checkpoint:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                elif live:
                     self._transaction(db, live)
                 else:
                     self._backfill_transaction(db)
+                since_checkpoint += not checkpoint
         finally:
             db.close()
 
