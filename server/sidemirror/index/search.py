@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
 from sidemirror.index import search_tables
+from sidemirror.index.cpu_budget import CpuBudget
 from sidemirror.index.database import open_index
 
 QUEUE_CHUNKS = 32  # backfill chunks waiting for the writer at most: its feeder then waits
@@ -26,6 +28,9 @@ CHUNK_ROWS = 100  # backfill rows per chunk: a live batch waits for one chunk's 
 # small ones costs more than the inserts; a live batch that arrives commits it early.
 TRANSACTION_ROWS = 1000
 CHECKPOINT_EVERY = 8  # transactions between two WAL checkpoints (never inside a commit)
+BUILD_CORES = 0.8  # the whole server's CPU while the backfill runs, at most (live rows aside)
+# Short waits for the next chunk (the parse is slower than the writer) stay in the CPU window.
+IDLE_RESTART_S = 1.0
 SNIPPET_TOKENS = 24
 
 
@@ -165,6 +170,7 @@ class SearchIndex:
         # (copying pages into the file, then an fsync): here, between transactions instead.
         db.execute("PRAGMA wal_autocheckpoint=0")
         since_checkpoint = 0
+        budget = CpuBudget(BUILD_CORES)
         try:
             while True:
                 with self._cv:
@@ -173,7 +179,10 @@ class SearchIndex:
                         checkpoint = True
                     else:
                         checkpoint = False
+                        idle = time.monotonic()
                         self._cv.wait_for(lambda: self._live or self._backlog or self._stopping)
+                        if time.monotonic() - idle > IDLE_RESTART_S:
+                            budget.restart()  # a spell of idle is not headroom to spend
                         if self._stopping and not self._live and not self._backlog:
                             return
                     live = list(self._live)
@@ -184,9 +193,16 @@ class SearchIndex:
                     self._transaction(db, live)
                 else:
                     self._backfill_transaction(db)
+                    self._rest(budget.rest())
                 since_checkpoint += not checkpoint
         finally:
             db.close()
+
+    def _rest(self, seconds: float) -> None:
+        """The backfill waits (its feeder with it, on the full queue); live rows end the rest."""
+        if seconds > 0:
+            with self._cv:
+                self._cv.wait_for(lambda: self._live or self._stopping, seconds)
 
     def _transaction(self, db: sqlite3.Connection, ops: list[_Op]) -> None:
         # The write lock up front: a deferred transaction's upgrade cannot wait for it.

@@ -33,6 +33,7 @@ MAX_BODY_CHARS = 32_000  # of one item's text: the rest of a huge output is not 
 FILL_BATCH_ITEMS = 500  # items of a loaded session indexed per step
 # The backfill leaves the loop and the disk to live work: a pause after each this much filling
 # (a pause after every session cost 10,000 small sessions 200 s of sleep, their build 5 min).
+# Its CPU is capped by the writer (index/search.py's BUILD_CORES), which paces it.
 PAUSE_EVERY_S = 0.25
 PAUSE_S = 0.02
 IDLE_RESCAN_S = 5.0  # how often an idle backfill looks for sessions that grew unopened
