@@ -79,6 +79,10 @@ class SearchIndex:
         self._read_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._lifecycle = threading.Lock()  # start and stop, one at a time
+        # One budget for the build's two threads (the feeder's parse, the writer): a rest
+        # one of them finds due holds both, or the other would go on spending the CPU.
+        self._budget = CpuBudget(BUILD_CORES)
+        self._rest_until = 0.0  # monotonic time until which the backfill rests
         # (workspace, session) -> (epoch, marker): sessions indexed whole (see `mark`).
         self.marks: dict[tuple[str, str], tuple[str, float]] = {}
 
@@ -128,8 +132,10 @@ class SearchIndex:
             self._put(("add", tuple(docs)), live=True)
 
     def add(self, docs: list[Doc]) -> None:
-        """Rows read by the backfill (a worker thread): waits while the backlog is full."""
+        """Rows read by the backfill (a worker thread): waits while the backlog is full, and
+        rests while the server is over its CPU budget."""
         for start in range(0, len(docs), CHUNK_ROWS):
+            self._pace(writer=False)
             self._put(("add", tuple(docs[start : start + CHUNK_ROWS])), live=False)
 
     def keep_epoch(self, workspace: str, session: str, epoch: str) -> None:
@@ -170,7 +176,6 @@ class SearchIndex:
         # (copying pages into the file, then an fsync): here, between transactions instead.
         db.execute("PRAGMA wal_autocheckpoint=0")
         since_checkpoint = 0
-        budget = CpuBudget(BUILD_CORES)
         try:
             while True:
                 with self._cv:
@@ -182,7 +187,7 @@ class SearchIndex:
                         idle = time.monotonic()
                         self._cv.wait_for(lambda: self._live or self._backlog or self._stopping)
                         if time.monotonic() - idle > IDLE_RESTART_S:
-                            budget.restart()  # a spell of idle is not headroom to spend
+                            self._budget.restart()  # a spell of idle is not headroom
                         if self._stopping and not self._live and not self._backlog:
                             return
                     live = list(self._live)
@@ -193,16 +198,20 @@ class SearchIndex:
                     self._transaction(db, live)
                 else:
                     self._backfill_transaction(db)
-                    self._rest(budget.rest())
+                    self._pace(writer=True)
                 since_checkpoint += not checkpoint
         finally:
             db.close()
 
-    def _rest(self, seconds: float) -> None:
-        """The backfill waits (its feeder with it, on the full queue); live rows end the rest."""
-        if seconds > 0:
-            with self._cv:
-                self._cv.wait_for(lambda: self._live or self._stopping, seconds)
+    def _pace(self, *, writer: bool) -> None:
+        """Rests while the build is over its CPU budget (the writer: until live rows wait)."""
+        with self._cv:
+            rest = self._budget.rest()
+            if rest > 0:
+                self._rest_until = max(self._rest_until, time.monotonic() + rest)
+            wait = self._rest_until - time.monotonic()
+            if wait > 0:
+                self._cv.wait_for(lambda: (writer and bool(self._live)) or self._stopping, wait)
 
     def _transaction(self, db: sqlite3.Connection, ops: list[_Op]) -> None:
         # The write lock up front: a deferred transaction's upgrade cannot wait for it.
