@@ -38,6 +38,7 @@ import peers  # noqa: E402
 import pyspy as prof  # noqa: E402
 import rendered  # noqa: E402
 import review  # noqa: E402
+import search_scale  # noqa: E402
 import synth  # noqa: E402
 
 BENCH = peers.BENCH
@@ -573,6 +574,7 @@ def table(res: dict) -> str:
     rows += forward.rows(res.get("forward"), blank)
     rows += panel.rows(res.get("panel"), blank)
     rows += hook_cost.rows(res.get("hook"), blank)
+    rows += search_scale.rows(res.get("search"), blank)
     return "\n".join(rows)
 
 
@@ -652,6 +654,12 @@ async def main(args: argparse.Namespace) -> None:
             res["review"] = await review.review(root, args)
             log(f"  {res['review']}")
             save(res)
+        if want("search"):
+            tag = f"{args.search_mb} MB / {args.search_sessions} sessions"
+            log(f"search: the full-text index of a {tag} archive, queries, appends")
+            res["search"] = await search_scale.measure(root, args.search_mb, args.search_sessions)
+            log(f"  {res['search']}")
+            save(res)
         if want("hook"):
             log("sidemirror hook: cost per tool call, and hook → waiting")
             res["hook"] = await hook_cost.measure(root)
@@ -691,7 +699,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         default="",
         help="comma list: latency,rendered,markdown,cold,archive,snapshot,fanout,forward,"
-        "review,cli,panel,agentscan,hook",
+        "review,search,cli,panel,agentscan,hook",
     )
     p.add_argument("--panel-items", type=int, default=50_000, help="panel phase: session size")
     p.add_argument("--panel-appends", type=int, default=200, help="panel phase: live appends")
@@ -718,6 +726,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--clients", type=int, default=50)
     p.add_argument("--fanout-rate", type=int, default=2000)
     p.add_argument("--fanout-s", type=int, default=None)
+    p.add_argument("--search-mb", type=int, default=None, help="search phase: archive size")
+    p.add_argument("--search-sessions", type=int, default=None, help="search phase: sessions")
     p.add_argument("--forward-mb", type=int, default=100, help="transcript sent by `forward`")
     a = p.parse_args(argv)
     a.archive_gb = a.archive_gb if a.archive_gb is not None else (2.0 if a.full else 0.2)
@@ -726,6 +736,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         a.snapshot_mb if a.snapshot_mb is not None else ([100, 1024] if a.full else [100])
     )
     a.fanout_s = a.fanout_s if a.fanout_s is not None else (30 if a.full else 10)
+    a.search_mb = a.search_mb or (2048 if a.full else 100)
+    a.search_sessions = a.search_sessions or (1000 if a.full else 100)
     a.skip_peers = [s for s in a.skip_peers.split(",") if s]
     if a.archive_sessions is None:
         a.archive_sessions = "1000,10000" if a.full else "1000"

@@ -1,60 +1,36 @@
 """Full-text search over every session's items: SQLite FTS5 tables in the one index file.
 
 Rows hold the redacted text of an item (what the store holds; never anything else) with where
-it lives: workspace, session, the epoch its id was given under, its seq. One writer thread
-applies batches from a bounded queue (whoever feeds it blocks when it is full: the backfill
-slows down, memory does not grow), each batch one transaction, so a new line is searchable
-within a batch of being published. Readers use their own connection (WAL: they never wait for
-the writer).
+it lives: workspace, session, the epoch its id was given under, its seq (the tables and their
+time-ordered ids: index/search_tables.py). One writer thread applies live rows (queued by the
+event loop, never waiting) before backfill chunks (a bounded queue: whoever feeds it blocks when
+it is full, so the backfill slows down and memory does not grow). A backfill transaction ends
+as soon as live rows wait, so a new line is searchable within one chunk's write of being
+published. Readers use their own connection (WAL: they never wait for the writer).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sqlite3
 import threading
+import time
 from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from sidemirror.index import search_tables
+from sidemirror.index.cpu_budget import CpuBudget
 from sidemirror.index.database import open_index
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS search_items(
-    id INTEGER PRIMARY KEY,
-    workspace TEXT NOT NULL,
-    session TEXT NOT NULL,
-    epoch TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    ts TEXT NOT NULL,
-    body TEXT NOT NULL,
-    UNIQUE(workspace, session, seq)
-);
-CREATE INDEX IF NOT EXISTS search_items_ts ON search_items(ts);
-CREATE VIRTUAL TABLE IF NOT EXISTS search_text USING fts5(
-    body, content='search_items', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS search_items_added AFTER INSERT ON search_items BEGIN
-    INSERT INTO search_text(rowid, body) VALUES (new.id, new.body);
-END;
-CREATE TRIGGER IF NOT EXISTS search_items_removed AFTER DELETE ON search_items BEGIN
-    INSERT INTO search_text(search_text, rowid, body) VALUES ('delete', old.id, old.body);
-END;
-CREATE TABLE IF NOT EXISTS search_sessions(
-    workspace TEXT NOT NULL,
-    session TEXT NOT NULL,
-    epoch TEXT NOT NULL,
-    marker REAL NOT NULL,
-    PRIMARY KEY(workspace, session)
-);
-"""
-
-QUEUE_BATCHES = 16  # backfill batches waiting for the writer at most (each ≤ ~1000 rows)
-BATCH_OPS = 4  # backfill batches per transaction (live ones: all that wait)
-WRITER_NICENESS = 10  # the writer thread runs below the event loop's priority
+QUEUE_CHUNKS = 32  # backfill chunks waiting for the writer at most: its feeder then waits
+CHUNK_ROWS = 100  # backfill rows per chunk: a live batch waits for one chunk's write at most
+# Backfill rows per transaction: FTS5 writes a new segment at each commit, and merging many
+# small ones costs more than the inserts; a live batch that arrives commits it early.
+TRANSACTION_ROWS = 1000
+CHECKPOINT_EVERY = 8  # transactions between two WAL checkpoints (never inside a commit)
+BUILD_CORES = 0.8  # the whole server's CPU while the backfill runs, at most (live rows aside)
+# Short waits for the next chunk (the parse is slower than the writer) stay in the CPU window.
+IDLE_RESTART_S = 1.0
 SNIPPET_TOKENS = 24
 
 
@@ -83,6 +59,10 @@ class Doc:
 _Op = tuple[str, tuple[object, ...]]
 
 
+def _rows_of(op: _Op) -> int:
+    return len(op[1]) if op[0] == "add" else 0
+
+
 class SearchIndex:
     """The search tables, their one writer thread, and queries."""
 
@@ -92,12 +72,17 @@ class SearchIndex:
         self._live: deque[_Op] = deque()  # from the event loop: never waits, applied first
         self._backlog: deque[_Op] = deque()  # from the backfill: bounded, its feeder waits
         self._stopping = False
-        self._queued = 0  # ops put so far
-        self._applied = 0  # ops committed so far
+        # Ops put and committed so far, live and backlog: each queue is written in order.
+        self._queued = [0, 0]
+        self._applied = [0, 0]
         self._reader: sqlite3.Connection | None = None
         self._read_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._lifecycle = threading.Lock()  # start and stop, one at a time
+        # One budget for the build's two threads (the feeder's parse, the writer): a rest
+        # one of them finds due holds both, or the other would go on spending the CPU.
+        self._budget = CpuBudget(BUILD_CORES)
+        self._rest_until = 0.0  # monotonic time until which the backfill rests
         # (workspace, session) -> (epoch, marker): sessions indexed whole (see `mark`).
         self.marks: dict[tuple[str, str], tuple[str, float]] = {}
 
@@ -115,7 +100,7 @@ class SearchIndex:
 
     def _start(self) -> None:
         writer = open_index(self.data_dir)
-        writer.executescript(SCHEMA)
+        search_tables.create(writer)
         self._reader = open_index(self.data_dir, check=False)  # the writer just checked it
         rows = writer.execute("SELECT workspace, session, epoch, marker FROM search_sessions")
         self.marks = {(w, s): (e, m) for w, s, e, m in rows}
@@ -147,9 +132,11 @@ class SearchIndex:
             self._put(("add", tuple(docs)), live=True)
 
     def add(self, docs: list[Doc]) -> None:
-        """Rows read by the backfill (a worker thread): waits while the backlog is full."""
-        if docs:
-            self._put(("add", tuple(docs)), live=False)
+        """Rows read by the backfill (a worker thread): waits while the backlog is full, and
+        rests while the server is over its CPU budget."""
+        for start in range(0, len(docs), CHUNK_ROWS):
+            self._pace(writer=False)
+            self._put(("add", tuple(docs[start : start + CHUNK_ROWS])), live=False)
 
     def keep_epoch(self, workspace: str, session: str, epoch: str) -> None:
         """The session's log started over under `epoch`: rows of other epochs go."""
@@ -167,44 +154,96 @@ class SearchIndex:
             if live:
                 self._live.append(op)
             else:
-                self._cv.wait_for(lambda: len(self._backlog) < QUEUE_BATCHES or self._stopping)
+                self._cv.wait_for(lambda: len(self._backlog) < QUEUE_CHUNKS or self._stopping)
                 self._backlog.append(op)
-            self._queued += 1
+            self._queued[0 if live else 1] += 1
             self._cv.notify_all()
 
-    def written(self) -> int:
+    def written(self) -> tuple[int, int]:
         """A ticket: `wait_written(ticket)` returns once every op put before it is committed."""
         with self._cv:
-            return self._queued
+            return self._queued[0], self._queued[1]
 
-    def wait_written(self, ticket: int, timeout: float | None = None) -> bool:
+    def wait_written(self, ticket: tuple[int, int], timeout: float | None = None) -> bool:
+        live, backlog = ticket
         with self._cv:
-            return self._cv.wait_for(lambda: self._applied >= ticket, timeout)
+            return self._cv.wait_for(
+                lambda: self._applied[0] >= live and self._applied[1] >= backlog, timeout
+            )
 
     def _write_loop(self, db: sqlite3.Connection) -> None:
-        with contextlib.suppress(OSError, AttributeError):  # lower priority where the OS can
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WRITER_NICENESS)
+        # SQLite checkpoints the WAL in whichever commit crosses its threshold, a live one too
+        # (copying pages into the file, then an fsync): here, between transactions instead.
+        db.execute("PRAGMA wal_autocheckpoint=0")
+        since_checkpoint = 0
         try:
             while True:
                 with self._cv:
-                    self._cv.wait_for(lambda: self._live or self._backlog or self._stopping)
-                    if self._stopping and not self._live and not self._backlog:
-                        return
-                    ops = list(self._live)
+                    if since_checkpoint >= CHECKPOINT_EVERY and not self._live:
+                        since_checkpoint = 0
+                        checkpoint = True
+                    else:
+                        checkpoint = False
+                        idle = time.monotonic()
+                        self._cv.wait_for(lambda: self._live or self._backlog or self._stopping)
+                        if time.monotonic() - idle > IDLE_RESTART_S:
+                            self._budget.restart()  # a spell of idle is not headroom
+                        if self._stopping and not self._live and not self._backlog:
+                            return
+                    live = list(self._live)
                     self._live.clear()
-                    for _ in range(min(len(self._backlog), BATCH_OPS)):
-                        ops.append(self._backlog.popleft())
-                    self._cv.notify_all()  # room in the backlog
-                # The write lock up front: a deferred transaction's upgrade cannot wait for it.
-                db.execute("BEGIN IMMEDIATE")
-                for kind, args in ops:
-                    _apply(db, kind, args)
-                db.execute("COMMIT")
-                with self._cv:
-                    self._applied += len(ops)
-                    self._cv.notify_all()
+                if checkpoint:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                elif live:
+                    self._transaction(db, live)
+                else:
+                    self._backfill_transaction(db)
+                    self._pace(writer=True)
+                since_checkpoint += not checkpoint
         finally:
             db.close()
+
+    def _pace(self, *, writer: bool) -> None:
+        """Rests while the build is over its CPU budget (the writer: until live rows wait)."""
+        with self._cv:
+            rest = self._budget.rest()
+            if rest > 0:
+                self._rest_until = max(self._rest_until, time.monotonic() + rest)
+            wait = self._rest_until - time.monotonic()
+            if wait > 0:
+                self._cv.wait_for(lambda: (writer and bool(self._live)) or self._stopping, wait)
+
+    def _transaction(self, db: sqlite3.Connection, ops: list[_Op]) -> None:
+        # The write lock up front: a deferred transaction's upgrade cannot wait for it.
+        db.execute("BEGIN IMMEDIATE")
+        for op in ops:
+            _apply(db, op)
+        db.execute("COMMIT")
+        self._done(len(ops), live=True)
+
+    def _backfill_transaction(self, db: sqlite3.Connection) -> None:
+        """Backlog chunks, one at a time, up to `TRANSACTION_ROWS` rows or until live rows
+        wait (they go next, in their own transaction)."""
+        rows = applied = 0
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            while rows < TRANSACTION_ROWS:
+                with self._cv:
+                    if self._live or not self._backlog:
+                        break
+                    op = self._backlog.popleft()
+                    self._cv.notify_all()  # room in the backlog
+                _apply(db, op)
+                rows += _rows_of(op)
+                applied += 1
+        finally:
+            db.execute("COMMIT")
+            self._done(applied, live=False)
+
+    def _done(self, ops: int, *, live: bool) -> None:
+        with self._cv:
+            self._applied[0 if live else 1] += ops
+            self._cv.notify_all()
 
     # --- reading ---
 
@@ -226,15 +265,26 @@ class SearchIndex:
         if session is not None:
             where.append("i.session = ?")
             params.append(session)
+            # Only the span of time the session's rows cover: FTS5 seeks to it, where the
+            # matches of a common word in every other session would be read to find its own.
+            where.append("search_text.rowid BETWEEN ? AND ?")
         sql = (
             "SELECT i.workspace, i.session, i.epoch, i.seq, i.type, i.ts, "
             f"snippet(search_text, 0, '', '', '…', {SNIPPET_TOKENS}) "
             "FROM search_text JOIN search_items i ON i.id = search_text.rowid "
-            f"WHERE {' AND '.join(where)} ORDER BY i.ts DESC, i.seq DESC LIMIT ?"
+            # Newest first is rowid order (search_tables.py): FTS5 reads it backwards and
+            # stops at the limit, with no sort of every match.
+            f"WHERE {' AND '.join(where)} ORDER BY search_text.rowid DESC LIMIT ?"
         )
-        params.append(limit)
         with self._read_lock:
             assert self._reader is not None, "the search index is not started"
+            if session is not None:
+                assert workspace is not None, "a session is named within its workspace"
+                params += self._reader.execute(
+                    "SELECT min(id), max(id) FROM search_items WHERE workspace = ? AND session = ?",
+                    (workspace, session),
+                ).fetchone()
+            params.append(limit)
             try:
                 rows = self._reader.execute(sql, params).fetchall()
             except sqlite3.OperationalError as error:
@@ -250,26 +300,11 @@ class SearchIndex:
         return int(n)
 
 
-def _apply(db: sqlite3.Connection, kind: str, args: tuple[object, ...]) -> None:
+def _apply(db: sqlite3.Connection, op: _Op) -> None:
+    kind, args = op
     if kind == "add":
-        db.executemany(
-            "INSERT OR IGNORE INTO search_items(workspace, session, epoch, seq, type, ts, body) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            _rows(args),  # type: ignore[arg-type]
-        )
+        search_tables.add(db, args)  # type: ignore[arg-type]
     elif kind == "epoch":
-        workspace, session, epoch = args
-        db.execute(
-            "DELETE FROM search_items WHERE workspace = ? AND session = ? AND epoch != ?",
-            (workspace, session, epoch),
-        )
-        db.execute(
-            "DELETE FROM search_sessions WHERE workspace = ? AND session = ?", (workspace, session)
-        )
+        search_tables.keep_epoch(db, *args)  # type: ignore[arg-type]
     elif kind == "mark":
-        db.execute("INSERT OR REPLACE INTO search_sessions VALUES (?, ?, ?, ?)", args)
-
-
-def _rows(docs: Iterable[Doc]) -> Iterable[tuple[str, str, str, int, str, str, str]]:
-    for d in docs:
-        yield d.workspace, d.session, d.epoch, d.seq, d.type, d.ts, d.body
+        search_tables.mark(db, *args)  # type: ignore[arg-type]

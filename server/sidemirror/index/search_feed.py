@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Iterable
 
 from sidemirror.core.hub import ItemPublished, LogReset, Message
@@ -30,7 +31,11 @@ logger = logging.getLogger(__name__)
 
 MAX_BODY_CHARS = 32_000  # of one item's text: the rest of a huge output is not searched
 FILL_BATCH_ITEMS = 500  # items of a loaded session indexed per step
-PAUSE_BETWEEN_SESSIONS_S = 0.02  # the backfill leaves the loop and the disk to live work
+# The backfill leaves the loop and the disk to live work: a pause after each this much filling
+# (a pause after every session cost 10,000 small sessions 200 s of sleep, their build 5 min).
+# Its CPU is capped by the writer (index/search.py's BUILD_CORES), which paces it.
+PAUSE_EVERY_S = 0.25
+PAUSE_S = 0.02
 IDLE_RESCAN_S = 5.0  # how often an idle backfill looks for sessions that grew unopened
 # The backfill starts this long after the index opens: a client's first reads at start (a
 # panel reopening) go first, not behind a scan of the session they open.
@@ -200,11 +205,16 @@ class SearchFeed:
                 if not self.current(log)
             ]
             pending.sort(key=lambda log: log.last_activity, reverse=True)
+            since_pause = time.monotonic()
             for log in pending:
                 try:
                     await self.fill(log)
                 except Exception:  # one unreadable session never stops the rest
                     logger.exception("search: could not index session %s", log.session_id)
-                await asyncio.sleep(PAUSE_BETWEEN_SESSIONS_S)
+                if time.monotonic() - since_pause >= PAUSE_EVERY_S:
+                    await asyncio.sleep(PAUSE_S)
+                    since_pause = time.monotonic()
+                else:
+                    await asyncio.sleep(0)  # the loop's other work between two sessions
             self.ready.set()
             await asyncio.sleep(IDLE_RESCAN_S)
