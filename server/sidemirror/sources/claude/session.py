@@ -40,6 +40,7 @@ from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 LOAD_BUFFER_BYTES = 8 * 1024 * 1024
 LOAD_CHUNK_BYTES = 4 * 1024 * 1024  # per read of one file: fewer, larger reads on a big load
 SCAN_PAGE_ITEMS = 1000  # items of a skipped part read back at once by a scan
+_MAKING_HISTORY = threading.Lock()  # sessions make their `EarlierItems` one at a time
 
 
 class ClaudeSession(FileSession):
@@ -63,10 +64,20 @@ class ClaudeSession(FileSession):
         # The parser and tailers are made by the first load (`_build` calls `_fresh`), not here:
         # thousands of sessions are indexed and most are never opened.
         self.tailers: dict[str, JsonlTailer] = {}
-        self.history = EarlierItems(main, stopping)  # the skipped part, read on demand
+        self._history: EarlierItems | None = None
 
     PARSE_STATE = ("parser", "positions", "journal", "starts", "keep_from", "keep_after")
-    __slots__ = ("agents", "tailers", "history", *PARSE_STATE)
+    __slots__ = ("agents", "tailers", "_history", *PARSE_STATE)
+
+    @property
+    def history(self) -> EarlierItems:
+        """The skipped part of a huge transcript, read on demand. Made when first needed: its
+        locks, gate and prompt index were a kilobyte for each of ten thousand listed sessions,
+        nearly all of which have no skipped part."""
+        with _MAKING_HISTORY:  # the loop and a scan's worker thread may both ask first
+            if self._history is None:
+                self._history = EarlierItems(self.main, self.stopping)
+            return self._history
 
     def _drop_parse_state(self) -> None:
         super()._drop_parse_state()
@@ -126,7 +137,7 @@ class ClaudeSession(FileSession):
         start = first_read(self.main, self.agents)
         # A rebuild means the file was rewritten: what the reader of its skipped part learnt
         # (prompt offsets, parses) is of the old bytes.
-        self.history = EarlierItems(self.main, self.stopping)
+        self._history = None
         self._fresh(start.starts, start.keep_from)
         self.journal = MergeOrder(self.journal_path, new_epoch(self.main))
         self.journal.starts = dict(self.starts)
@@ -235,7 +246,8 @@ class ClaudeSession(FileSession):
         finally:
             self._drop_parse_state()
         sink(epoch, items)
-        self.history.agents = dict(self.agents)
+        if more:
+            self.history.agents = dict(self.agents)
         while more:
             found, more = self.history.before(below, SCAN_PAGE_ITEMS)
             if found:

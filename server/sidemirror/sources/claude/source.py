@@ -18,7 +18,6 @@ import asyncio
 import logging
 import os
 import time
-from functools import partial
 from pathlib import Path
 
 from sidemirror.core.store import SessionLog, Store, Workspace
@@ -193,8 +192,8 @@ class ClaudeSource:
         session = ClaudeSession(self.store, log_, main, self.journal_dir, self._tasks.stopping)
         self._agents.adopt(session, folder, stem)
         # Read (loaded, or scanned for search) only with its sub-agent files attached.
-        log_.loader = partial(self._agents.load, session)
-        log_.scan = partial(self._agents.scan, session)
+        reads = self._agents.reads(session)
+        log_.loader, log_.scan = reads.load, reads.scan
         self.sessions[main] = session
         self._by_id[(folder, stem)] = session
         self.store.touch(log_, item.mtime)
