@@ -132,7 +132,7 @@ class SearchFeed:
         if mark is None:
             return False
         epoch, marker = mark
-        if log.items or log.scan is None:
+        if log.has_items or log.scan is None:  # `items` would make an empty log for each
             return epoch == log.epoch  # loaded: the tap adds what it publishes
         return marker >= log.last_activity  # not loaded: indexed as it stood then
 

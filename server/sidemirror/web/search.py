@@ -82,7 +82,7 @@ async def _answer(request: web.Request, q: str, **where: str) -> web.Response:
 def _hit(store: Store, hit: Doc) -> dict[str, Any] | None:
     ws = store.workspace(hit.workspace)
     log = ws.sessions.get(hit.session) if ws is not None else None
-    if log is None or (log.items and log.epoch != hit.epoch):
+    if log is None or (log.has_items and log.epoch != hit.epoch):
         return None  # a session gone, or rebuilt since: its old ids name nothing
     snippet, _cut, _n = truncate(redact_text(hit.body), store.projector.max_chars)
     return {
