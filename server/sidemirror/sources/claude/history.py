@@ -36,13 +36,13 @@ from sidemirror.sources.files.regular import open_regular
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 
 SCAN_WINDOW_BYTES = 1 << 20  # one backwards read while looking for prompts
-CACHED_ITEMS = 1000  # items of a parse kept for the next pages (a read-ahead's worth)
+CACHED_ITEMS = 600  # items of a parse kept for the next pages (a read-ahead's worth)
 # Parses kept: readers paging back at once (a client, the search index filling) each keep theirs.
 CACHED_PARSES = 2
 # A read back parses whole turns, at least this much of the file: a page of 200 items is up to
 # ~700 KB of a transcript of long agentic turns, so the next pages are served from what one
 # read got (fewer, larger reads: the cost per item is the parse's either way).
-READ_AHEAD_BYTES = 2 << 20
+READ_AHEAD_BYTES = 1 << 20
 READ_CHUNK_BYTES = 1 << 20
 
 
