@@ -41,6 +41,8 @@ import client  # noqa: E402
 import peers  # noqa: E402
 import pyspy  # noqa: E402
 import synth  # noqa: E402
+from review import rss_kb  # noqa: E402
+from review import timed_get as _get  # noqa: E402
 
 LIVE = "5e551000-0000-4000-8000-0000005ea4c8"
 # Words of the fixture's text: rare ones (a few items per session) to common ones (most items).
@@ -105,22 +107,6 @@ def _write_repeated(projects: Path, sessions: int, workspaces: int, per: int) ->
             written += fh.tell()
         os.utime(path, (mtime, mtime))
     return {"sessions": sessions, "workspaces": workspaces, "bytes": written}
-
-
-def rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
-
-
-async def _get(s: aiohttp.ClientSession, url: str, **params: str) -> tuple[float, Any]:
-    t0 = time.perf_counter()
-    async with s.get(url, params=params, headers=peers.AUTH) as r:
-        body = await r.json()
-        if r.status != 200:
-            raise RuntimeError(f"{url} {params}: {r.status} {body}")
-    return (time.perf_counter() - t0) * 1000, body
 
 
 async def _listed(s: aiohttp.ClientSession, base: str, ws: str) -> None:
