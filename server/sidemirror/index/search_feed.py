@@ -37,6 +37,9 @@ FILL_BATCH_ITEMS = 500  # items of a loaded session indexed per step
 PAUSE_EVERY_S = 0.25
 PAUSE_S = 0.02
 IDLE_RESCAN_S = 5.0  # how often an idle backfill looks for sessions that grew unopened
+# Counting what the index holds looks at every session: with ten thousand, a panel or script
+# polling /health would keep a core busy. Counted at most this often.
+PROGRESS_EVERY_S = 1.0
 # The backfill starts this long after the index opens: a client's first reads at start (a
 # panel reopening) go first, not behind a scan of the session they open.
 BACKFILL_DELAY_S = 2.0
@@ -89,6 +92,7 @@ class SearchFeed:
         self._pending: list[Doc] = []  # live rows of this loop iteration, written as one batch
         self.ready = asyncio.Event()  # set after the first full pass over every session
         self._stopped = False
+        self._counted: tuple[float, dict[str, int]] | None = None  # (when, progress)
 
     def tap(self, log: SessionLog, message: Message) -> None:
         """A store tap (runs on the loop for every message the store publishes)."""
@@ -118,9 +122,13 @@ class SearchFeed:
 
     def progress(self) -> dict[str, int]:
         """Sessions indexed whole out of those known (`/health`: the index is filling until
-        they are equal)."""
-        logs = [log for ws in self.store.workspaces.values() for log in ws.sessions.values()]
-        return {"done": sum(1 for log in logs if self.current(log)), "total": len(logs)}
+        they are equal), as counted within the last `PROGRESS_EVERY_S`."""
+        now = time.monotonic()
+        if self._counted is None or now - self._counted[0] >= PROGRESS_EVERY_S:
+            logs = [log for ws in self.store.workspaces.values() for log in ws.sessions.values()]
+            done = sum(1 for log in logs if self.current(log))
+            self._counted = (now, {"done": done, "total": len(logs)})
+        return self._counted[1]
 
     def current(self, log: SessionLog) -> bool:
         """Whether the index holds the whole session (live items keep a loaded one current)."""

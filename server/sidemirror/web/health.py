@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import weakref
 
 from aiohttp import web
 
@@ -33,22 +32,9 @@ INDEXING = web.AppKey("indexing", Indexing)
 SEARCH_FEED = web.AppKey("search_feed", SearchFeed)
 
 
-# Counting the sessions the search index holds looks at every session: with ten thousand, a
-# panel or script polling /health would keep a core busy. Counted at most this often.
-SEARCH_PROGRESS_EVERY_S = 1.0
-_counted: weakref.WeakKeyDictionary[SearchFeed, tuple[float, dict[str, int]]]
-_counted = weakref.WeakKeyDictionary()
-
-
 def search_progress(app: web.Application) -> dict[str, int] | None:
     feed = app.get(SEARCH_FEED)
-    if feed is None:
-        return None
-    now = time.monotonic()
-    counted = _counted.get(feed)
-    if counted is None or now - counted[0] >= SEARCH_PROGRESS_EVERY_S:
-        counted = _counted[feed] = (now, feed.progress())
-    return counted[1]
+    return None if feed is None else feed.progress()
 
 
 @public

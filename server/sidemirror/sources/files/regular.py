@@ -44,14 +44,25 @@ class NotRegularFile(OSError):
         self.reason = reason
 
 
-def open_regular(path: Path) -> BinaryIO:
-    """`open(path, "rb")` that never blocks: O_NONBLOCK makes opening a FIFO return at once
-    (for a regular file it changes nothing), and anything but a regular file is refused."""
+def _open_regular_fd(path: Path) -> tuple[int, os.stat_result]:
+    """A descriptor opened without blocking (O_NONBLOCK makes opening a FIFO return at once; for
+    a regular file it changes nothing), with its stat; anything but a regular file is refused."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        reason = not_regular_reason(os.fstat(fd).st_mode)
+        st = os.fstat(fd)
+        reason = not_regular_reason(st.st_mode)
         if reason is not None:
             raise NotRegularFile(path, reason)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """`open(path, "rb")` that never blocks, for regular files only (`_open_regular_fd`)."""
+    fd, _ = _open_regular_fd(path)
+    try:
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
@@ -60,15 +71,11 @@ def open_regular(path: Path) -> BinaryIO:
 
 def read_ends(path: Path, head: int, tail: int, whole: int) -> tuple[bytes, bytes, os.stat_result]:
     """A regular file's first `head` bytes and last `tail` bytes, or, when it is at most `whole`
-    bytes long, all of it and b"", with its stat, checked as `open_regular` checks. Plain
-    descriptor reads: startup reads both ends of every file of an archive, and a buffered file
-    object per file cost more than the reads."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    bytes long, all of it and b"", with its stat. Plain descriptor reads: startup reads both
+    ends of every file of an archive, and a buffered file object per file cost more than the
+    reads."""
+    fd, st = _open_regular_fd(path)
     try:
-        st = os.fstat(fd)
-        reason = not_regular_reason(st.st_mode)
-        if reason is not None:
-            raise NotRegularFile(path, reason)
         if st.st_size <= whole:
             return os.pread(fd, whole, 0), b"", st
         return os.pread(fd, head, 0), os.pread(fd, tail, max(0, st.st_size - tail)), st
