@@ -42,8 +42,13 @@ def test_session_and_activity_times_follow_the_browser_locale(
         # The same clock: the activity time without its seconds is how the session tab writes it.
         shown = act.inner_text()
         same = panel.evaluate(
-            """(iso) => new Intl.DateTimeFormat(undefined, {hour: 'numeric', minute: '2-digit'})
-                      .format(new Date(iso))""",
+            """(iso) => {
+                 const cycle = new Intl.DateTimeFormat(undefined, {hour: 'numeric'})
+                   .resolvedOptions().hourCycle;  // a 24-hour clock writes "00:05", not "0:05"
+                 const hour = ['h23', 'h24'].includes(cycle) ? '2-digit' : 'numeric';
+                 return new Intl.DateTimeFormat(undefined, {hour, minute: '2-digit'})
+                   .format(new Date(iso));
+               }""",
             act.get_attribute("datetime"),
         )
         assert re.sub(r":\d{2}(?=( [AP]M)?$)", "", shown) == same

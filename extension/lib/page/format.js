@@ -42,8 +42,12 @@ export function cost(usd, source) {
 
 // Times: one format everywhere, the browser's own (its locale, and the 12 or 24 hour clock
 // that locale uses), with the full date and time zone on hover (`fullTime`, as a title).
-const CLOCK = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
-const CLOCK_SECONDS = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit", second: "2-digit" });
+// A 24-hour clock writes the hour with two digits ("00:05", as en-GB does); asked for a
+// "numeric" hour, Chromium writes "0:05" there. A 12-hour clock keeps one ("9:05 AM").
+const H24 = ["h23", "h24"].includes(new Intl.DateTimeFormat(undefined, { hour: "numeric" }).resolvedOptions().hourCycle);
+const HOUR = H24 ? "2-digit" : "numeric";
+const CLOCK = new Intl.DateTimeFormat(undefined, { hour: HOUR, minute: "2-digit" });
+const CLOCK_SECONDS = new Intl.DateTimeFormat(undefined, { hour: HOUR, minute: "2-digit", second: "2-digit" });
 const FULL = new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "long" });
 
 function dateOf(iso) {
