@@ -106,6 +106,7 @@ export class Timeline extends TimelineModel {
     if (isRewind(item)) {
       // A rewind folds turns already shown: the view is made again, the reader's place kept
       // (reading a turn it folds: at the group that now stands in for it).
+      this.vlist.syncPinned();
       const anchor = this.vlist.pinned ? "bottom" : this.vlist.anchor() || "anchor";
       this.folds.update(this.rows);
       const standIn = anchor.row && this.folds.standIn(anchor.row);

@@ -44,7 +44,7 @@ export class VirtualList {
     this.pinned = true; // at the bottom: stay there as rows arrive
     this.gap = null;
     // Renders at the next frame: live items arriving together cost one layout.
-    this.frame = new FrameTask(() => this.render(this.pinned ? null : this.anchor()));
+    this.frame = new FrameTask(() => this.render(this.place()));
     this.resizes = new ResizeObserver((entries) => this._onResize(entries));
     this.resizes.observe(scroller);
     this.elements = new RowElements(list, build, this.resizes);
@@ -60,6 +60,14 @@ export class VirtualList {
    * history page goes in: the reader may have scrolled up in the frame before the scroll event. */
   syncPinned() {
     if (Math.abs(this.scroller.scrollTop - this.setTop) > 1) this.pinned = this.atBottom();
+  }
+
+  /** Where a render not asked for by the reader keeps the view: at the end when pinned, else on
+   * the row on screen. Synced first: a reader's scroll is seen by its event only at the next
+   * frame, and an item or a resize arriving before would pull them back down. */
+  place() {
+    this.syncPinned();
+    return this.pinned ? null : this.anchor();
   }
 
   /** The rows in the DOM, in order, and the index of the first. */
@@ -86,7 +94,7 @@ export class VirtualList {
     this.idle = requestIdleCallback(
       () => {
         this.narrow = false;
-        this.render(this.pinned ? null : this.anchor());
+        this.render(this.place());
       },
       { timeout: 300 },
     );
@@ -96,6 +104,7 @@ export class VirtualList {
    * the end sees each at once (and stays at the end); one scrolled up gets them at the next frame. */
   append(...rows) {
     for (const row of rows) this.rows.push(row);
+    this.syncPinned();
     if (!this.pinned && this.atBottom()) this.pinned = true;
     if (this.pinned) this.render(null);
     else this.frame.schedule();
@@ -259,7 +268,7 @@ export class VirtualList {
         // Another width reflows every row: measured heights no longer hold.
         const width = this.scroller.clientWidth;
         if (this.width !== undefined && width !== this.width) {
-          anchor ||= this.pinned ? null : this.anchor();
+          anchor ||= this.place();
           for (const row of this.rows) row.h = 0;
           this.offsets.invalidate(0);
         }
@@ -272,7 +281,7 @@ export class VirtualList {
       const h = entry.borderBoxSize?.[0]?.blockSize ?? entry.target.getBoundingClientRect().height;
       if (Math.abs(h - row.h) < 0.5) continue;
       // The anchor is taken from the heights as they were, so the view stays on it.
-      anchor ||= this.pinned ? null : this.anchor();
+      anchor ||= this.place();
       row.h = h;
       this._invalidate(this.rows.indexOf(row));
       changed = true;
