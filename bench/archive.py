@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -67,6 +68,22 @@ async def _get(s: aiohttp.ClientSession, url: str) -> Any | None:
 
 
 async def ours(home: Path, data_dir: Path, meta: dict[str, Any], idle_s: float) -> dict[str, Any]:
+    # The run appends to the newest session; it gets its old size back after, or every run
+    # would start from a bigger file (and a big one is loaded, read and held differently).
+    appended = _newest_path(home, meta)
+    size_before = appended.stat().st_size
+    try:
+        return await _ours(home, data_dir, meta, idle_s)
+    finally:
+        os.truncate(appended, size_before)
+
+
+def _newest_path(home: Path, meta: dict[str, Any]) -> Path:
+    _, sid = newest(meta)
+    return next((home / ".claude/projects").glob(f"*/{sid}.jsonl"))
+
+
+async def _ours(home: Path, data_dir: Path, meta: dict[str, Any], idle_s: float) -> dict[str, Any]:
     port = peers.free_port()
     argv = peers.ours_argv(home, port)
     argv[argv.index("--data-dir") + 1] = str(data_dir)
@@ -142,7 +159,7 @@ async def _live_append(
     """Lines appended to the newest session (indexed first) while the rest is indexed, and for
     `AFTER_S` after: how long each takes to reach an SSE client, in each part."""
     ws, sid = newest(meta)
-    path = next((home / ".claude/projects").glob(f"*/{sid}.jsonl"))
+    path = _newest_path(home, meta)
     while not stop.is_set():  # the newest session is among the first indexed
         if await _get(s, f"{base}/workspace/{ws}/sessions"):
             break
