@@ -24,9 +24,10 @@ _ADAPTER_REDACTED["assistant_delta"] = "text"
 
 
 class RedactedText:
-    """A `str | None` attribute redacted whenever it is set, whoever sets it (a dataclass
-    field's default: `title: RedactedText = RedactedText()`). A descriptor costs only the fields
-    that use it; a `__setattr__` override would run on every field of every object made."""
+    """A `str | None` attribute redacted whenever it is set, whoever sets it (`title =
+    RedactedText()`; the value is kept in `_redacted_title`, which a slotted class declares). A
+    descriptor costs only the fields that use it; a `__setattr__` override would run on every
+    field of every object made."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.attribute = "_redacted_" + name
@@ -34,11 +35,11 @@ class RedactedText:
     def __get__(self, obj: object | None, owner: type | None = None) -> str | None:
         if obj is None:
             return None  # the class asks: the field's default
-        value: str | None = obj.__dict__.get(self.attribute)
+        value: str | None = getattr(obj, self.attribute, None)
         return value
 
     def __set__(self, obj: object, value: str | None) -> None:
-        obj.__dict__[self.attribute] = redact_text(value) if isinstance(value, str) else value
+        setattr(obj, self.attribute, redact_text(value) if isinstance(value, str) else value)
 
 
 def redact_item_fields(item: BaseModel) -> None:

@@ -82,7 +82,7 @@ ItemSink = Callable[[str, list[SessionItem]], None]
 _REDACTED_WORKSPACE_FIELDS = frozenset({"directory", "name", "branch"})
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)  # slots: ten thousand are listed; a dict each was 30 %
 class SessionLog:
     """One session's log and what listings show of it. `session_id` is redacted by its one
     maker (`Store.ensure_session`); `title` whenever it is set: both are shown in every
@@ -92,7 +92,7 @@ class SessionLog:
     session_id: str
     agent: str
     epoch: str
-    title: RedactedText = RedactedText()
+    title = RedactedText()  # not a field: set after it is made, redacted (in `_redacted_title`)
     started_at: str | None = None
     last_activity: float = 0.0
     state: str = "idle"
@@ -125,6 +125,7 @@ class SessionLog:
     # Made when first used: thousands of archived sessions are listed, few are ever read, and
     # an empty log is most of a listed session's memory.
     _items: ItemLog | None = field(default=None, repr=False)
+    _redacted_title: str | None = field(default=None, repr=False)
 
     @property
     def items(self) -> ItemLog:

@@ -11,9 +11,8 @@ from functools import partial
 
 from sidemirror.core.store import Store
 from sidemirror.settings import Settings
-from sidemirror.sources.acp.converter import AcpConverter
 from sidemirror.sources.autodetect import AutoConverter
-from sidemirror.sources.base import ConverterFactory, Source
+from sidemirror.sources.base import Converter, ConverterFactory, Source
 from sidemirror.sources.claude.demo import DemoSource
 from sidemirror.sources.claude.source import ClaudeSource
 from sidemirror.sources.claude.stream_json import StreamJsonConverter
@@ -21,11 +20,19 @@ from sidemirror.sources.codex.exec import CodexExecConverter, CodexRolloutConver
 from sidemirror.sources.codex.source import CodexSource
 from sidemirror.sources.events import EventsConverter
 
+
+def _acp(default_session: str) -> Converter:
+    # Imported when an ACP stream first arrives: its models are ~50 ms of every start.
+    from sidemirror.sources.acp.converter import AcpConverter
+
+    return AcpConverter(default_session)
+
+
 # What `format=auto` can recognise from a first record (autodetect.detect names these).
 DETECTABLE: dict[str, ConverterFactory] = {
     "events": EventsConverter,
     "stream-json": StreamJsonConverter,
-    "acp": AcpConverter,
+    "acp": _acp,
     "codex-exec": CodexExecConverter,
     "codex-rollout": CodexRolloutConverter,
 }

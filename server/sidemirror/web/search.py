@@ -26,28 +26,32 @@ DEFAULT_HITS = 50
 
 async def search_lifecycle(app: web.Application) -> AsyncIterator[None]:
     """Taps the store before the sources start (every item published from then on is queued
-    for the index), and opens the index in the background: checking a big file takes a while,
-    and the server listens meanwhile (searches answer 503 until it is open). Sessions nobody
-    opened are indexed once the sources have listed the archive."""
+    for the index), and opens the index in the background once the sources have listed the
+    archive: checking a big file takes a while, and the server listens meanwhile (searches
+    answer 503 until it is open). Then sessions nobody opened are indexed."""
     state = app[APP_STATE]
     index = SearchIndex(state.settings.data_dir)
     feed = app[SEARCH] = SearchFeed(state.store, index)
     state.store.taps.append(feed.tap)
 
-    opening = asyncio.create_task(asyncio.to_thread(index.start), name="search-open")
+    opening: asyncio.Future[None] | None = None
 
-    async def fill_when_listed() -> None:
-        await asyncio.shield(opening)  # cancelled at shutdown: the open itself runs on
-        # The backfill reads every session: after the listing, which a user waits for.
+    async def open_and_fill() -> None:
+        nonlocal opening
+        # Opening checks the whole file (seconds for a big index) and the backfill reads every
+        # session: both after the listing, which a user waits for.
         await app[INDEXING].listed.wait()
+        opening = asyncio.ensure_future(asyncio.to_thread(index.start))
+        await asyncio.shield(opening)  # cancelled at shutdown: the open itself runs on
         feed.start()
 
-    filling = asyncio.create_task(fill_when_listed(), name="search-fill")
+    filling = asyncio.create_task(open_and_fill(), name="search-open")
     yield
     filling.cancel()
     # Its worker thread cannot be cancelled: wait for the open to end, then stop in order.
-    with contextlib.suppress(Exception):
-        await asyncio.shield(opening)
+    if opening is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.shield(opening)
     await feed.stop()
     state.store.taps.remove(feed.tap)
     await asyncio.to_thread(index.stop)

@@ -91,6 +91,8 @@ class AgentAttachments:
 
     def adopt(self, session: ClaudeSession, folder: str, session_id: str) -> None:
         """A session just registered: the files that named it before it was."""
+        if not self._orphans:
+            return  # most sessions of an archive: nothing to look up
         for key, path in self._orphans.pop((folder, session_id), {}).items():
             session.add_agent(key, path)
 

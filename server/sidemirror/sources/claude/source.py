@@ -84,7 +84,8 @@ class ClaudeSource:
         self.watch_step_ms = watch_step_ms
         self.workspace_name = workspace_name  # the demo labels its workspace
         self.host = host  # files mirrored from another machine: workspaces are `host:/dir`
-        self.sessions: dict[Path, ClaudeSession] = {}  # by main transcript path
+        # By main transcript path, as a string (a `Path` key each is 5 MB an archive).
+        self.sessions: dict[str, ClaudeSession] = {}
         # By (project folder, session id): strings, as an archive makes ten thousand keys.
         self._by_id: dict[tuple[str, str], ClaudeSession] = {}
         self._folders: dict[str, str] = {}
@@ -121,10 +122,19 @@ class ClaudeSource:
         for root in self.dirs:
             if not root.is_dir():
                 continue  # watched for until it appears
-            for project in (p for p in root.iterdir() if p.is_dir()):
-                nested = project.glob("*/subagents/agent-*.jsonl")
-                for path in [*project.glob("*.jsonl"), *nested]:
-                    (agents if path.name.startswith("agent-") else mains).append(path)
+            # os.scandir, not Path.glob: a glob costs more than the stat of what it finds.
+            for project in _entries(root):
+                if not _is_dir(project):
+                    continue
+                for entry in _entries(project.path):
+                    if entry.name.endswith(".jsonl"):
+                        (agents if entry.name.startswith("agent-") else mains).append(
+                            Path(entry.path)
+                        )
+                    elif _is_dir(entry):  # <session>/subagents/agent-*.jsonl
+                        for agent in _entries(os.path.join(entry.path, "subagents")):
+                            if agent.name.startswith("agent-") and agent.name.endswith(".jsonl"):
+                                agents.append(Path(agent.path))
         mains_listed, special = newest_first(mains)
         agents_listed, special_agents = newest_first(agents)
         return mains_listed, agents_listed, special + special_agents
@@ -160,7 +170,7 @@ class ClaudeSource:
         batches = read_in_batches(mains, _index_main, self.progress, "claude-index", kept)
         async for batch in batches:
             for path, meta in batch:
-                if meta is not None and path not in self.sessions:
+                if meta is not None and str(path) not in self.sessions:
                     self._register(path, meta, pids)
         # After every main transcript, so each sub-agent file finds its session.
         kept_agents = Remembered(
@@ -194,7 +204,7 @@ class ClaudeSource:
         # Read (loaded, or scanned for search) only with its sub-agent files attached.
         reads = self._agents.reads(session)
         log_.loader, log_.scan = reads.load, reads.scan
-        self.sessions[main] = session
+        self.sessions[str(main)] = session
         self._by_id[(folder, stem)] = session
         self.store.touch(log_, item.mtime)
         return session
@@ -214,7 +224,7 @@ class ClaudeSource:
                 for change, path in changes:
                     if change is Change.deleted:
                         self._special.forget(path)
-                        removed(self.store, self.sessions.get(path), path)
+                        removed(self.store, self.sessions.get(str(path)), path)
                 paths = sorted({p for change, p in changes if change is not Change.deleted})
                 for path in paths:
                     await self._follow(path)
@@ -236,7 +246,7 @@ class ClaudeSource:
         if path.name.startswith("agent-"):
             await self._agent_changed(path)
             return
-        session = self.sessions.get(path)
+        session = self.sessions.get(str(path))
         if session is not None:
             returned(self.store, session.log)
         else:
@@ -253,7 +263,7 @@ class ClaudeSource:
             )
             self._agents.expect_own(path, *agents)
             # The startup index may have registered it during those awaits.
-            session = self.sessions.get(path) or self._register(path, item, pids)
+            session = self.sessions.get(str(path)) or self._register(path, item, pids)
         await self._grew(session, MAIN)
 
     async def _agent_changed(self, path: Path) -> None:
@@ -281,6 +291,23 @@ class ClaudeSource:
 
     def session_for(self, log_: SessionLog) -> ClaudeSession | None:
         return next((s for s in self.sessions.values() if s.log is log_), None)
+
+
+def _entries(path: str | Path) -> list[os.DirEntry[str]]:
+    """What `path` holds; nothing when it is not a readable directory (gone meanwhile, or a
+    session without sub-agents)."""
+    try:
+        with os.scandir(path) as it:
+            return list(it)
+    except OSError:
+        return []
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # following symlinks, as a glob does
+    except OSError:
+        return False
 
 
 def _distinct_dirs(dirs: list[Path]) -> list[Path]:

@@ -25,7 +25,9 @@ from sidemirror.index.files import FileIndex, FileStat
 from sidemirror.sources.files.regular import not_regular_reason
 
 R = TypeVar("R")
-THREADS = 4  # enough reads in flight to hide disk waits; more would crowd the loop's GIL turns
+# Reads in flight: enough to hide disk waits. A 10,000-file cold listing took no longer with 2
+# than with 4 on a 2-core machine, and each reader thread keeps an allocator arena of its own.
+THREADS = 2
 BATCH = 32  # files registered on the loop between two chances for live events to run
 # Files looked up in the index (one query) and read per step: a restart takes most from the
 # index, where a step's cost is the hop to the index's thread, not the rows.

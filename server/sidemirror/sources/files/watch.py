@@ -339,6 +339,8 @@ class _InotifyWatcher:
                     is_dir = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     continue
+                if not is_dir and out is None:
+                    continue  # the startup watch: ten thousand files, none reported
                 child = Path(entry.path)
                 if is_dir:
                     if self.max_depth is None or level < self.max_depth:
