@@ -137,6 +137,20 @@ class Server:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return json.load(resp)
 
+    def wait_settled(self, timeout: float = 30.0) -> None:
+        """Until the start-up's background work is done: the archive listed and the index file
+        opened (searches answer other than 503 only then). A test that fills the disk must not
+        race it: the open writes to the disk, and the listing's end frees some of it."""
+
+        def search_open() -> bool:
+            try:
+                self.get_json("/api/search?q=settled")
+            except urllib.error.HTTPError as error:
+                return error.code != 503
+            return True
+
+        wait_for(search_open, timeout, "the server's start-up work")
+
     def health(self) -> dict[str, Any]:
         result: dict[str, Any] = self.get_json("/health", auth=False)
         return result

@@ -119,6 +119,7 @@ def test_ingest_on_a_full_disk_loses_no_acknowledged_line_and_reuses_no_id(
     acked = _items(server)
     published: dict[str, str] = dict(acked)
 
+    server.wait_settled()  # its start-up writes must not land on the full disk
     filler = fill(server.data)
     full_status, full_body = _ingest(server, [BIG, "b1"])
     published.update(_items(server))  # whatever the server showed clients meanwhile
@@ -166,6 +167,7 @@ def test_a_line_is_all_or_nothing_and_the_answer_says_which_were_stored(
     server = full_disk_server
     server.start()
     assert _ingest(server, ["first"])[0] == 200
+    server.wait_settled()  # its start-up writes must not land on the full disk
     filler = fill(server.data)
     # Small lines fit in the slack of the journal's last page; the big one does not.
     status, body = _ingest(server, ["s1", "s2", BIG, "s3"])
@@ -189,6 +191,7 @@ def test_activity_on_a_full_disk_loses_no_acknowledged_entry_and_reuses_no_id(
     status, body = _report(server, [f"a{i}" for i in range(3)])
     assert status == 200, body
     acked = dict(zip(body["ids"], ["a0", "a1", "a2"], strict=True))
+    server.wait_settled()  # its start-up writes must not land on the full disk
     filler = fill(server.data)
     full_status, full_body = _report(server, ["b0", "big"])
     published = _activity(server)  # whatever the server showed clients meanwhile
