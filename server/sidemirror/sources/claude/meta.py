@@ -19,7 +19,7 @@ from typing import Any
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.claude.parser import ClaudeParser
 from sidemirror.sources.files.regular import open_regular, read_ends
-from sidemirror.sources.files.window import records_matching, records_with, window_lines
+from sidemirror.sources.files.window import Window
 
 HEAD_BYTES = 16384
 HEAD_MAX_BYTES = 65536
@@ -27,6 +27,7 @@ TAIL_BYTES = 65536
 AGENT_HEAD_BYTES = 16384
 TITLE_KEYS = (b'"summary"', b'"custom-title"')
 # Sessions outside a git repo record `"gitBranch":""` on every line: skip those undecoded.
+BRANCH_KEY = b'"gitBranch"'
 BRANCH = re.compile(rb'"gitBranch"\s*:\s*"[^"]')
 
 
@@ -47,11 +48,11 @@ def _str(record: dict[str, Any], key: str) -> str | None:
 class _Window:
     """The metadata one window gives, with the semantics of `ClaudeParser` fed all its lines."""
 
-    def __init__(self, lines: list[bytes], *, prompts: bool) -> None:
-        self.lines = lines
+    def __init__(self, window: Window, *, prompts: bool) -> None:
+        self.window = window
         self.cwd: str | None = None
         self.started_at: str | None = None
-        for record in records_with(lines, b'"cwd"', b'"timestamp"'):
+        for record in window.records_with(b'"cwd"', b'"timestamp"'):
             self.cwd = self.cwd or _str(record, "cwd")
             self.started_at = self.started_at or _str(record, "timestamp")
             if self.cwd and self.started_at:
@@ -59,13 +60,13 @@ class _Window:
         # Titles: the last summary or custom title wins. The first prompt: the first user record
         # the parser takes as a real prompt (not a tool result, command echo or injected text).
         titles = ClaudeParser()
-        for record in records_with(lines, *TITLE_KEYS):
+        for record in window.records_with(*TITLE_KEYS):
             if record.get("type") in ("summary", "custom-title"):
                 titles.feed(record)
         self.title = titles.title
         self.first_prompt: str | None = None
         if prompts:
-            for record in records_with(lines, b'"user"'):
+            for record in window.records_with(b'"user"'):
                 if record.get("type") == "user":
                     titles.feed(record)
                     if titles.first_prompt is not None:
@@ -73,7 +74,7 @@ class _Window:
                         break
 
     def branch(self) -> str | None:
-        for record in records_matching(self.lines[::-1], BRANCH):
+        for record in self.window.last_records_matching(BRANCH_KEY, BRANCH):
             branch = _str(record, "gitBranch")
             if branch:
                 return branch
@@ -85,15 +86,15 @@ def read_meta(path: Path) -> Meta | None:
     try:
         data, end, st = read_ends(path, HEAD_BYTES, TAIL_BYTES, HEAD_MAX_BYTES)
         if not end:
-            whole = window_lines(data, cut_start=False)
+            whole = Window(data, cut_start=False)
             return _meta(_Window(whole, prompts=True), None, st.st_mtime)
-        head = _Window(window_lines(data, cut_start=False), prompts=True)
-        tail = _Window(window_lines(end, cut_start=True), prompts=False)
+        head = _Window(Window(data, cut_start=False), prompts=True)
+        tail = _Window(Window(end, cut_start=True), prompts=False)
         if head.cwd is None or not (tail.title or head.title or head.first_prompt):
             # Said nothing useful in 16 KiB (a huge first record): look as far as 64 KiB.
             with open_regular(path) as fh:
                 data = fh.read(HEAD_MAX_BYTES)
-            head = _Window(window_lines(data, cut_start=False), prompts=True)
+            head = _Window(Window(data, cut_start=False), prompts=True)
     except OSError:
         return None
     return _meta(head, tail, st.st_mtime)
@@ -143,7 +144,7 @@ def agent_session_id(path: Path) -> str | None:
             data = fh.read(AGENT_HEAD_BYTES)
     except OSError:
         return None
-    for record in records_with(window_lines(data, cut_start=False), b'"sessionId"'):
+    for record in Window(data, cut_start=False).records_with(b'"sessionId"'):
         session_id = record.get("sessionId")
         if isinstance(session_id, str):
             return session_id

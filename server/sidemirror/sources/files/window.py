@@ -1,14 +1,15 @@
 """Decode only the lines that matter from a window of a JSONL file (startup indexing).
 
-A substring test on the raw bytes costs far less than `json.loads`, so indexers name the keys
-they look for and only lines containing one are decoded; a false positive costs one decode.
+A substring search on the raw bytes costs far less than `json.loads`, so indexers name the keys
+they look for and only lines containing one are decoded; a false positive costs one decode. The
+window is searched whole, one `bytes.find` per key (memchr speed), not line by line: a regular
+expression run over each line was a third of reading an archive's files.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from functools import cache
+from collections.abc import Iterator
 from typing import Any
 
 from sidemirror.sources.files.tailer import decode_line
@@ -25,23 +26,48 @@ def window_lines(data: bytes, *, cut_start: bool) -> list[bytes]:
     return lines
 
 
-@cache
-def _any_of(keys: tuple[bytes, ...]) -> re.Pattern[bytes]:
-    return re.compile(b"|".join(re.escape(key) for key in keys))
+class Window:
+    """The complete lines of `data`, a window read from a file, as `window_lines` cuts them."""
 
+    def __init__(self, data: bytes, *, cut_start: bool) -> None:
+        self.data = data
+        self.start = 0
+        if cut_start:
+            first = data.find(b"\n")
+            self.start = len(data) if first < 0 else first + 1
+        self.end = max(self.start, data.rfind(b"\n") + 1)  # past the last complete line
 
-def records_with(lines: Iterable[bytes], *keys: bytes) -> Iterator[dict[str, Any]]:
-    """The decoded objects of the lines that contain one of `keys`, in order."""
-    # One search in C per line: a Python test per key and line was a fifth of startup's reads.
-    return records_matching(lines, _any_of(keys))
+    def records_with(self, *keys: bytes) -> Iterator[dict[str, Any]]:
+        """The decoded objects of the lines that contain one of `keys`, in order."""
+        data, pos, end = self.data, self.start, self.end
+        while pos < end:
+            hits = [hit for hit in (data.find(key, pos, end) for key in keys) if hit >= 0]
+            if not hits:
+                return
+            record, pos = self._line_at(min(hits), pos)
+            if record is not None:
+                yield record
 
+    def last_records_matching(self, key: bytes, pattern: re.Pattern[bytes]) -> Iterator[Any]:
+        """The decoded objects of the lines where `pattern` matches at an occurrence of `key`
+        (a test a substring cannot express: a key with a non-empty value), last line first."""
+        data, end = self.data, self.end
+        while end > self.start:
+            hit = data.rfind(key, self.start, end)
+            if hit < 0:
+                return
+            line_start = data.rfind(b"\n", self.start, hit) + 1 or self.start
+            if pattern.match(data, hit, end):
+                record, _ = self._line_at(hit, line_start)
+                if record is not None:
+                    yield record
+            end = line_start
 
-def records_matching(
-    lines: Iterable[bytes], pattern: re.Pattern[bytes]
-) -> Iterator[dict[str, Any]]:
-    """Like `records_with`, for a test a substring cannot express (a key with a non-empty value)."""
-    for line in lines:
-        if pattern.search(line):
-            ok, value = decode_line(line)
-            if ok and isinstance(value, dict):
-                yield value
+    def _line_at(self, at: int, line_start: int) -> tuple[dict[str, Any] | None, int]:
+        """The object on the line holding offset `at` (no line starts between `line_start` and
+        it), if it is one, and where the next line starts."""
+        data = self.data
+        line_start = max(line_start, data.rfind(b"\n", line_start, at) + 1)
+        line_end = data.find(b"\n", at, self.end)  # found: the window ends past a newline
+        ok, value = decode_line(data[line_start:line_end])
+        return (value if ok and isinstance(value, dict) else None), line_end + 1
