@@ -82,7 +82,7 @@ ItemSink = Callable[[str, list[SessionItem]], None]
 _REDACTED_WORKSPACE_FIELDS = frozenset({"directory", "name", "branch"})
 
 
-@dataclass(eq=False, slots=True)  # slots: ten thousand are listed; a dict each was 30 %
+@dataclass(eq=False, slots=True)  # ten thousand are listed: a `__dict__` each was ~220 B
 class SessionLog:
     """One session's log and what listings show of it. `session_id` is redacted by its one
     maker (`Store.ensure_session`); `title` whenever it is set: both are shown in every

@@ -84,7 +84,7 @@ class ClaudeSource:
         self.watch_step_ms = watch_step_ms
         self.workspace_name = workspace_name  # the demo labels its workspace
         self.host = host  # files mirrored from another machine: workspaces are `host:/dir`
-        # By main transcript path, as a string (a `Path` key each is 5 MB an archive).
+        # By main transcript path, kept as a string: ten thousand `Path` keys were 5 MB.
         self.sessions: dict[str, ClaudeSession] = {}
         # By (project folder, session id): strings, as an archive makes ten thousand keys.
         self._by_id: dict[tuple[str, str], ClaudeSession] = {}
