@@ -27,7 +27,6 @@ TAIL_BYTES = 65536
 AGENT_HEAD_BYTES = 16384
 TITLE_KEYS = (b'"summary"', b'"custom-title"')
 # Sessions outside a git repo record `"gitBranch":""` on every line: skip those undecoded.
-BRANCH_KEY = b'"gitBranch"'
 BRANCH = re.compile(rb'"gitBranch"\s*:\s*"[^"]')
 
 
@@ -74,7 +73,7 @@ class _Window:
                         break
 
     def branch(self) -> str | None:
-        for record in self.window.last_records_matching(BRANCH_KEY, BRANCH):
+        for record in self.window.last_records_matching(BRANCH):
             branch = _str(record, "gitBranch")
             if branch:
                 return branch

@@ -48,20 +48,20 @@ class Window:
             if record is not None:
                 yield record
 
-    def last_records_matching(self, key: bytes, pattern: re.Pattern[bytes]) -> Iterator[Any]:
-        """The decoded objects of the lines where `pattern` matches at an occurrence of `key`
-        (a test a substring cannot express: a key with a non-empty value), last line first."""
-        data, end = self.data, self.end
-        while end > self.start:
-            hit = data.rfind(key, self.start, end)
-            if hit < 0:
-                return
-            line_start = data.rfind(b"\n", self.start, hit) + 1 or self.start
-            if pattern.match(data, hit, end):
-                record, _ = self._line_at(hit, line_start)
-                if record is not None:
-                    yield record
-            end = line_start
+    def last_records_matching(self, pattern: re.Pattern[bytes]) -> Iterator[Any]:
+        """The decoded objects of the lines where `pattern` matches (a test a substring cannot
+        express: a key with a non-empty value), last line first. One pass of the pattern over
+        the window: a session outside a git repository has an empty branch on every line."""
+        starts = [m.start() for m in pattern.finditer(self.data, self.start, self.end)]
+        next_line = self.end
+        for at in reversed(starts):
+            if at >= next_line:
+                continue  # another match on a line already taken
+            line_start = self.data.rfind(b"\n", self.start, at) + 1 or self.start
+            record, _ = self._line_at(at, line_start)
+            next_line = line_start
+            if record is not None:
+                yield record
 
     def _line_at(self, at: int, line_start: int) -> tuple[dict[str, Any] | None, int]:
         """The object on the line holding offset `at` (no line starts between `line_start` and
