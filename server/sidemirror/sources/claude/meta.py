@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror.core.redact import redact_text
-from sidemirror.sources.claude.parser import ClaudeParser
+from sidemirror.sources.claude.parser import ClaudeParser, prompt_title
 from sidemirror.sources.files.regular import open_regular, read_ends
 from sidemirror.sources.files.window import Window
 
@@ -66,10 +66,10 @@ class _Window:
         self.first_prompt: str | None = None
         if prompts:
             for record in window.records_with(b'"user"'):
-                if record.get("type") == "user":
-                    titles.feed(record)
-                    if titles.first_prompt is not None:
-                        self.first_prompt = titles.first_prompt
+                # A sub-agent's prompt is never the session's (the parser routes it away).
+                if record.get("type") == "user" and record.get("isSidechain") is not True:
+                    self.first_prompt = prompt_title(record)
+                    if self.first_prompt is not None:
                         break
 
     def branch(self) -> str | None:

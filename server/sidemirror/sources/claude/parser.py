@@ -58,6 +58,24 @@ SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation
 TITLE_CHARS = 80
 
 
+def shown_prompt(text: str) -> str:
+    """A real prompt's text as shown: a slash command as the user typed it."""
+    return slash_command(text) if "<command-name>" in text else text
+
+
+def title_of(prompt: str) -> str | None:
+    """The title a session's first prompt (as shown) gives it; None when it is blank."""
+    return redact_text(one_line(prompt))[:TITLE_CHARS] if prompt.strip() else None
+
+
+def prompt_title(record: dict[str, Any]) -> str | None:
+    """The title a main-thread `user` record gives its session if it is the first real prompt
+    (what `ClaudeParser.first_prompt` takes), without making its items: the startup index
+    titles ten thousand sessions this way."""
+    kind, text = user_kind(record)
+    return title_of(shown_prompt(text)) if kind == "prompt" else None
+
+
 class ClaudeParser:
     """The state one session's parse needs: open turn, tool calls, sub-agent links, metadata."""
 
@@ -187,8 +205,7 @@ class ClaudeParser:
         if kind == "local_command":  # `/model` and its output: small lines, never a turn
             shown = slash_command(text) if "<command-name>" in text else strip_tags(text)
             return [self._system_item(record, None, "local_command", shown)] if shown else []
-        if "<command-name>" in text:
-            text = slash_command(text)
+        text = shown_prompt(text)
         items = []
         closed = self.turns.close_by_prompt()
         if closed is not None:
@@ -197,8 +214,8 @@ class ClaudeParser:
         if rewind is not None:
             items.append(rewind)
         self.turns.open(ts or None)
-        if self.first_prompt is None and text.strip():
-            self.first_prompt = redact_text(one_line(text))[:TITLE_CHARS]
+        if self.first_prompt is None:
+            self.first_prompt = title_of(text)
         items.append(UserEvent(ts=ts, content=redact_text(text), attachments=media))
         return items
 
