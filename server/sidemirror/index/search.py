@@ -15,12 +15,12 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
 
 from sidemirror.index import search_tables
 from sidemirror.index.cpu_budget import CpuBudget
 from sidemirror.index.database import open_index
+from sidemirror.index.search_tables import Doc
 
 QUEUE_CHUNKS = 32  # backfill chunks waiting for the writer at most: its feeder then waits
 CHUNK_ROWS = 100  # backfill rows per chunk: a live batch waits for one chunk's write at most
@@ -40,19 +40,6 @@ _QUERY_ERRORS = ("fts5", "syntax error", "unterminated string", "no such column"
 
 class BadQuery(ValueError):
     """The query is not valid FTS5 syntax (the message says where)."""
-
-
-@dataclass(frozen=True)
-class Doc:
-    """One row: an item's searchable text (or, in a search's answer, the snippet of it)."""
-
-    workspace: str
-    session: str
-    epoch: str
-    seq: int
-    type: str
-    ts: str
-    body: str
 
 
 # What the writer does: add rows, drop a session's rows of other epochs, mark a session read.

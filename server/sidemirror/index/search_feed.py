@@ -25,7 +25,8 @@ from sidemirror.core.models import (
 )
 from sidemirror.core.redact_fields import redact_item_fields
 from sidemirror.core.store import SessionLog, Store
-from sidemirror.index.search import Doc, SearchIndex
+from sidemirror.index.search import SearchIndex
+from sidemirror.index.search_tables import Doc
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
 
 # The search tables' own version (the file index keeps its tables): tables of another version
 # are dropped and filled again, the rest of the file untouched.
@@ -64,8 +64,9 @@ DROP TABLE IF EXISTS search_version;
 """
 
 
-class Row(Protocol):
-    """What a row is made of (index/search.py's `Doc`)."""
+@dataclass(frozen=True)
+class Doc:
+    """One row: an item's searchable text (or, in a search's answer, the snippet of it)."""
 
     workspace: str
     session: str
@@ -106,7 +107,7 @@ def time_ms(ts: str) -> int:
     return min(max(int(when.timestamp() * 1000), 0), _MAX_MS)
 
 
-def add(db: sqlite3.Connection, rows: Sequence[Row]) -> None:
+def add(db: sqlite3.Connection, rows: Sequence[Doc]) -> None:
     """Rows not held yet (one per workspace, session and seq), each under a free time key.
 
     Two statements for the whole batch, its rows passed as one JSON array: the interpreter is

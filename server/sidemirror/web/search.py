@@ -13,8 +13,9 @@ from aiohttp import web
 from sidemirror.core.redact import redact_text
 from sidemirror.core.store import Store, resolve_workspace
 from sidemirror.core.truncate import truncate
-from sidemirror.index.search import BadQuery, Doc, SearchIndex
+from sidemirror.index.search import BadQuery, SearchIndex
 from sidemirror.index.search_feed import SearchFeed
+from sidemirror.index.search_tables import Doc
 from sidemirror.web.bodies import error_response, parse_limit
 from sidemirror.web.health import INDEXING
 from sidemirror.web.health import SEARCH_FEED as SEARCH

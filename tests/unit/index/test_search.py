@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from sidemirror.index.database import open_index
-from sidemirror.index.search import CHUNK_ROWS, QUEUE_CHUNKS, Doc, SearchIndex
+from sidemirror.index.search import CHUNK_ROWS, QUEUE_CHUNKS, SearchIndex
+from sidemirror.index.search_tables import Doc
 
 
 @pytest.fixture
