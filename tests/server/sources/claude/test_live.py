@@ -28,13 +28,14 @@ SID = "e9fb405b-169f-40eb-9396-7e75076f045d"
 CWD = "/Users/User/repo/codemie-ai/codemie-code"
 
 
-def setup_project(root: Path) -> Path:
-    """turn-1 as a live session: `<projects>/<folder>/<sid>.jsonl` + its subagents folder."""
+def setup_project(root: Path, turn: str = "turn-1") -> Path:
+    """`turn` (turn-1: a live session) at `<projects>/<folder>/<sid>.jsonl`, with its sub-agent
+    file in `<sid>/subagents/`."""
     project = root / "projects" / "-Users-User-repo-codemie-ai-codemie-code"
     (project / SID / "subagents").mkdir(parents=True)
-    shutil.copyfile(FIX / "turn-1.jsonl", project / f"{SID}.jsonl")
+    shutil.copyfile(FIX / f"{turn}.jsonl", project / f"{SID}.jsonl")
     shutil.copyfile(
-        FIX / "turn-1" / "subagents" / "agent-a485154.jsonl",
+        FIX / turn / "subagents" / "agent-a485154.jsonl",
         project / SID / "subagents" / "agent-a485154.jsonl",
     )
     return project / f"{SID}.jsonl"

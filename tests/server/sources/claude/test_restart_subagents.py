@@ -21,20 +21,14 @@ from sidemirror.sources.claude.source import ClaudeSource
 
 from tests.conftest import FIXTURES as FIXTURE_ROOT
 
+from .test_live import CWD, SID, setup_project
+
 INCREMENTAL = FIXTURE_ROOT / "claude" / "incremental-subagents"
-SID = "e9fb405b-169f-40eb-9396-7e75076f045d"
-CWD = "/Users/User/repo/codemie-ai/codemie-code"
 
 
 def nested_layout(root: Path) -> None:
     """turn-2 whole: `<project>/<sid>.jsonl` and `<project>/<sid>/subagents/agent-*.jsonl`."""
-    project = root / "projects" / "-Users-User-repo-codemie-ai-codemie-code"
-    (project / SID / "subagents").mkdir(parents=True)
-    shutil.copyfile(INCREMENTAL / "turn-2.jsonl", project / f"{SID}.jsonl")
-    agent = "agent-a485154.jsonl"
-    shutil.copyfile(
-        INCREMENTAL / "turn-2" / "subagents" / agent, project / SID / "subagents" / agent
-    )
+    setup_project(root, "turn-2")
 
 
 def flat_layout(root: Path) -> None:
