@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sidemirror.index.search import SearchIndex
+from sidemirror.index.search_tables import Doc
 
-from .harness import AUTH, NDJSON, Mirror, Server, tracebacks
+from .harness import AUTH, NDJSON, Mirror, Server, tracebacks, wait_for
 from .report import record
 from .small_fs import fill, small_fs
 from .test_crash_restart import ws_id
@@ -259,3 +261,27 @@ def test_start_on_a_full_disk_says_so_in_one_line_and_exits_2(tmp_path: Path) ->
         assert len(err.splitlines()) == 1, err
         assert "Traceback" not in err
         assert str(server.data) in err and "No space left on device" in err, err
+
+
+def test_the_search_index_waits_out_a_full_disk_and_loses_no_row(tmp_path: Path) -> None:
+    """Rows the disk refused are kept and written once it has room: the writer neither dies
+    (a traceback, then no search ever again) nor drops them."""
+    data = tmp_path / "data"
+    with small_fs(data, 1024):
+        index = SearchIndex(data)
+        index.start()
+        try:
+            filler = fill(data)
+            ts = "2026-12-02T02:50:00.000Z"
+            body = "refusedword " + "lorem ipsum dolor sit amet " * 200
+            docs = [Doc("w" * 12, "s1", "e1", n, "assistant", ts, body) for n in range(1, 41)]
+            index.add_live(docs)
+            ticket = index.written()
+            wait_for(lambda: index.write_failures > 0, 30, "the full disk refusing a write")
+            assert not index.wait_written(ticket, timeout=0.5), "written on a full disk?"
+            filler.unlink()
+            assert index.wait_written(ticket, timeout=30), "never written once the disk had room"
+            hits = index.search("refusedword", limit=100)
+            assert sorted(hit.seq for hit in hits) == list(range(1, 41))
+        finally:
+            index.stop()

@@ -11,6 +11,8 @@ published. Readers use their own connection (WAL: they never wait for the writer
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sqlite3
 import threading
 import time
@@ -22,6 +24,8 @@ from sidemirror.index.cpu_budget import CpuBudget
 from sidemirror.index.database import open_index
 from sidemirror.index.search_tables import Doc
 
+logger = logging.getLogger(__name__)
+
 QUEUE_CHUNKS = 32  # backfill chunks waiting for the writer at most: its feeder then waits
 CHUNK_ROWS = 100  # backfill rows per chunk: a live batch waits for one chunk's write at most
 # Backfill rows per transaction: FTS5 writes a new segment at each commit, and merging many
@@ -32,6 +36,7 @@ BUILD_CORES = 0.8  # the whole server's CPU while the backfill runs, at most (li
 # Short waits for the next chunk (the parse is slower than the writer) stay in the CPU window.
 IDLE_RESTART_S = 1.0
 SNIPPET_TOKENS = 24
+RETRY_S = 1.0  # after a write the file system refused (a full disk): the rows wait, then again
 
 
 # What SQLite says of a MATCH expression it cannot parse (anything else is the server's fault).
@@ -72,6 +77,7 @@ class SearchIndex:
         self._rest_until = 0.0  # monotonic time until which the backfill rests
         # (workspace, session) -> (epoch, marker): sessions indexed whole (see `mark`).
         self.marks: dict[tuple[str, str], tuple[str, float]] = {}
+        self.write_failures = 0  # transactions the file system refused (each written again)
 
     # --- lifecycle ---
 
@@ -179,16 +185,37 @@ class SearchIndex:
                             return
                     live = list(self._live)
                     self._live.clear()
-                if checkpoint:
-                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                elif live:
-                    self._transaction(db, live)
-                else:
-                    self._backfill_transaction(db)
-                    self._pace(writer=True)
+                try:
+                    if checkpoint:
+                        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    elif live:
+                        self._transaction(db, live)
+                    else:
+                        self._backfill_transaction(db)
+                        self._pace(writer=True)
+                except sqlite3.OperationalError as error:  # a full disk: nothing is lost
+                    if not self._refused(db, error, live):
+                        return  # stopping: the rows are lost, and so are their marks
+                    continue
                 since_checkpoint += not checkpoint
         finally:
             db.close()
+
+    def _refused(self, db: sqlite3.Connection, error: sqlite3.Error, live: list[_Op]) -> bool:
+        """A transaction the file system refused: rolled back, its live rows put back first
+        (the backfill's are put back by `_backfill_transaction`), tried again after a rest.
+        False when the index is stopping instead: nothing waits for the disk then."""
+        if db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+        self.write_failures += 1
+        if self.write_failures == 1 or self.write_failures % 60 == 0:
+            logger.warning(
+                "search index: write refused (%s); trying again every %.0f s", error, RETRY_S
+            )
+        with self._cv:
+            self._live.extendleft(reversed(live))
+            return not self._cv.wait_for(lambda: self._stopping, RETRY_S)
 
     def _pace(self, *, writer: bool) -> None:
         """Rests while the build is over its CPU budget (the writer: until live rows wait)."""
@@ -211,7 +238,8 @@ class SearchIndex:
     def _backfill_transaction(self, db: sqlite3.Connection) -> None:
         """Backlog chunks, one at a time, up to `TRANSACTION_ROWS` rows or until live rows
         wait (they go next, in their own transaction)."""
-        rows = applied = 0
+        rows = 0
+        taken: list[_Op] = []
         db.execute("BEGIN IMMEDIATE")
         try:
             while rows < TRANSACTION_ROWS:
@@ -220,12 +248,15 @@ class SearchIndex:
                         break
                     op = self._backlog.popleft()
                     self._cv.notify_all()  # room in the backlog
+                taken.append(op)
                 _apply(db, op)
                 rows += _rows_of(op)
-                applied += 1
-        finally:
             db.execute("COMMIT")
-            self._done(applied, live=False)
+        except sqlite3.OperationalError:
+            with self._cv:  # written again, in order, once the file system takes them
+                self._backlog.extendleft(reversed(taken))
+            raise
+        self._done(len(taken), live=False)
 
     def _done(self, ops: int, *, live: bool) -> None:
         with self._cv:
