@@ -3,11 +3,12 @@
 For each size (1,000 by default; `--archive-sessions 1000,10000`): an archive of real transcript
 content (`synth.write_archive`: ≈ 20 KB sessions over `sessions / 50` project folders, mtimes over
 30 days), then
-- **cold**: our server on a fresh data dir; from `Popen`: the first `/health` answer, the moment
-  `/health` says `indexing.done == total` (everything listed), the server's CPU seconds at each,
-  peak and settled RSS, the CPU the search index's background fill takes, idle CPU with every
-  file watched once that is complete, and append→SSE event latency for lines appended to the
-  newest session while the rest is still being indexed;
+- **cold**: our server on a fresh data dir; from `Popen`: the first `/health` answer (while the
+  server is imported it says `"status": "starting"`), the first that says `"ok"` (every route
+  served), the moment `/health` says `indexing.done == total` (everything listed), the server's
+  CPU seconds at each, peak and settled RSS, the CPU the search index's background fill takes,
+  idle CPU with every file watched once that is complete, and append→SSE event latency for
+  lines appended to the newest session while the rest is still being indexed;
 - **warm**: the same server started again on the same data dir (the file index is kept): the
   same figures, and how many files it read again (`indexing.read`);
 - **peer**: vibedeck (the one peer with a live session list) on the same archive: first `/health`,
@@ -112,8 +113,12 @@ async def _ours(home: Path, data_dir: Path, meta: dict[str, Any], idle_s: float)
             out["health_s"] = round(time.monotonic() - t0, 3)
             out["health_cpu_s"] = round(client.cpu_seconds(proc.pid), 3)
             out["indexing_at_first_health"] = health["indexing"]
+            out["first_health_status"] = health["status"]
             live = asyncio.create_task(_live_append(s, base, home, meta, stop))
             while True:
+                if health and health["status"] == "ok" and "ready_s" not in out:
+                    out["ready_s"] = round(time.monotonic() - t0, 3)
+                    out["ready_cpu_s"] = round(client.cpu_seconds(proc.pid), 3)
                 health = await _get(s, base + "/health")
                 ix = health["indexing"] if health else {}
                 if ix.get("total") is not None and ix["done"] >= ix["total"]:
@@ -274,7 +279,12 @@ def rows(res: dict[str, Any]) -> list[tuple[str, str]]:
             first = f"{r.get('health_s')} s"
             if "health_cpu_s" in r:
                 first += f" (CPU {r['health_cpu_s']} s)"
+            if "first_health_status" in r:
+                first += f", {r['first_health_status']}"
             out.append((f"{tag}: first /health", first))
+            if "ready_s" in r:
+                ready = f"{r['ready_s']} s (CPU {r['ready_cpu_s']} s)"
+                out.append((f"{tag}: serving every route", ready))
             listed = f"{r.get('listed_s')} s (CPU {r.get('listed_cpu_s')} s)"
             if "indexing" in r:
                 listed += f", {r['indexing'].get('read')} files read"

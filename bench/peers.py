@@ -94,7 +94,8 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 async def wait_http(
     url: str, proc: subprocess.Popen[bytes], timeout: float, headers: dict[str, str] | None = None
 ) -> float:
-    """Poll `url` every 20 ms until it answers 200; returns the time it took."""
+    """Poll `url` every 20 ms until it answers 200 (for our `/health`: and no longer says the
+    server is starting); returns the time it took."""
     t0 = time.monotonic()
     async with aiohttp.ClientSession() as s:
         while time.monotonic() - t0 < timeout:
@@ -102,12 +103,20 @@ async def wait_http(
                 raise RuntimeError(f"exited with status {proc.returncode}")
             try:
                 async with s.get(url, headers=headers or {}) as r:
-                    if r.status == 200:
+                    if r.status == 200 and not await _starting(r):
                         return time.monotonic() - t0
             except (aiohttp.ClientError, OSError):
                 pass
             await asyncio.sleep(0.02)
     raise RuntimeError(f"no answer from {url} in {timeout:.0f} s")
+
+
+async def _starting(response: aiohttp.ClientResponse) -> bool:
+    """Whether this is our server's `/health` while it starts (it serves nothing else yet)."""
+    if response.content_type != "application/json":
+        return False
+    body = await response.json()
+    return isinstance(body, dict) and body.get("status") == "starting"
 
 
 def tail_log(path: Path, n: int = 15) -> str:

@@ -49,8 +49,10 @@ from sidemirror.web import (
     search,
     sessions,
 )
+from sidemirror.web.about import load_server_id
 from sidemirror.web.bodies import NDJSON_LIMIT
 from sidemirror.web.peer import OwnerCache
+from sidemirror.web.rules import extension_origins
 from sidemirror.web.security import Guard, Tickets, security_headers, security_middleware
 from sidemirror.web.session_stream import session_stream
 from sidemirror.web.state import APP_STATE, AppState
@@ -128,7 +130,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     spill_dir = fresh_spill_dir(settings.data_dir / "spill")
     store = Store(hub, Projector(settings.max_chars), spill_dir)
     owners = OwnerCache(enabled=not settings.pairing_code)
-    guard = Guard(token, settings.allowed_origins, Tickets(), owners=owners)
+    guard = Guard(token, extension_origins(settings.extension_ids), Tickets(), owners=owners)
     state = AppState(
         settings,
         store,
@@ -141,7 +143,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app[APP_STATE] = state
     app[mcp.MCP_SESSIONS] = mcp.SessionTable()
     indexing = app[health.INDEXING] = Indexing()
-    app[identify.SERVER_ID] = identify.load_server_id(settings.data_dir)
+    app[identify.SERVER_ID] = load_server_id(settings.data_dir)
     app[pair.PAIRING_CODES] = pair.PairingCodes()
     remote = app[forward.REMOTE_HOSTS] = RemoteHosts(store, settings.data_dir)
     app[hooks.ATTENTION] = Attention(store, settings.decision_timeout_s)

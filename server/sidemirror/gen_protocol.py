@@ -14,11 +14,11 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
+from sidemirror import PROTOCOL_VERSION
 from sidemirror.core.models import (
     CONTROL_MESSAGES,
     ITEM_MODELS,
     LIVE_ONLY_TYPES,
-    PROTOCOL_VERSION,
     TRUNCATED_FIELDS,
     ActivityEntry,
     ActivityLink,

@@ -10,8 +10,6 @@ from sidemirror.core.projection import DEFAULT_MAX_CHARS
 from sidemirror.runtime_file import default_data_dir, default_runtime_dir
 
 DEFAULT_PORT = 47470
-# The ID that the pinned `key` in extension/manifest.json gives the extension.
-PINNED_EXTENSION_ID = "mboojbmhcigehknaafejhibpmmdjpgbn"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
@@ -67,8 +65,3 @@ class Settings:
     snapshot_limit: int = 200
     queue_size: int = 2048
     watch_sources: bool = True
-
-    @property
-    def allowed_origins(self) -> frozenset[str]:
-        ids = (PINNED_EXTENSION_ID, *self.extension_ids)
-        return frozenset(f"chrome-extension://{i}" for i in ids)

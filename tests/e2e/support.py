@@ -152,8 +152,10 @@ class Server:
                 time.sleep(0.1)
                 continue
             # Another process (another checkout's tests) may have taken the port after it was
-            # found free: only the server that uses this data dir counts as started.
-            if health.get("server_id") and health["server_id"] == self.own_server_id():
+            # found free: only the server that uses this data dir counts as started, once it
+            # serves every route (while it starts, /health says "starting" and nothing else answers).
+            ours = health.get("server_id") and health["server_id"] == self.own_server_id()
+            if ours and health.get("status") == "ok":
                 self.instance, self.server_id = health["instance"], health["server_id"]
                 return self
             time.sleep(0.1)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sidemirror.settings import PINNED_EXTENSION_ID
+from sidemirror.web.rules import PINNED_EXTENSION_ID
 
 from tests.conftest import ROOT
 

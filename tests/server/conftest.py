@@ -10,7 +10,8 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 from sidemirror.app import create_app
-from sidemirror.settings import PINNED_EXTENSION_ID, Settings
+from sidemirror.settings import Settings
+from sidemirror.web.rules import PINNED_EXTENSION_ID
 from sidemirror.web.state import APP_STATE, AppState
 
 TOKEN = "test-token-0123456789abcdef0123456789abcdef"

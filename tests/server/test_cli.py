@@ -9,6 +9,7 @@ import socket
 import stat
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -196,6 +197,47 @@ def test_explicit_busy_port_is_a_clear_error(tmp_path: Path) -> None:
         )
     assert result.returncode == 2
     assert f"cannot bind 127.0.0.1:{port}" in result.stderr
+
+
+def test_health_answers_while_the_server_starts_and_the_server_takes_over(
+    tmp_path: Path,
+) -> None:
+    """The port answers before the server is imported: `/health` says "starting" and the API asks
+    to come back (503), until the server itself answers — and never "starting" again."""
+    port, token = _free_port(), "t" * 40
+    cmd = [sys.executable, "-m", "sidemirror", "serve", "--port", str(port),
+           "--runtime-dir", str(tmp_path / "run"), "--data-dir", str(tmp_path / "data"),
+           "--claude-dir", str(tmp_path / "claude"), "--codex-dir", str(tmp_path / "codex")]  # fmt: skip
+    env = _env(HOME=str(tmp_path), SIDEMIRROR_TOKEN=token)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    statuses: list[str] = []
+    api_while_starting: list[tuple[int, bytes]] = []
+    try:
+        while "ok" not in statuses:
+            assert proc.poll() is None, proc.stderr and proc.stderr.read()
+            try:
+                health = json.loads(_get(port, "/health")[1])
+            except OSError:  # not bound yet
+                time.sleep(0.005)
+                continue
+            if not statuses or statuses[-1] != health["status"]:
+                statuses.append(health["status"])
+            if health["status"] == "starting":
+                assert health["server_id"] == (tmp_path / "data" / "server_id").read_text().strip()
+                api_while_starting.append(_get(port, "/api/workspaces", token))
+        assert _get(port, "/api/workspaces", token)[0] == 200
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+    # The responder runs for as long as the server imports itself (half a second at least),
+    # and the first request is sent as soon as the port is bound: it sees "starting".
+    assert statuses == ["starting", "ok"]
+    codes = [
+        (s, json.loads(b)["error"]["code"] if s != 200 else None) for s, b in api_while_starting
+    ]
+    assert (503, "starting") in codes
+    # The server may have taken over between a "starting" /health and the request after it.
+    assert set(codes) <= {(503, "starting"), (200, None)}
 
 
 def test_default_port_skips_a_taken_port_in_the_range(tmp_path: Path) -> None:

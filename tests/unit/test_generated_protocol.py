@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from sidemirror import gen_protocol
-from sidemirror.core.models import ITEM_MODELS, PROTOCOL_VERSION
+from sidemirror import PROTOCOL_VERSION, gen_protocol
+from sidemirror.core.models import ITEM_MODELS
 
 
 def test_generated_files_are_fresh() -> None:

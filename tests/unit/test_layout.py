@@ -23,12 +23,13 @@ from tests.conftest import ROOT
 PACKAGE = ROOT / "server" / "sidemirror"
 
 # Each top-level part of the server and the layer it stands on: a module may import only from
-# its own part or from a lower layer. `core` is the floor and imports nothing else of ours.
+# its own part or from a lower layer. `core` imports nothing else of ours but the package face.
 LAYERS: dict[str, int] = {
-    "__init__": 0,  # the package face (`__version__`)
+    "__init__": -1,  # the package face (`__version__`, `PROTOCOL_VERSION`): imports nothing
     "core": 0,
     "runtime_file": 1,  # finding the running server: standard library only (the hook reads it)
     "listen_socket": 1,  # the port, bound before the server is imported: standard library only
+    "data_dir": 1,  # the data dir claimed and checked before the server is imported: the same
     "settings": 2,
     "log_filter": 2,  # redaction of every log line, installed by runtime.py
     "index": 2,  # the embedded SQLite index (file metadata, full-text search)

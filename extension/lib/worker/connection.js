@@ -21,6 +21,8 @@ import { holdsToken } from "./identity.js";
 import { ServerError, pair, probe, scan } from "./server.js";
 
 const KNOWN_PORT_TIMEOUT_MS = 4000; // the one port we expect a server on: patient under load
+const STARTING_POLL_MS = 150; // a starting server is ready in about half a second
+const STARTING_WAIT_MS = 30_000; // then the status says "connecting" and the next check goes on
 
 /** Probe, pair if needed; resolves to the new status (not yet stored). */
 export async function check() {
@@ -39,7 +41,12 @@ export async function check() {
     }
     return status({ state: "not_running", port: manualPort, error: { code: "not_running", message: "No Sidemirror server answered on 127.0.0.1" } });
   }
-  const { port, health } = where.found;
+  const { port } = where.found;
+  const health = await started(port, where.found.health);
+  if (!health) return status({ state: "not_running", port: manualPort, error: { code: "not_running", message: "The server went away" } });
+  if (health.status === "starting") {
+    return status({ state: "connecting", port, version: health.version, server_id: health.server_id, note: "The server is starting." });
+  }
   const base = { port, version: health.version, protocol: health.protocol, instance: health.instance, server_id: health.server_id };
   if (health.protocol !== PROTOCOL_VERSION) {
     const message = `The server speaks protocol ${health.protocol}; this extension speaks ${PROTOCOL_VERSION}.`;
@@ -107,6 +114,20 @@ async function locate(manualPort, paired) {
   const found = await scan(PORT_RANGE);
   if (found.length === 1) return { found: found[0] };
   return { port: null, offers: found.map((r) => offer(r.port, r.health)) };
+}
+
+/**
+ * The server's health once it serves every route. While it starts (imports itself) `/health`
+ * says "starting" and every other request is answered 503: wait for it, within reason, rather
+ * than pair with a server that cannot answer yet. Null: it went away meanwhile.
+ */
+async function started(port, health) {
+  const deadline = Date.now() + STARTING_WAIT_MS;
+  while (health?.status === "starting" && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, STARTING_POLL_MS));
+    health = await probe(port, KNOWN_PORT_TIMEOUT_MS);
+  }
+  return health;
 }
 
 /** What the panel and popup say about offered servers. */

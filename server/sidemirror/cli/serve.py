@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import socket
+
+    from sidemirror.data_dir import AlreadyRunning
+    from sidemirror.web.starting import StartingResponder
 
 DEFAULT_MAX_CHARS_HELP = (
     "default 500"  # core.projection.DEFAULT_MAX_CHARS (a test holds them equal)
@@ -135,8 +143,11 @@ def run(args: argparse.Namespace) -> int:
     if refusal is not None:
         print(f"sidemirror: {refusal}", file=sys.stderr)
         return 2
+    from sidemirror.data_dir import AlreadyRunning, claim_data_dir, write_problem
     from sidemirror.listen_socket import PortUnavailable, bind_socket
+    from sidemirror.runtime_file import default_data_dir
 
+    args.data_dir = args.data_dir or default_data_dir()
     try:
         # Bound before the server is imported: a client that connects while it starts waits.
         sock = bind_socket(args.host, args.port)
@@ -144,6 +155,51 @@ def run(args: argparse.Namespace) -> int:
         print(f"sidemirror: {exc}", file=sys.stderr)
         return 2
     with sock:
-        from sidemirror.cli.serving import serve_from_args  # the server: only when it starts
+        problem = write_problem(args.data_dir)
+        if problem is not None:
+            print(f"sidemirror: {problem}", file=sys.stderr)
+            return 2
+        try:
+            claim = claim_data_dir(args.data_dir)
+        except AlreadyRunning as exc:
+            print(already_running_message(args, exc), file=sys.stderr)
+            return 2
+        try:
+            with _starting_responder(args, sock) as starting:
+                from sidemirror.cli.serving import serve_from_args  # the server: only now
 
-        return serve_from_args(args, sock)
+                return serve_from_args(args, sock, starting)
+        finally:
+            if claim is not None:
+                os.close(claim)
+
+
+def _starting_responder(args: argparse.Namespace, sock: socket.socket) -> StartingResponder:
+    """Answers `/health` ("starting") while the server is imported (web/starting.py)."""
+    from sidemirror.web.about import load_server_id
+    from sidemirror.web.peer import OwnerCache
+    from sidemirror.web.rules import extension_origins
+    from sidemirror.web.starting import StartingResponder
+
+    return StartingResponder(
+        sock,
+        server_id=load_server_id(args.data_dir),
+        origins=extension_origins(args.extension_id),
+        owners=OwnerCache(enabled=not args.pairing_code),  # as the server's (app.py)
+    )
+
+
+def already_running_message(args: argparse.Namespace, exc: AlreadyRunning) -> str:
+    """Where the server holding this data dir runs, from its runtime file when it has one."""
+    from sidemirror.runtime_file import default_runtime_dir, find_server
+
+    runtime_dir = args.runtime_dir or default_runtime_dir()
+    info = find_server(runtime_dir, args.data_dir).server  # this data dir's only
+    if info is not None:
+        where = f"on :{info.get('port')} (pid {info.get('pid')})"
+    else:  # still starting, or its runtime file is in another --runtime-dir
+        where = f"(pid {exc.pid})" if exc.pid else "(its runtime file is not in this folder)"
+    return (
+        f"sidemirror: already running {where} with the data dir {args.data_dir}; "
+        "start a second server with its own --data-dir DIR"
+    )

@@ -1,5 +1,6 @@
-"""Starting the server for `sidemirror serve`: the data dir checked and claimed, the socket
-bound, the runtime file written, until SIGINT or SIGTERM."""
+"""Running the server for `sidemirror serve` on the socket bound (and the data dir claimed) by
+cli/serve.py: the app built, the socket taken over from the starting responder, the runtime file
+written, until SIGINT or SIGTERM."""
 
 from __future__ import annotations
 
@@ -10,26 +11,17 @@ import os
 import signal
 import socket
 import sys
-from pathlib import Path
 
 from aiohttp import web
 
 from sidemirror import __version__
 from sidemirror.app import create_app
 from sidemirror.core.debug_trace import path_problem
-from sidemirror.core.durable import WriteFailed, write_all
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
-from sidemirror.runtime import (
-    AlreadyRunning,
-    ScrubbedAccessLogger,
-    claim_data_dir,
-    configure_logging,
-    resolve_token,
-)
+from sidemirror.runtime import ScrubbedAccessLogger, configure_logging, resolve_token
 from sidemirror.runtime_file import (
     default_data_dir,
     default_runtime_dir,
-    find_server,
     prepare_runtime_dir,
     write_runtime_file,
 )
@@ -45,6 +37,7 @@ from sidemirror.web.connections import (
     ConnectionGuard,
     GuardedSockSite,
 )
+from sidemirror.web.starting import StartingResponder
 
 logger = logging.getLogger("sidemirror")
 
@@ -99,47 +92,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     )
 
 
-PROBE_BYTES = 64 << 10  # less free space than this under the data dir counts as a full disk
-
-
-def data_dir_writable(data_dir: Path) -> bool:
-    """Whether the data dir can take a write (it is created if missing). A server that cannot
-    store what it is sent must not start: it says why in one line instead."""
-    probe = data_dir / f".probe-{os.getpid()}"
-    try:
-        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            write_all(fd, bytes(PROBE_BYTES))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-            probe.unlink(missing_ok=True)
-    except (OSError, WriteFailed) as exc:
-        error = exc.error if isinstance(exc, WriteFailed) else exc
-        print(
-            f"sidemirror: cannot write to the data dir {data_dir}: {error.strerror or error} "
-            "(free some space there, or choose another with --data-dir)",
-            file=sys.stderr,
-        )
-        return False
-    return True
-
-
-def already_running_message(settings: Settings, exc: AlreadyRunning) -> str:
-    """Where the server holding this data dir runs, from its runtime file when it has one."""
-    info = find_server(settings.runtime_dir, settings.data_dir).server  # this data dir's only
-    if info is not None:
-        where = f"on :{info.get('port')} (pid {info.get('pid')})"
-    else:  # still starting, or its runtime file is in another --runtime-dir
-        where = f"(pid {exc.pid})" if exc.pid else "(its runtime file is not in this folder)"
-    return (
-        f"sidemirror: already running {where} with the data dir {settings.data_dir}; "
-        "start a second server with its own --data-dir DIR"
-    )
-
-
-async def _serve(settings: Settings, sock: socket.socket) -> int:
+async def _serve(settings: Settings, sock: socket.socket, starting: StartingResponder) -> int:
     token = resolve_token(settings.token)
     port = int(sock.getsockname()[1])
     app = create_app(settings, token)
@@ -155,6 +108,7 @@ async def _serve(settings: Settings, sock: socket.socket) -> int:
         keepalive_timeout=75.0,  # an idle kept-alive connection is closed, like a browser's
     )
     await runner.setup()
+    starting.stop()  # from here the server answers on the socket itself
     site = GuardedSockSite(runner, sock, ConnectionGuard(connection_cap(fd_limit)))
     await site.start()
     runtime = write_runtime_file(
@@ -175,8 +129,11 @@ async def _serve(settings: Settings, sock: socket.socket) -> int:
     return 0
 
 
-def serve_from_args(args: argparse.Namespace, sock: socket.socket) -> int:
-    """Run the server on `sock`, bound and listening already (listen_socket.py)."""
+def serve_from_args(
+    args: argparse.Namespace, sock: socket.socket, starting: StartingResponder
+) -> int:
+    """Run the server on `sock`, bound and listening already (listen_socket.py), where
+    `starting` answers until the server takes over."""
     trace = args.debug_events_jsonl
     problem = path_problem(trace) if trace is not None else None
     if problem is not None:
@@ -185,15 +142,4 @@ def serve_from_args(args: argparse.Namespace, sock: socket.socket) -> int:
     configure_logging(args.log_level)
     settings = settings_from_args(args)
     prepare_runtime_dir(settings.runtime_dir)
-    if not data_dir_writable(settings.data_dir):
-        return 2
-    try:
-        claim = claim_data_dir(settings.data_dir)
-    except AlreadyRunning as exc:
-        print(already_running_message(settings, exc), file=sys.stderr)
-        return 2
-    try:
-        return asyncio.run(_serve(settings, sock))
-    finally:
-        if claim is not None:
-            os.close(claim)
+    return asyncio.run(_serve(settings, sock, starting))

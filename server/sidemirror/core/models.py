@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-PROTOCOL_VERSION = 1
+from sidemirror import PROTOCOL_VERSION
 
 ToolKind = Literal[
     "read", "edit", "write", "execute", "search", "fetch", "task", "plan", "ask", "mcp", "other"

@@ -6,25 +6,12 @@ import time
 
 from aiohttp import web
 
-from sidemirror import __version__
-from sidemirror.core.models import PROTOCOL_VERSION
 from sidemirror.index.search_feed import SearchFeed
 from sidemirror.sources.files.indexing import Indexing
+from sidemirror.web.about import about
 from sidemirror.web.identify import SERVER_ID
 from sidemirror.web.security import public
 from sidemirror.web.state import APP_STATE
-
-# The protocol v1.1 additions this server implements (docs/api.md, `/health`).
-FEATURES = [
-    "history",
-    "diffs",
-    "context",
-    "search",
-    "forward",
-    "browser-link",
-    "rewinds",
-    "attention",
-]
 
 # The sources' startup indexing, which runs after the server listens (sources/files/indexing.py).
 INDEXING = web.AppKey("indexing", Indexing)
@@ -43,12 +30,8 @@ async def health(request: web.Request) -> web.Response:
     state = request.app[APP_STATE]
     return web.json_response(
         {
-            "app": "sidemirror",
-            "version": __version__,
-            "protocol": PROTOCOL_VERSION,
-            "features": FEATURES,
+            **about(request.app[SERVER_ID]),
             "status": "ok",
-            "server_id": request.app[SERVER_ID],
             "instance": state.instance,
             "uptime_s": round(time.monotonic() - state.started, 3),
             "workspaces": len(state.store.workspaces),

@@ -1,4 +1,5 @@
-"""One server identity: the `server_id` kept in the data dir, and `GET /api/identify`.
+"""One server identity: the `server_id` (kept in the data dir: web/about.py) and
+`GET /api/identify`.
 
 `/health` tells anyone which server answers (`server_id`); `/api/identify` lets a client that
 holds the token check, before sending it, that this server holds the same token: it sends a
@@ -14,40 +15,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-import secrets
-from pathlib import Path
 
 from aiohttp import web
 
-from sidemirror.core.private import private_dir, write_private
 from sidemirror.web.bodies import error_response
 from sidemirror.web.security import public
 from sidemirror.web.state import APP_STATE
 
-SERVER_ID_FILE = "server_id"
 PROOF_PREFIX = "sidemirror-identify:"
-_SERVER_ID = re.compile(r"[0-9a-f]{32}")
 _NONCE = re.compile(r"[0-9a-fA-F]{32,128}")
 
 SERVER_ID = web.AppKey("server_id", str)
-
-
-def load_server_id(data_dir: Path) -> str:
-    """The data dir's server id (128 random bits, hex), made the first time and kept (0600)."""
-    path = data_dir / SERVER_ID_FILE
-    try:
-        existing = path.read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        existing = ""
-    if _SERVER_ID.fullmatch(existing):
-        return existing
-    private_dir(data_dir)
-    new = secrets.token_hex(16)
-    try:
-        write_private(path, new + "\n", exclusive=not path.exists())
-    except FileExistsError:  # another server on this data dir made it first: use theirs
-        return load_server_id(data_dir)
-    return new
 
 
 def identity_proof(token: str, server_id: str, nonce: str) -> str:

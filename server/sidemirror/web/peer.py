@@ -13,7 +13,6 @@ transport for as long as that lives (`OwnerCache`).
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import ipaddress
 import os
@@ -22,6 +21,10 @@ import sys
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 TCP_TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
 # A closed socket waiting out TIME_WAIT is listed with uid 0 and inode 0: it belongs to no one.
@@ -118,12 +121,17 @@ class OwnerCache:
         if known is None:
             peer = _address(transport.get_extra_info("peername"))
             local = _address(transport.get_extra_info("sockname"))
+            # Imported here: the starting responder (web/starting.py) uses `look_up` before
+            # asyncio is needed.
+            import asyncio
+
             loop = asyncio.get_running_loop()
-            known = await loop.run_in_executor(None, self._look_up, peer, local)
+            known = await loop.run_in_executor(None, self.look_up, peer, local)
             self._known[transport] = known
         return known
 
-    def _look_up(self, peer: tuple[str, int] | None, local: tuple[str, int] | None) -> Owner:
+    def look_up(self, peer: tuple[str, int] | None, local: tuple[str, int] | None) -> Owner:
+        """The owner of the connection `peer` → `local`, read from the tables now (blocking)."""
         if not self.enabled or peer is None or local is None or not _is_loopback(peer[0]):
             # A remote client (only with --allow-remote) has no socket in our tables.
             return Owner.UNKNOWN

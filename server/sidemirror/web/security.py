@@ -21,6 +21,7 @@ from aiohttp.typedefs import Middleware
 
 from sidemirror.web.bodies import error_response
 from sidemirror.web.peer import Owner, OwnerCache
+from sidemirror.web.rules import PREFLIGHT_HEADERS, SECURITY_HEADERS, cors_headers, host_allowed
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 H = TypeVar("H", bound=Handler)
@@ -30,8 +31,6 @@ TICKET_TTL_S = 60
 _AUTH_ATTR = "_sidemirror_auth"
 # Who owns the request's connection (web/peer.py), for handlers that decide by it (pairing).
 OWNER = web.RequestKey("sidemirror_owner", Owner)
-# On every response: never cached (sessions, tokens), never sniffed into HTML.
-SECURITY_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
 
 def _mark(auth: Auth) -> Callable[[H], H]:
@@ -75,12 +74,7 @@ class Guard:
     owners: OwnerCache = field(default_factory=lambda: OwnerCache(enabled=True))
 
     def host_allowed(self, host_header: str | None, port: int) -> bool:
-        if not host_header:
-            return False
-        host = host_header.lower()
-        allowed = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
-        allowed |= {f"{h}:{port}" for h in self.extra_hosts}
-        return host in allowed
+        return host_allowed(host_header, port, self.extra_hosts)
 
     def token_ok(self, request: web.Request) -> bool:
         header = request.headers.get("Authorization", "")
@@ -99,13 +93,6 @@ def _local_port(request: web.Request) -> int:
     if isinstance(sockname, tuple) and len(sockname) >= 2:
         return int(sockname[1])
     return -1
-
-
-def _cors_headers(origin: str | None) -> dict[str, str]:
-    if origin is None:
-        return {}
-    # Never `*`: echo the one allowed origin, and tell caches it varies.
-    return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
 
 
 def security_middleware(guard: Guard) -> Middleware:
@@ -133,18 +120,7 @@ async def _checked(guard: Guard, request: web.Request, handler: Handler) -> web.
     if origin is not None and origin not in guard.allowed_origins:
         return error_response(403, "forbidden_origin", f"Origin {origin!r} is not allowed")
     if request.method == "OPTIONS" and origin is not None:
-        return web.Response(
-            status=204,
-            headers={
-                **_cors_headers(origin),
-                "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
-                "Access-Control-Allow-Headers": (
-                    "Authorization, Content-Type, Last-Event-ID, Mcp-Session-Id, "
-                    "MCP-Protocol-Version"
-                ),
-                "Access-Control-Max-Age": "600",
-            },
-        )
+        return web.Response(status=204, headers={**cors_headers(origin), **PREFLIGHT_HEADERS})
     route_handler = request.match_info.handler
     auth: Auth = getattr(route_handler, _AUTH_ATTR, "token")
     if auth == "pairing" and origin is None:
@@ -162,7 +138,7 @@ async def _checked(guard: Guard, request: web.Request, handler: Handler) -> web.
         extra = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else {}
         response = error_response(exc.status, code, exc.text or exc.reason, **extra)
     if not response.prepared:
-        response.headers.update(_cors_headers(origin))
+        response.headers.update(cors_headers(origin))
     return response
 
 

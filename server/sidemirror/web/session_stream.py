@@ -10,7 +10,7 @@ from __future__ import annotations
 from aiohttp import web
 from aiohttp_sse import EventSourceResponse
 
-from sidemirror import __version__
+from sidemirror import PROTOCOL_VERSION, __version__
 from sidemirror.core.hub import (
     EphemeralPublished,
     ItemPublished,
@@ -22,7 +22,6 @@ from sidemirror.core.hub import (
     session_topic,
     workspace_topic,
 )
-from sidemirror.core.models import PROTOCOL_VERSION
 from sidemirror.core.store import SessionLog
 from sidemirror.core.views import dumps, snapshot_json
 from sidemirror.web.bodies import parse_limit

@@ -1,0 +1,72 @@
+"""The data dir a server stores into: held by one server at a time, and able to take a write,
+both checked before the server is imported (`sidemirror serve`, cli/serve.py).
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sidemirror.core.durable import WriteFailed, write_all
+from sidemirror.core.private import open_private
+
+PROBE_BYTES = 64 << 10  # less free space than this under the data dir counts as a full disk
+
+
+class AlreadyRunning(Exception):
+    """Another server holds this data dir; `pid` is its process (None when it cannot be told)."""
+
+    def __init__(self, data_dir: Path, pid: int | None) -> None:
+        super().__init__(f"another server uses the data dir {data_dir}")
+        self.data_dir = data_dir
+        self.pid = pid
+
+
+LOCK_FILE = "server.lock"
+
+
+def claim_data_dir(data_dir: Path) -> int | None:
+    """Hold the data dir for this process (an advisory lock the OS drops when the process ends,
+    even on kill -9), and return the lock's descriptor, to keep open while serving. Two servers
+    on one data dir would append to the same journals and index. Raises `AlreadyRunning`.
+    None where the OS has no `fcntl` (Windows): there the runtime file is the only guard."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    fd = open_private(data_dir / LOCK_FILE, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        try:
+            text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        finally:
+            os.close(fd)
+        raise AlreadyRunning(data_dir, int(text) if text.isdigit() else None) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+def write_problem(data_dir: Path) -> str | None:
+    """Why the data dir cannot take a write (it is created if missing), or None when it can. A
+    server that cannot store what it is sent must not start: it says why in one line instead."""
+    probe = data_dir / f".probe-{os.getpid()}"
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            write_all(fd, bytes(PROBE_BYTES))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            probe.unlink(missing_ok=True)
+    except (OSError, WriteFailed) as exc:
+        error = exc.error if isinstance(exc, WriteFailed) else exc
+        return (
+            f"cannot write to the data dir {data_dir}: {error.strerror or error} "
+            "(free some space there, or choose another with --data-dir)"
+        )
+    return None
