@@ -183,7 +183,7 @@ async function runCheck() {
     const { [KEYS.port]: port } = await chrome.storage.local.get(KEYS.port);
     await publish({ state: "connecting", port: port ?? null, offers: [], error: null, checkedAt: Date.now() });
   }
-  return publish(await check());
+  return publish(await check({ onStarting: publish }));
 }
 
 async function publish(status) {

@@ -6,7 +6,7 @@
 import { onStatus, readStatus, send } from "../lib/page/client.js";
 import { setText } from "../lib/page/dom.js";
 import { renderOffers } from "../lib/page/server-offer.js";
-import { KEYS, MSG, PORT_RANGE, SERVE_COMMAND, parsePort, parseToken } from "../lib/shared/config.js";
+import { KEYS, MSG, PORT_RANGE, SERVE_COMMAND, STARTING_NOTE, parsePort, parseToken } from "../lib/shared/config.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -37,6 +37,9 @@ function renderStatus(s) {
   } else if (state === "error") {
     text = s.error?.code === "protocol_mismatch" ? "Protocol mismatch" : "Connection error";
     detail = s.error?.message || "";
+  } else if (s?.note === STARTING_NOTE) {
+    text = "Server starting…";
+    detail = `Sidemirror server v${s.version ?? "?"} on 127.0.0.1:${s.port} is loading; it answers in a moment`;
   } else {
     text = "Checking…";
   }

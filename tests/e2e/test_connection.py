@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 from decoy import Decoy
 from playwright.sync_api import expect
+from sidemirror.app import create_app
+from sidemirror.listen_socket import bind_socket
+from sidemirror.settings import Settings
+from sidemirror.web.about import load_server_id
+from sidemirror.web.peer import OwnerCache
+from sidemirror.web.rules import extension_origins
+from sidemirror.web.starting import StartingResponder
 from support import (
     BROWSER_MARK,
     TOKEN,
@@ -123,3 +136,71 @@ def test_popup_token_fallback_validates(ext: Extension, server) -> None:
     expect(popup.locator("#token-msg")).to_have_text("Token accepted.")
     token = popup.evaluate("async () => (await chrome.storage.session.get('token')).token")
     assert token["value"] == TOKEN and token["source"] == "manual"
+
+
+@contextmanager
+def starting_then_serving(port: int, root: Path) -> Iterator[tuple[str, Callable[[], None]]]:
+    """The real start, in this process: the port bound and answered by the starting responder
+    (as `sidemirror serve` does while it imports the server) until `serve()` builds the real app
+    on a loop thread, stops the responder and takes the socket over, as cli/serving.py does."""
+    settings = Settings(
+        port=port,
+        claude_dirs=[root / "claude"],
+        codex_dir=root / "codex",
+        data_dir=root / "data",
+        runtime_dir=root / "run",
+    )
+    server_id = load_server_id(settings.data_dir)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    runners: list[web.AppRunner] = []
+    with bind_socket("127.0.0.1", port) as sock:
+        starting = StartingResponder(
+            sock,
+            server_id=server_id,
+            origins=extension_origins(()),
+            owners=OwnerCache(enabled=True),
+        )
+
+        async def take_over() -> None:
+            runner = web.AppRunner(create_app(settings, TOKEN))
+            await runner.setup()
+            runners.append(runner)
+            starting.stop()
+            await web.SockSite(runner, sock).start()
+
+        def serve() -> None:
+            asyncio.run_coroutine_threadsafe(take_over(), loop).result(60)
+
+        thread.start()
+        try:
+            with starting:
+                yield server_id, serve
+        finally:
+            for runner in runners:
+                asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(30)
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(30)
+            loop.close()
+
+
+def test_a_starting_server_is_waited_for_then_paired(ext: Extension, tmp_path: Path) -> None:
+    port = next(p for p in range(47490, 47500) if port_free(p))  # outside the probe range
+    with starting_then_serving(port, tmp_path) as (server_id, serve):
+        popup = ext.open_popup()
+        popup.get_by_label("Server port").fill(str(port))
+        popup.get_by_role("button", name="Connect").click()
+        # /health says "starting", every other route 503: the worker waits, pairing nothing yet.
+        expect(popup.locator("#status-text")).to_have_text("Server starting…")
+        status = ext.status(popup)
+        assert status is not None
+        assert (status["state"], status["port"], status["server_id"]) == (
+            "connecting",
+            port,
+            server_id,
+        )
+        serve()
+        expect(popup.locator("#status-text")).to_have_text(f"Connected to :{port}")
+        connected = ext.status(popup)
+        assert connected is not None and connected["server_id"] == server_id
+        assert ext.badge(popup) == "on"

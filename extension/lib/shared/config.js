@@ -4,6 +4,9 @@ export const DEFAULT_PORT = 47470;
 export const PORT_RANGE = Object.freeze(Array.from({ length: 10 }, (_, i) => DEFAULT_PORT + i));
 export const HOST = "127.0.0.1";
 export const SERVE_COMMAND = "sidemirror serve";
+// The status note of a server found while it starts (its `/health` says "starting"): the worker
+// waits for it to answer, and the popup says so.
+export const STARTING_NOTE = "The server is starting.";
 
 /** chrome.storage keys. `local` survives restarts; `session` is memory-only (tokens). */
 export const KEYS = Object.freeze({

@@ -2,7 +2,9 @@
 //
 // The status this returns is what the service worker stores under KEYS.status for the pages:
 //   {state, port, version, protocol, instance, server_id, offers, note, error, checkedAt}
-// `state`: connecting | connected | not_running | other_server | error. `offers` (other_server)
+// `state`: connecting | connected | not_running | other_server | error. A server found while it
+// starts (`/health` says "starting", every other route 503) is waited for, as `connecting` with
+// `note` STARTING_NOTE, and paired only once it serves. `offers` (other_server)
 // lists Sidemirror servers found that are not the one this extension paired with:
 // [{port, server_id, version}], and `note` says what became of that one; the user picks a server
 // (MSG.useServer), the worker never does.
@@ -15,7 +17,7 @@
 // - The stored token goes only to a server that proved it holds it (lib/worker/identity.js);
 //   a server that cannot is asked to pair instead, and never receives it.
 
-import { KEYS, PORT_RANGE } from "../shared/config.js";
+import { KEYS, PORT_RANGE, STARTING_NOTE } from "../shared/config.js";
 import { PROTOCOL_VERSION } from "../shared/protocol.gen.js";
 import { holdsToken } from "./identity.js";
 import { ServerError, pair, probe, scan } from "./server.js";
@@ -24,8 +26,11 @@ const KNOWN_PORT_TIMEOUT_MS = 4000; // the one port we expect a server on: patie
 const STARTING_POLL_MS = 150; // a starting server is ready in about half a second
 const STARTING_WAIT_MS = 30_000; // then the status says "connecting" and the next check goes on
 
-/** Probe, pair if needed; resolves to the new status (not yet stored). */
-export async function check() {
+/**
+ * Probe, pair if needed; resolves to the new status (not yet stored). `onStarting(status)` is
+ * told when the server found is still starting, before this waits for it.
+ */
+export async function check({ onStarting = null } = {}) {
   const local = await chrome.storage.local.get([KEYS.port, KEYS.paired]);
   const manualPort = local[KEYS.port] ?? null;
   const paired = local[KEYS.paired] ?? null;
@@ -42,11 +47,11 @@ export async function check() {
     return status({ state: "not_running", port: manualPort, error: { code: "not_running", message: "No Sidemirror server answered on 127.0.0.1" } });
   }
   const { port } = where.found;
+  const starting = (h) => status({ state: "connecting", port, version: h.version, server_id: h.server_id, note: STARTING_NOTE });
+  if (where.found.health.status === "starting") await onStarting?.(starting(where.found.health));
   const health = await started(port, where.found.health);
   if (!health) return status({ state: "not_running", port: manualPort, error: { code: "not_running", message: "The server went away" } });
-  if (health.status === "starting") {
-    return status({ state: "connecting", port, version: health.version, server_id: health.server_id, note: "The server is starting." });
-  }
+  if (health.status === "starting") return starting(health);
   const base = { port, version: health.version, protocol: health.protocol, instance: health.instance, server_id: health.server_id };
   if (health.protocol !== PROTOCOL_VERSION) {
     const message = `The server speaks protocol ${health.protocol}; this extension speaks ${PROTOCOL_VERSION}.`;
