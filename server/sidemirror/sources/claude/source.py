@@ -55,12 +55,6 @@ PROGRESS_EVERY_S = 2.0
 WATCH_DEPTH = 3  # <dir>/<project>/<session>/subagents
 
 
-def _index_main(path: Path) -> Meta | None:
-    """cwd, title and branch from the head and tail of a transcript, without parsing it all;
-    None while nothing says which workspace yet (indexed when it grows)."""
-    return read_meta(path)
-
-
 def _is_transcript(path: Path) -> bool:
     return path.suffix == ".jsonl"
 
@@ -167,7 +161,7 @@ class ClaudeSource:
         self, mains: list[Listed], agents: list[Listed], pids: dict[str, int]
     ) -> None:
         kept = Remembered(self.data_dir, index_source(AGENT, self.host), meta_row, meta_from_row)
-        batches = read_in_batches(mains, _index_main, self.progress, "claude-index", kept)
+        batches = read_in_batches(mains, read_meta, self.progress, "claude-index", kept)
         async for batch in batches:
             for path, meta in batch:
                 if meta is not None and str(path) not in self.sessions:
@@ -252,7 +246,7 @@ class ClaudeSource:
         else:
             if path.parent.parent not in self.dirs:
                 return  # not `<dir>/<project>/<session>.jsonl`
-            item = await asyncio.to_thread(_index_main, path)
+            item = await asyncio.to_thread(read_meta, path)
             if item is None:
                 return
             # A new session: its agent has likely just started, so look afresh. Its sub-agent

@@ -12,6 +12,7 @@ restart reads only the files that changed since, and takes the rest from there.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import time
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from sidemirror.index.files import FileIndex, FileStat
+from sidemirror.sources.files.reader_process import NOTHING, ReaderProcess, dotted_name
 from sidemirror.sources.files.regular import not_regular_reason
 
 R = TypeVar("R")
@@ -29,6 +31,11 @@ R = TypeVar("R")
 # than with 4 on a 2-core machine, and each reader thread keeps an allocator arena of its own.
 THREADS = 2
 BATCH = 32  # files registered on the loop between two chances for live events to run
+YIELD_EVERY_S = 0.002  # a reader lets a waiting event loop run at least this often
+# From this many files left to read (a cold start of a big archive), a second interpreter reads
+# beside the threads (reader_process.py), and takes this share of each chunk's reads.
+HELPER_FROM = 1000
+HELPER_SHARE = (3, 4)
 # Files looked up in the index (one query) and read per step: a restart takes most from the
 # index, where a step's cost is the hop to the index's thread, not the rows.
 CHUNK = 256
@@ -129,14 +136,16 @@ async def read_in_batches(
     `CHUNK` at a time, the next chunk while the caller registers this one."""
     loop = asyncio.get_running_loop()
     pool = ThreadPoolExecutor(THREADS, thread_name_prefix=name)
-    # The index is only ever used from this one thread: opening it (a check, maybe a rebuild),
-    # looking rows up, writing what was read.
+    # The index is read from this one thread (opening it: a check, maybe a rebuild; looking
+    # rows up) and written from another (`_RowWriter`).
     keeper = ThreadPoolExecutor(1, thread_name_prefix=f"{name}-index")
     index: FileIndex | None = None
+    writer: _RowWriter | None = None
     if remembered is not None:
         index = await loop.run_in_executor(
             keeper, FileIndex, remembered.data_dir, remembered.source
         )
+        writer = _RowWriter(remembered, f"{name}-index-write")
 
     def lookup(chunk: Sequence[Listed]) -> list[R | None]:
         if index is None or remembered is None:
@@ -149,26 +158,53 @@ async def read_in_batches(
 
     def read_some(some: Sequence[Listed]) -> list[tuple[R | None, Any]]:
         out = []
+        yielded = time.monotonic()
         for path, _ in some:
             value = read(path)
             row = None
             if remembered is not None and value is not None:
                 row = remembered.encode(value)
             out.append((value, row))
-            # Hand the interpreter to the event loop if it waits for it: otherwise a reader
-            # keeps it up to the 5 ms switch interval, and a live event waits behind it.
-            time.sleep(0)
+            if time.monotonic() - yielded > YIELD_EVERY_S:
+                # Hand the interpreter to the event loop if it waits for it: otherwise a
+                # reader keeps it up to the 5 ms switch interval, and a live event waits.
+                # Not after every file: a sleep(0) lasts the timer slack (~50 µs on Linux),
+                # half a file's read.
+                time.sleep(0)
+                yielded = time.monotonic()
         return out
+
+    helper = _Helper(read, remembered, len(listed))
 
     async def fetch(start: int) -> tuple[list[R | None], list[tuple[Path, FileStat, Any]]]:
         chunk = listed[start : start + CHUNK]
         values = await loop.run_in_executor(keeper, lookup, chunk)
         unknown = [i for i, value in enumerate(values) if value is None]
         progress.read += len(unknown)
+        helper.consider(len(unknown), len(listed) - start)
+        fresh: list[tuple[Path, FileStat, Any]] = []
+        by_helper: list[int] = []
+        if helper.ready and len(unknown) > 1:
+            cut = len(unknown) * HELPER_SHARE[0] // HELPER_SHARE[1]
+            by_helper, unknown = unknown[:cut], unknown[cut:]
         # One task per thread, not one per file: ten thousand futures cost more than reads.
         shares = [unknown[k::THREADS] for k in range(THREADS) if unknown[k::THREADS]]
         tasks = [loop.run_in_executor(pool, read_some, [chunk[i] for i in s]) for s in shares]
-        fresh = []
+        answers = await helper.read([chunk[i][0] for i in by_helper]) if by_helper else []
+        if answers is None:  # the helper failed: its share is read here
+            again, answers, by_helper = by_helper, [], []
+        else:
+            again = []
+        for i, answer in zip(by_helper, answers, strict=True):
+            if isinstance(answer, list) and remembered is not None:
+                values[i] = remembered.decode(chunk[i][0], answer[0])
+                if values[i] is not None:
+                    fresh.append((chunk[i][0], chunk[i][1], answer[0]))
+            if answer != NOTHING and values[i] is None:
+                again.append(i)  # a value only a read here gives (not kept, or unreadable)
+        if again:
+            tasks.append(loop.run_in_executor(pool, read_some, [chunk[i] for i in again]))
+            shares.append(again)
         for share, results in zip(shares, await asyncio.gather(*tasks), strict=True):
             for i, (value, row) in zip(share, results, strict=True):
                 values[i] = value
@@ -184,8 +220,8 @@ async def read_in_batches(
             values, fresh = await pending
             more = start + CHUNK < len(listed)
             pending = asyncio.ensure_future(fetch(start + CHUNK)) if more else None
-            if index is not None and fresh:
-                keeper.submit(index.put, fresh)
+            if writer is not None and fresh:
+                writer.put(fresh)
             paths = [p for p, _ in listed[start : start + CHUNK]]
             for at in range(0, len(values), BATCH):
                 # Live events run between two batches: one batch's registration is the
@@ -194,8 +230,9 @@ async def read_in_batches(
                 part = values[at : at + BATCH]
                 yield list(zip(paths[at : at + BATCH], part, strict=True))
                 progress.done += len(part)
-        if index is not None:
-            await loop.run_in_executor(keeper, index.keep_only, [p for p, _ in listed])
+        if writer is not None:
+            await writer.keep_only([p for p, _ in listed])
+        await helper.finish()
     finally:
         # Stopping mid-index: drop the queued reads; the running ones end on their own (each
         # reads at most a few windows of a few files), so shutdown never waits for them.
@@ -205,3 +242,89 @@ async def read_in_batches(
         if index is not None:
             keeper.submit(index.close)
         keeper.shutdown(wait=False)
+        if writer is not None:
+            writer.close()
+        helper.close()
+
+
+class _RowWriter:
+    """Writes what was read into the file index, from a thread and a connection of its own
+    (opened on the first write: a restart that reads nothing opens none). SQLite in WAL mode
+    lets it write while the lookups read; on the lookups' thread, each write (the interpreter
+    shared with the readers, then the disk) held up the next chunk's lookup, and the reads
+    waited for it."""
+
+    def __init__(self, remembered: Remembered[Any], name: str) -> None:
+        self._remembered = remembered
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix=name)
+        self._index: FileIndex | None = None
+
+    def _opened(self) -> FileIndex:
+        if self._index is None:
+            self._index = FileIndex(self._remembered.data_dir, self._remembered.source)
+        return self._index
+
+    def put(self, rows: list[tuple[Path, FileStat, Any]]) -> None:
+        self._pool.submit(lambda: self._opened().put(rows))
+
+    async def keep_only(self, present: list[Path]) -> None:
+        """Once every row is written: forget the files that are gone."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._pool, lambda: self._opened().keep_only(present))
+
+    def close(self) -> None:
+        self._pool.submit(self._close)
+        self._pool.shutdown(wait=False)
+
+    def _close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+
+
+class _Helper:
+    """The reader process of one indexing run: started once a chunk shows that most files must
+    be read and many are left, used once it is ready, stopped at the end."""
+
+    def __init__(
+        self, read: Callable[[Path], Any], remembered: Remembered[Any] | None, total: int
+    ) -> None:
+        self._process: ReaderProcess | None = None
+        self._started: asyncio.Future[bool] | None = None
+        self._can = (
+            remembered is not None
+            and total >= HELPER_FROM
+            # Another process finds the functions by name: module-level ones only.
+            and all("<" not in dotted_name(f) for f in (read, remembered.encode))
+        )
+        self._read, self._remembered = read, remembered
+
+    def consider(self, unknown: int, left: int) -> None:
+        if not self._can or self._started is not None:
+            return
+        if unknown >= CHUNK // 2 and left >= HELPER_FROM:
+            assert self._remembered is not None
+            self._process = ReaderProcess(self._read, self._remembered.encode)
+            self._started = asyncio.ensure_future(self._process.start())
+
+    @property
+    def ready(self) -> bool:
+        started = self._started
+        return started is not None and started.done() and started.result()
+
+    async def read(self, paths: Sequence[Path]) -> list[Any] | None:
+        return None if self._process is None else await self._process.read(paths)
+
+    async def finish(self) -> None:
+        """Once every file is read: a process still starting is stopped, not waited for."""
+        if self._started is not None and not self._started.done():
+            self._started.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._started
+        if self._process is not None:
+            await self._process.finish()
+
+    def close(self) -> None:
+        if self._started is not None and not self._started.done():
+            self._started.cancel()
+        if self._process is not None:
+            self._process.close()
