@@ -246,8 +246,40 @@ async def vibedeck(home: Path, idle_s: float) -> dict[str, Any]:
     return out
 
 
+async def empty_start(root: Path) -> dict[str, Any]:
+    """The server's own start, no archive: from `Popen` to the first `/health` and to the first
+    that says `"ok"` (everything imported, every route served). What any start pays."""
+    home = root / "archive-empty" / "home"
+    (home / ".claude/projects").mkdir(parents=True, exist_ok=True)
+    port = peers.free_port()
+    argv = peers.ours_argv(home, port)
+    argv[argv.index("--data-dir") + 1] = str(root / "archive-empty" / f"data-{port}")
+    env = peers._env(home, {"SIDEMIRROR_TOKEN": peers.TOKEN})
+    base = f"http://127.0.0.1:{port}"
+    out: dict[str, Any] = {}
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        async with aiohttp.ClientSession() as s:
+            while time.monotonic() - t0 < 60:
+                health = await _get(s, base + "/health")
+                if health and "health_s" not in out:
+                    out["health_s"] = round(time.monotonic() - t0, 3)
+                if health and health["status"] == "ok":
+                    out["ready_s"] = round(time.monotonic() - t0, 3)
+                    out["ready_cpu_s"] = round(client.cpu_seconds(proc.pid), 3)
+                    return out
+                await asyncio.sleep(0.01)
+        return {**out, "error": "not serving within 60 s"}
+    finally:
+        peers.stop(proc)
+
+
 async def phase(root: Path, data: Path, sizes: list[int], args: Any, log: Any) -> dict[str, Any]:
-    res: dict[str, Any] = {}
+    res: dict[str, Any] = {"empty": {"empty": await empty_start(root)}}
+    log(f"archive: empty: {res['empty']['empty']}")
     for n in sizes:
         log(f"archive: {n} sessions (building once, then cold, warm, peer)")
         home, meta = build(data, n)
@@ -267,7 +299,18 @@ async def phase(root: Path, data: Path, sizes: list[int], args: Any, log: Any) -
 def rows(res: dict[str, Any]) -> list[tuple[str, str]]:
     """(label, value) lines for the results table."""
     out: list[tuple[str, str]] = []
+    empty = res.get("empty", {}).get("empty")
+    if empty is not None:
+        tag = "archive empty (the server's own start)"
+        if "error" in empty:
+            out.append((tag, "error: " + str(empty["error"])[:60]))
+        else:
+            out.append((f"{tag}: first /health", f"{empty.get('health_s')} s"))
+            serving = f"{empty.get('ready_s')} s (CPU {empty.get('ready_cpu_s')} s)"
+            out.append((f"{tag}: serving every route", serving))
     for n, entry in res.items():
+        if n == "empty":
+            continue
         for run in ("cold", "warm", "vibedeck"):
             r = entry.get(run)
             if r is None:

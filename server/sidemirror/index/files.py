@@ -70,12 +70,20 @@ class FileIndex:
     def __init__(self, data_dir: Path | None, source: str) -> None:
         self.source = source
         self._connection: sqlite3.Connection | None = None
+        # Whether the source has any row at all: a first start has none to look up.
+        self.has_rows = False
         if data_dir is None:
             return
         try:
             with _OPENING:
                 self._connection = open_index(data_dir, check=False)
                 self._connection.execute(SCHEMA)
+            self.has_rows = (
+                self._connection.execute(
+                    "SELECT 1 FROM file_meta WHERE source = ? LIMIT 1", (source,)
+                ).fetchone()
+                is not None
+            )
         except (sqlite3.Error, OSError) as error:
             logger.warning("file index unavailable (%s); reading every file", error)
             self._connection = None
@@ -87,7 +95,7 @@ class FileIndex:
     def get_many(self, listed: Sequence[tuple[Path, FileStat]]) -> list[Any | None]:
         """What was recorded for each file, where it is still the one it was read from (one
         query per call: a batch's rows, never the whole table, are in memory at once)."""
-        if self._connection is None or not listed:
+        if self._connection is None or not self.has_rows or not listed:
             return [None] * len(listed)
         keys = [_key(path) for path, _ in listed]
         marks = ",".join("?" * len(keys))

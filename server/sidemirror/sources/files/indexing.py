@@ -136,16 +136,14 @@ async def read_in_batches(
     `CHUNK` at a time, the next chunk while the caller registers this one."""
     loop = asyncio.get_running_loop()
     pool = ThreadPoolExecutor(THREADS, thread_name_prefix=name)
-    # The index is read from this one thread (opening it: a check, maybe a rebuild; looking
-    # rows up) and written from another (`_RowWriter`).
+    # The index is only ever used from this one thread: opening it (a check, maybe a rebuild),
+    # looking rows up, writing what was read.
     keeper = ThreadPoolExecutor(1, thread_name_prefix=f"{name}-index")
     index: FileIndex | None = None
-    writer: _RowWriter | None = None
     if remembered is not None:
         index = await loop.run_in_executor(
             keeper, FileIndex, remembered.data_dir, remembered.source
         )
-        writer = _RowWriter(remembered, f"{name}-index-write")
 
     def lookup(chunk: Sequence[Listed]) -> list[R | None]:
         if index is None or remembered is None:
@@ -175,10 +173,25 @@ async def read_in_batches(
         return out
 
     helper = _Helper(read, remembered, len(listed))
+    if index is not None and not index.has_rows:
+        helper.consider(len(listed), len(listed))  # a first start: every file is read
 
-    async def fetch(start: int) -> tuple[list[R | None], list[tuple[Path, FileStat, Any]]]:
+    async def fetch(
+        start: int, kept: list[tuple[Path, FileStat, Any]]
+    ) -> tuple[list[R | None], list[tuple[Path, FileStat, Any]]]:
+        """This chunk's values, and what to keep of those read; `kept` (the chunk before's)
+        is written after this chunk's lookup, not before it: the reads wait for the lookup."""
         chunk = listed[start : start + CHUNK]
-        values = await loop.run_in_executor(keeper, lookup, chunk)
+        looked_up = None
+        if index is not None and index.has_rows:
+            looked_up = loop.run_in_executor(keeper, lookup, chunk)
+        if index is not None and kept:
+            keeper.submit(index.put, kept)
+        values: list[R | None]
+        if looked_up is None:  # nothing to look up on a first start: no hop to that thread
+            values = [None] * len(chunk)
+        else:
+            values = await looked_up
         unknown = [i for i, value in enumerate(values) if value is None]
         progress.read += len(unknown)
         helper.consider(len(unknown), len(listed) - start)
@@ -213,15 +226,17 @@ async def read_in_batches(
         return values, fresh
 
     pending: asyncio.Future[tuple[list[R | None], list[tuple[Path, FileStat, Any]]]] | None
-    pending = asyncio.ensure_future(fetch(0)) if listed else None
+    pending = asyncio.ensure_future(fetch(0, [])) if listed else None
     try:
         for start in range(0, len(listed), CHUNK):
             assert pending is not None
             values, fresh = await pending
-            more = start + CHUNK < len(listed)
-            pending = asyncio.ensure_future(fetch(start + CHUNK)) if more else None
-            if writer is not None and fresh:
-                writer.put(fresh)
+            if start + CHUNK < len(listed):
+                pending = asyncio.ensure_future(fetch(start + CHUNK, fresh))
+            else:
+                pending = None
+                if index is not None and fresh:
+                    keeper.submit(index.put, fresh)
             paths = [p for p, _ in listed[start : start + CHUNK]]
             for at in range(0, len(values), BATCH):
                 # Live events run between two batches: one batch's registration is the
@@ -230,8 +245,8 @@ async def read_in_batches(
                 part = values[at : at + BATCH]
                 yield list(zip(paths[at : at + BATCH], part, strict=True))
                 progress.done += len(part)
-        if writer is not None:
-            await writer.keep_only([p for p, _ in listed])
+        if index is not None:
+            await loop.run_in_executor(keeper, index.keep_only, [p for p, _ in listed])
         await helper.finish()
     finally:
         # Stopping mid-index: drop the queued reads; the running ones end on their own (each
@@ -242,43 +257,7 @@ async def read_in_batches(
         if index is not None:
             keeper.submit(index.close)
         keeper.shutdown(wait=False)
-        if writer is not None:
-            writer.close()
         helper.close()
-
-
-class _RowWriter:
-    """Writes what was read into the file index, from a thread and a connection of its own
-    (opened on the first write: a restart that reads nothing opens none). SQLite in WAL mode
-    lets it write while the lookups read; on the lookups' thread, each write (the interpreter
-    shared with the readers, then the disk) held up the next chunk's lookup, and the reads
-    waited for it."""
-
-    def __init__(self, remembered: Remembered[Any], name: str) -> None:
-        self._remembered = remembered
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix=name)
-        self._index: FileIndex | None = None
-
-    def _opened(self) -> FileIndex:
-        if self._index is None:
-            self._index = FileIndex(self._remembered.data_dir, self._remembered.source)
-        return self._index
-
-    def put(self, rows: list[tuple[Path, FileStat, Any]]) -> None:
-        self._pool.submit(lambda: self._opened().put(rows))
-
-    async def keep_only(self, present: list[Path]) -> None:
-        """Once every row is written: forget the files that are gone."""
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._pool, lambda: self._opened().keep_only(present))
-
-    def close(self) -> None:
-        self._pool.submit(self._close)
-        self._pool.shutdown(wait=False)
-
-    def _close(self) -> None:
-        if self._index is not None:
-            self._index.close()
 
 
 class _Helper:

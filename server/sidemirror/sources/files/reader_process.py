@@ -3,9 +3,10 @@
 Reading ten thousand transcripts' heads and tails is CPU-bound Python: threads take turns on one
 interpreter lock, so one core does all of it while the other idles. This process reads a share
 of each chunk on the other core. It speaks JSON lines on its pipes: the parent sends a batch of
-paths (one JSON string a line, then an empty line) and gets one line per path back, in order:
-`[row]`, where row is what `encode(read(path))` gives (the very row the file index keeps,
-redacted there); `0` when the read gave nothing; `1` for a value the index does not keep.
+paths (a JSON array of strings, one line) and gets one line back, an array with an answer per
+path in order: `[row]`, where row is what `encode(read(path))` gives (the very row the file
+index keeps, redacted there); `0` when the read gave nothing; `1` for a value the index does
+not keep.
 
     python -m sidemirror.sources.files.reader_process MODULE:READ MODULE:ENCODE
 
@@ -33,7 +34,7 @@ READY = b"ready\n"
 NOTHING = 0
 NOT_KEPT = 1
 START_TIMEOUT_S = 30.0
-LINE_LIMIT = 1 << 20  # a row is a few hundred bytes: anything near this is not one
+LINE_LIMIT = 64 << 20  # a batch's answers: a few hundred bytes a file
 
 
 def _function(name: str) -> Callable[..., Any]:
@@ -56,13 +57,13 @@ def main(argv: Sequence[str]) -> int:
     out.write(READY)
     out.flush()
     for line in sys.stdin.buffer:
-        if line == b"\n":  # the end of a batch: its rows go out now
-            out.flush()
-            continue
-        value = read(Path(json.loads(line)))
-        answer = NOTHING if value is None else _kept(encode(value))
+        answers = []
+        for path in json.loads(line):
+            value = read(Path(path))
+            answers.append(NOTHING if value is None else _kept(encode(value)))
         # ASCII: a lone surrogate a transcript escaped stays an escape, not an encoding error.
-        out.write(json.dumps(answer).encode() + b"\n")
+        out.write(json.dumps(answers).encode() + b"\n")
+        out.flush()
     return 0
 
 
@@ -113,16 +114,15 @@ class ReaderProcess:
         assert process.stdin is not None and process.stdout is not None
         self._busy = True
         try:
-            lines = [json.dumps(str(path)).encode() + b"\n" for path in paths]
-            process.stdin.write(b"".join(lines) + b"\n")
+            process.stdin.write(json.dumps([str(path) for path in paths]).encode() + b"\n")
             await process.stdin.drain()
-            rows = []
-            for _ in paths:
-                line = await process.stdout.readline()
-                if not line:
-                    raise OSError("it exited mid-batch")
-                rows.append(json.loads(line))
-            return rows
+            line = await process.stdout.readline()
+            if not line:
+                raise OSError("it exited mid-batch")
+            answers = json.loads(line)
+            if not isinstance(answers, list) or len(answers) != len(paths):
+                raise ValueError("a batch's answers do not match its paths")
+            return answers
         except (OSError, ValueError) as error:  # ConnectionError is an OSError
             self._fail(error)
             return None
