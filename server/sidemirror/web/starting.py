@@ -64,7 +64,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(421, "misdirected_request", "Host header is not this server")
         origin = self.headers.get("Origin")
         if origin is not None and origin not in rules.origins:
-            return self._error(403, "forbidden_origin", f"Origin {origin!r} is not allowed")
+            # Not quoted back: the server redacts what it quotes, and this runs without it.
+            return self._error(403, "forbidden_origin", "this Origin is not allowed")
         cors = cors_headers(origin)
         if self.command == "OPTIONS" and origin is not None:
             return self._send(204, None, {**cors, **PREFLIGHT_HEADERS})

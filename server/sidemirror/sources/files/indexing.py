@@ -2,8 +2,10 @@
 
 A heavy user has thousands of transcripts; reading each one's head takes 5-25 s in all, so the
 server answers first and indexes after. Files are read in a small thread pool (cold, most of a
-file's cost is waiting for the disk) and handed to the event loop one batch at a time, so a live
-event waits at most for one batch's registration, and the listing fills newest first.
+file's cost is waiting for the disk) and, when thousands must be read, mostly by a second
+interpreter on another core (reader_process.py: the reads are CPU-bound Python); they are handed
+to the event loop one batch at a time, so a live event waits at most for one batch's
+registration, and the listing fills newest first.
 What was read is kept in the file index (`index/files.py`, keyed by path, size and mtime): a
 restart reads only the files that changed since, and takes the rest from there.
 `/health` reports the sources' progress (`Indexing`).
