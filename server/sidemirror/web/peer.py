@@ -119,8 +119,8 @@ class OwnerCache:
             return Owner.UNKNOWN  # the connection is already gone
         known = self._known.get(transport)
         if known is None:
-            peer = _address(transport.get_extra_info("peername"))
-            local = _address(transport.get_extra_info("sockname"))
+            peer = transport.get_extra_info("peername")
+            local = transport.get_extra_info("sockname")
             # Imported here: the starting responder (web/starting.py) uses `look_up` before
             # asyncio is needed.
             import asyncio
@@ -130,8 +130,10 @@ class OwnerCache:
             self._known[transport] = known
         return known
 
-    def look_up(self, peer: tuple[str, int] | None, local: tuple[str, int] | None) -> Owner:
-        """The owner of the connection `peer` → `local`, read from the tables now (blocking)."""
+    def look_up(self, peer_name: object, sock_name: object) -> Owner:
+        """The owner of the connection from `peer_name` to `sock_name` (a socket's own
+        addresses), read from the tables now (blocking)."""
+        peer, local = _address(peer_name), _address(sock_name)
         if not self.enabled or peer is None or local is None or not _is_loopback(peer[0]):
             # A remote client (only with --allow-remote) has no socket in our tables.
             return Owner.UNKNOWN

@@ -57,7 +57,7 @@ class _Handler(BaseHTTPRequestHandler):
         rules = self.server.rules
         self._drain_body()
         peer, local = self.client_address, self.connection.getsockname()
-        if rules.owners.look_up(_address(peer), _address(local)) is Owner.OTHER:
+        if rules.owners.look_up(peer, local) is Owner.OTHER:
             message = "this connection belongs to another OS user than the server's"
             return self._error(403, "other_user", message)
         if not host_allowed(self.headers.get("Host"), int(local[1])):
@@ -114,12 +114,6 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # a request line may carry a ticket: nothing of a request is logged
-
-
-def _address(value: object) -> tuple[str, int] | None:
-    if isinstance(value, tuple) and len(value) >= 2:
-        return str(value[0]), int(value[1])
-    return None
 
 
 class _Server(ThreadingHTTPServer):
