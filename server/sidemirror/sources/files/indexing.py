@@ -290,7 +290,10 @@ class _Helper:
     @property
     def ready(self) -> bool:
         started = self._started
-        return started is not None and started.done() and started.result()
+        if started is None or not started.done() or started.cancelled():
+            return False
+        # A start that raised what it does not expect leaves the reads to the threads.
+        return started.exception() is None and started.result()
 
     async def read(self, paths: Sequence[Path]) -> list[Any] | None:
         return None if self._process is None else await self._process.read(paths)

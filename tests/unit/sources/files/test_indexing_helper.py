@@ -120,3 +120,20 @@ async def test_a_helper_that_dies_loses_no_file(
     assert calls >= 2 and values == alone
     assert progress.done == len(listed)
     assert rows(listed, tmp_path / "data") == rows(listed, tmp_path / "alone")
+
+
+async def test_a_helper_whose_start_raises_leaves_the_reads_to_the_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexing, "HELPER_FROM", 1)
+    monkeypatch.setattr(indexing, "CHUNK", 64)
+
+    async def raises(self: ReaderProcess) -> bool:
+        raise RuntimeError("not what a start expects")
+
+    monkeypatch.setattr(ReaderProcess, "start", raises)
+    listed = archive(tmp_path / "claude")
+    values, progress = await index(listed, tmp_path / "data")
+    monkeypatch.setattr(indexing, "HELPER_FROM", 10**9)
+    alone, _ = await index(listed, tmp_path / "alone")
+    assert values == alone and progress.done == len(listed)
