@@ -123,6 +123,12 @@ async def _set_when_listed(indexing: Indexing, sources: Sequence[Source]) -> Non
     indexing.listed.set()
 
 
+def once_listening(app: web.Application) -> None:
+    """The start-up work left until the server answers: the activity log's rings (thousands of
+    workspaces' files) are read beside it, not before it."""
+    app[APP_STATE].activity.start_loading()
+
+
 def create_app(settings: Settings, token: str) -> web.Application:
     # Everything under the data dir is session text: only this OS user may read it.
     private_dir(settings.data_dir)

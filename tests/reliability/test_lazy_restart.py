@@ -5,7 +5,8 @@ the activity files are read by a thread once the server answers.
 
 The data dir is written by the server's own journal and activity log classes, in-process (the
 same files 10,000 requests would leave, in a fraction of the time). The figure is the time from
-spawning the server to its first `/health` answer, beside the same for an empty data dir. What
+spawning the server to its first `/health` answer once it serves every route (the starting
+responder answers "starting" before that), beside the same for an empty data dir. What
 is asserted is the server's CPU time until then, beyond the empty start's: wall time on a
 loaded 2-core machine says more about the other processes than about the server (the target of
 1 s wall holds on an idle one).
@@ -31,10 +32,12 @@ from .harness import Server
 from .report import record
 
 COUNT = 10_000
-# Server CPU seconds the 10,000 sessions and workspaces may add to a start: about 0.4 now (up to
-# 1.0 on a machine loaded by other work, where every CPU second costs more), 2 before journals
-# were indexed lazily and the activity files read in the background.
+# Server CPU seconds the 10,000 sessions and workspaces may add to a start: 0.7 to 0.9 on an
+# idle machine here, 2 before journals were indexed lazily and the activity files read once the
+# server listens (CI measured 1.9 while the activity thread still shared the start).
 EXTRA_CPU_BOUND_S = 1.5
+# Each start is timed twice and the cheaper one kept: another process's burst only adds.
+TRIALS = 2
 
 
 def _directory(n: int) -> str:
@@ -75,10 +78,20 @@ def _time_to_health(server: Server) -> tuple[float, float]:
     return wall, cpu.user + cpu.system
 
 
+def _cheapest_start(server: Server) -> tuple[float, float]:
+    """(wall, CPU seconds) of the cheaper of TRIALS starts; the server is left running."""
+    trials = []
+    for trial in range(TRIALS):
+        if trial:
+            server.stop()
+        trials.append(_time_to_health(server))
+    return min(trials, key=lambda t: t[1])
+
+
 def test_restart_with_10000_sessions_and_workspaces_answers_health_fast(tmp_path: Path) -> None:
     empty = Server(tmp_path / "empty")
     try:
-        base_wall, base_cpu = _time_to_health(empty)
+        base_wall, base_cpu = _cheapest_start(empty)
     finally:
         empty.stop()
 
@@ -86,7 +99,7 @@ def test_restart_with_10000_sessions_and_workspaces_answers_health_fast(tmp_path
     asyncio.run(_fill_journal(server.data / "ingest"))
     _fill_activity(server.data / "activity")
     try:
-        wall, cpu = _time_to_health(server)
+        wall, cpu = _cheapest_start(server)
         health = server.health()
         # Any session reads back whole, with its ids, as a client would first see it.
         ws = workspace_id_for(_directory(4321))
@@ -103,7 +116,7 @@ def test_restart_with_10000_sessions_and_workspaces_answers_health_fast(tmp_path
             "empty_data_dir_cpu_s": round(base_cpu, 3),
             "workspaces": health["workspaces"],
         },  # fmt: skip
-        trials=1,
+        trials=TRIALS,
     )
     assert health["workspaces"] == COUNT
     assert sessions[0]["title"] == "title 4321" and sessions[0]["items"] is None

@@ -87,10 +87,10 @@ class ActivityLog:
         epoch, high_water = meta.get("epoch"), meta.get("seq")
         # Without the meta file the old epoch is unknown: a new one makes old cursors `gap`.
         self.epoch: str = epoch if isinstance(epoch, str) and epoch else secrets.token_hex(4)
-        # The rings are read by a thread of their own, started once the event loop runs (the
-        # server then answers): a restart with thousands of workspaces is not held up by them,
-        # nor slowed by sharing the interpreter. Every method that reads or writes the rings
-        # first waits for the thread (`_ready`).
+        # The rings are read by a thread of their own, started once the server listens
+        # (`start_loading`): a restart with thousands of workspaces is not held up by them, nor
+        # slowed by sharing the interpreter with the server's own start. Every method that
+        # reads or writes the rings first waits for the thread (`_ready`).
         self._loader: threading.Thread | None = threading.Thread(
             target=self._load,
             args=(high_water if isinstance(high_water, int) else 0,),
@@ -98,17 +98,18 @@ class ActivityLog:
             daemon=True,
         )
         try:
-            asyncio.get_running_loop().call_soon(self._start_loading)
+            asyncio.get_running_loop()
         except RuntimeError:  # no event loop (tools, tests): read now
-            self._start_loading()
+            self.start_loading()
 
-    def _start_loading(self) -> None:
+    def start_loading(self) -> None:
+        """Start reading the rings in the background (a first use starts it too)."""
         if self._loader is not None and self._loader.ident is None:
             self._loader.start()
 
     def _ready(self) -> None:
         if self._loader is not None:
-            self._start_loading()
+            self.start_loading()
             self._loader.join()
             self._loader = None
 

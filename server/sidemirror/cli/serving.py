@@ -15,7 +15,7 @@ import sys
 from aiohttp import web
 
 from sidemirror import __version__
-from sidemirror.app import create_app
+from sidemirror.app import create_app, once_listening
 from sidemirror.core.debug_trace import path_problem
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
 from sidemirror.runtime import ScrubbedAccessLogger, configure_logging, resolve_token
@@ -111,6 +111,7 @@ async def _serve(settings: Settings, sock: socket.socket, starting: StartingResp
     starting.stop()  # from here the server answers on the socket itself
     site = GuardedSockSite(runner, sock, ConnectionGuard(connection_cap(fd_limit)))
     await site.start()
+    once_listening(app)
     runtime = write_runtime_file(
         settings.runtime_dir,
         {"port": port, "pid": os.getpid(), "token": token, "version": __version__},
