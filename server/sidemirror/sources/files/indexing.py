@@ -198,25 +198,11 @@ async def read_in_batches(
         progress.read += len(unknown)
         helper.consider(len(unknown), len(listed) - start)
         fresh: list[tuple[Path, FileStat, Any]] = []
-        by_helper: list[int] = []
-        if helper.ready and len(unknown) > 1:
-            cut = len(unknown) * HELPER_SHARE[0] // HELPER_SHARE[1]
-            by_helper, unknown = unknown[:cut], unknown[cut:]
+        by_helper, unknown = helper.split(unknown)
         # One task per thread, not one per file: ten thousand futures cost more than reads.
         shares = [unknown[k::THREADS] for k in range(THREADS) if unknown[k::THREADS]]
         tasks = [loop.run_in_executor(pool, read_some, [chunk[i] for i in s]) for s in shares]
-        answers = await helper.read([chunk[i][0] for i in by_helper]) if by_helper else []
-        if answers is None:  # the helper failed: its share is read here
-            again, answers, by_helper = by_helper, [], []
-        else:
-            again = []
-        for i, answer in zip(by_helper, answers, strict=True):
-            if isinstance(answer, list) and remembered is not None:
-                values[i] = remembered.decode(chunk[i][0], answer[0])
-                if values[i] is not None:
-                    fresh.append((chunk[i][0], chunk[i][1], answer[0]))
-            if answer != NOTHING and values[i] is None:
-                again.append(i)  # a value only a read here gives (not kept, or unreadable)
+        again = await helper.read_share(chunk, by_helper, values, fresh) if by_helper else []
         if again:
             tasks.append(loop.run_in_executor(pool, read_some, [chunk[i] for i in again]))
             shares.append(again)
@@ -297,6 +283,37 @@ class _Helper:
 
     async def read(self, paths: Sequence[Path]) -> list[Any] | None:
         return None if self._process is None else await self._process.read(paths)
+
+    def split(self, unknown: list[int]) -> tuple[list[int], list[int]]:
+        """The files to read (indices into a chunk): the process's share, the threads' share."""
+        if not self.ready or len(unknown) < 2:
+            return [], unknown
+        cut = len(unknown) * HELPER_SHARE[0] // HELPER_SHARE[1]
+        return unknown[:cut], unknown[cut:]
+
+    async def read_share(
+        self,
+        chunk: Sequence[Listed],
+        share: list[int],
+        values: list[Any],
+        fresh: list[tuple[Path, FileStat, Any]],
+    ) -> list[int]:
+        """Read the files at `share` of `chunk` in the process, into `values` (and into `fresh`
+        what is to be kept); returns those left to the threads: a value only a read here gives
+        (not kept, or unreadable), or the whole share if the process failed."""
+        assert self._remembered is not None
+        answers = await self.read([chunk[i][0] for i in share])
+        if answers is None:
+            return share
+        again = []
+        for i, answer in zip(share, answers, strict=True):
+            if isinstance(answer, list):
+                values[i] = self._remembered.decode(chunk[i][0], answer[0])
+                if values[i] is not None:
+                    fresh.append((chunk[i][0], chunk[i][1], answer[0]))
+            if answer != NOTHING and values[i] is None:
+                again.append(i)
+        return again
 
     async def finish(self) -> None:
         """Once every file is read: a process still starting is stopped, not waited for."""
