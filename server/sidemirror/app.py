@@ -22,6 +22,7 @@ from sidemirror.activity.links import BrowserLinks
 from sidemirror.activity.log import ActivityLog
 from sidemirror.attention.service import Attention
 from sidemirror.core.debug_trace import DebugTrace
+from sidemirror.core.free_memory import release_free_memory
 from sidemirror.core.hub import Hub
 from sidemirror.core.private import private_dir
 from sidemirror.core.projection import Projector
@@ -121,6 +122,8 @@ def fresh_spill_dir(root: Path) -> Path:
 async def _set_when_listed(indexing: Indexing, sources: Sequence[Source]) -> None:
     await asyncio.gather(*(source.ready.wait() for source in sources))
     indexing.listed.set()
+    # The reader threads' arenas hold what the listing read and let go: give it back.
+    await asyncio.to_thread(release_free_memory)
 
 
 def once_listening(app: web.Application) -> None:

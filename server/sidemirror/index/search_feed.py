@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Iterable
 
+from sidemirror.core.free_memory import release_free_memory
 from sidemirror.core.hub import ItemPublished, LogReset, Message
 from sidemirror.core.models import (
     ErrorEvent,
@@ -225,5 +226,8 @@ class SearchFeed:
                     since_pause = time.monotonic()
                 else:
                     await asyncio.sleep(0)  # the loop's other work between two sessions
+            if pending:
+                # Scanning holds its reads in the worker threads' arenas: give them back.
+                await asyncio.to_thread(release_free_memory)
             self.ready.set()
             await asyncio.sleep(IDLE_RESCAN_S)
