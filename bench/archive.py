@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -84,14 +85,12 @@ def _newest_path(home: Path, meta: dict[str, Any]) -> Path:
     return next((home / ".claude/projects").glob(f"*/{sid}.jsonl"))
 
 
-async def _ours(home: Path, data_dir: Path, meta: dict[str, Any], idle_s: float) -> dict[str, Any]:
+def _spawn_ours(home: Path, data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Our server on `home`'s archive with `data_dir`: the process and its base URL."""
     port = peers.free_port()
     argv = peers.ours_argv(home, port)
     argv[argv.index("--data-dir") + 1] = str(data_dir)
     env = peers._env(home, {"SIDEMIRROR_TOKEN": peers.TOKEN})
-    base = f"http://127.0.0.1:{port}"
-    out: dict[str, Any] = {}
-    t0 = time.monotonic()
     proc = subprocess.Popen(
         argv,
         env=env,
@@ -99,6 +98,13 @@ async def _ours(home: Path, data_dir: Path, meta: dict[str, Any], idle_s: float)
         stderr=subprocess.DEVNULL,
         start_new_session=True,  # peers.stop signals the process group
     )
+    return proc, f"http://127.0.0.1:{port}"
+
+
+async def _ours(home: Path, data_dir: Path, meta: dict[str, Any], idle_s: float) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    t0 = time.monotonic()
+    proc, base = _spawn_ours(home, data_dir)
     rss = client.RssSampler(proc.pid, 0.02)
     rss.start()
     stop = asyncio.Event()
@@ -251,16 +257,10 @@ async def empty_start(root: Path) -> dict[str, Any]:
     that says `"ok"` (everything imported, every route served). What any start pays."""
     home = root / "archive-empty" / "home"
     (home / ".claude/projects").mkdir(parents=True, exist_ok=True)
-    port = peers.free_port()
-    argv = peers.ours_argv(home, port)
-    argv[argv.index("--data-dir") + 1] = str(root / "archive-empty" / f"data-{port}")
-    env = peers._env(home, {"SIDEMIRROR_TOKEN": peers.TOKEN})
-    base = f"http://127.0.0.1:{port}"
+    data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=root / "archive-empty"))
     out: dict[str, Any] = {}
     t0 = time.monotonic()
-    proc = subprocess.Popen(
-        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
+    proc, base = _spawn_ours(home, data_dir)
     try:
         async with aiohttp.ClientSession() as s:
             while time.monotonic() - t0 < 60:
