@@ -307,7 +307,8 @@ class Store:
         when = time.time() if when is None else when
         log.last_activity = max(log.last_activity, when)
         ws = self.workspaces[log.workspace_id]
-        ws.last_activity = max(ws.last_activity, log.last_activity)
+        if log.last_activity > ws.last_activity:  # only then: a workspace's set is not free
+            ws.last_activity = log.last_activity
         if log.parent_id is not None:
             return  # a sub-agent's thread: followers stay on the thread that spawned it
         latest = ws.latest_session()

@@ -120,10 +120,13 @@ class ClaudeSource:
             for project in _entries(root):
                 if not _is_dir(project):
                     continue
+                # Each file's path joined to its folder's: parsing ten thousand whole paths
+                # was most of a warm listing's cost here.
+                folder = root / project.name
                 for entry in _entries(project.path):
                     if entry.name.endswith(".jsonl"):
                         (agents if entry.name.startswith("agent-") else mains).append(
-                            Path(entry.path)
+                            folder / entry.name
                         )
                     elif _is_dir(entry):  # <session>/subagents/agent-*.jsonl
                         for agent in _entries(os.path.join(entry.path, "subagents")):
@@ -185,8 +188,8 @@ class ClaudeSource:
             ws.name = self.workspace_name
         if item.branch and item.branch != ws.branch:  # most sessions repeat it: redact it once
             ws.branch = item.branch
-        if pids is not None:
-            ws.pid = pids.get(ws.directory)
+        if pids is not None and ws.pid != (pid := pids.get(ws.directory)):
+            ws.pid = pid
         folder, name = os.path.split(main)
         folder = self._folders.setdefault(folder, folder)  # one string per project folder
         stem = name.removesuffix(".jsonl")
