@@ -307,7 +307,7 @@ class Store:
         when = time.time() if when is None else when
         log.last_activity = max(log.last_activity, when)
         ws = self.workspaces[log.workspace_id]
-        if log.last_activity > ws.last_activity:  # only then: a workspace's set is not free
+        if log.last_activity > ws.last_activity:  # only then: each set runs Workspace's check
             ws.last_activity = log.last_activity
         if log.parent_id is not None:
             return  # a sub-agent's thread: followers stay on the thread that spawned it
