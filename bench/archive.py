@@ -371,6 +371,10 @@ def rows(res: dict[str, Any]) -> list[tuple[str, str]]:
                     label = f"{tag}: append→event {when.replace('_', ' ')} p50 / p90 (n={got['n']})"
                     out.append((label, f"{got['p50_ms']} / {got['p90_ms']} ms"))
         quiet = [r for r in entry.get("warm_quiet", []) if "listed_s" in r]
+        failed = [r for r in entry.get("warm_quiet", []) if "listed_s" not in r]
+        if failed:
+            tag = f"archive {int(n):,} sessions, warm, nothing else asked"
+            out.append((f"{tag}: {len(failed)} failed", str(failed[0].get("error"))[:60]))
         if quiet:
             tag = f"archive {int(n):,} sessions, warm, nothing else asked ({len(quiet)} starts)"
             out.append(
