@@ -2,7 +2,7 @@
 record per text frame). Each record goes through an `IngestRun` (ingest/run.py).
 
 A request is acknowledged once what it stored is durable. When the disk refuses a line the
-answer is 507 `insufficient_storage` with the counts so far and `first_unstored_line`, the
+answer is 507 `disk_full` with the counts so far and `first_unstored_line`, the
 0-based index of the first line not stored (lines of a WebSocket count from its first frame):
 a client resends from there.
 """
