@@ -9,12 +9,14 @@ last page still has room for the small lines: the spill write is what meets the 
 What must hold, one test each: the refusal is 507 JSON `disk_full` with `first_unstored_line`;
 every id still names its own item (`.N` is item N, never N+1); a spilled item's content comes
 back whole; the full snapshot answers 200; and after a restart the refused line is not there,
-so the client's resend stores it once.
+so the client's resend stores it once. And the search index, opened on a full disk, is kept
+for when there is room (not moved aside as if damaged).
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -24,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sidemirror.index.search import SearchIndex
+from sidemirror.index.search_tables import Doc
 
 from .harness import AUTH, NDJSON, Server
 from .report import record
@@ -226,3 +230,36 @@ def test_a_refused_line_is_never_stored_so_a_resend_never_duplicates(outcome: Ou
     assert outcome.after_restart == outcome.sent[: outcome.acked]
     assert outcome.after_resend == outcome.sent
     assert "Traceback" not in outcome.stderr, outcome.stderr[-3000:]
+
+
+def test_a_search_index_opened_on_a_full_disk_is_kept_and_opens_once_there_is_room(
+    tmp_path: Path,
+) -> None:
+    """Opening the index needs room for its WAL files: a full disk refusing them is not a
+    damaged index, so the file and its rows are kept (not moved aside to be rebuilt)."""
+    data = tmp_path / "data"
+    ts = "2026-12-02T02:50:00.000Z"
+    with small_fs(data, 2048):
+        index = SearchIndex(data)
+        index.start()
+        try:
+            index.add_live([Doc("w" * 12, "s1", "e1", n, "assistant", ts, "keptword") for n in
+                            range(1, 11)])  # fmt: skip
+            assert index.wait_written(index.written(), timeout=30)
+        finally:
+            index.stop()
+        filler = fill(data)
+        again = SearchIndex(data)
+        with pytest.raises(sqlite3.Error) as refused:
+            again.start()
+        # SQLITE_IOERR or SQLITE_FULL: the disk's error, not a damaged file's
+        assert refused.value.sqlite_errorcode & 0xFF in (10, 13), refused.value
+        assert not list(data.glob("*.corrupt")), "the index was moved aside"
+        filler.unlink()
+        again.start()
+        try:
+            assert sorted(hit.seq for hit in again.search("keptword", limit=100)) == list(
+                range(1, 11)
+            )
+        finally:
+            again.stop()

@@ -10,7 +10,6 @@ resend starts; docs/api.md).
 
 from __future__ import annotations
 
-import errno
 import logging
 import sqlite3
 from pathlib import Path
@@ -19,11 +18,10 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from sidemirror.core.durable import STORAGE_ERRNOS, StorageError, WriteFailed
+from sidemirror.index.database import disk_refused
 
 logger = logging.getLogger(__name__)
 INSUFFICIENT_STORAGE = 507
-# SQLite's primary result codes for a write the file system refused (sqlite3.h).
-_SQLITE_STORAGE = {10: errno.EIO, 13: errno.ENOSPC}  # SQLITE_IOERR, SQLITE_FULL
 
 
 def storage_error_of(exc: BaseException, where: Path) -> StorageError | None:
@@ -35,7 +33,7 @@ def storage_error_of(exc: BaseException, where: Path) -> StorageError | None:
     if isinstance(exc, OSError) and exc.errno in STORAGE_ERRNOS:
         return StorageError(where, exc)
     if isinstance(exc, sqlite3.OperationalError):
-        code = _SQLITE_STORAGE.get(getattr(exc, "sqlite_errorcode", 0) & 0xFF)
+        code = disk_refused(exc)
         if code is not None:
             return StorageError(where, OSError(code, str(exc)))
     return None

@@ -4,6 +4,7 @@ ingest path when the spill file of the session's log cannot get room."""
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 import os
@@ -16,8 +17,10 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 from sidemirror.app import create_app
 from sidemirror.core.durable import StorageError, WriteFailed
+from sidemirror.index.search import SearchIndex
+from sidemirror.web import search as web_search
 
-from ..conftest import AUTH, NDJSON, TOKEN, ClientFactory, make_settings, state_of
+from ..conftest import AUTH, NDJSON, TOKEN, ClientFactory, ingest, make_settings, state_of
 
 
 def _sqlite_full() -> sqlite3.OperationalError:
@@ -139,3 +142,30 @@ async def test_ingest_refuses_lines_whose_spill_room_the_disk_refuses(
     items = (await snap.json())["items"]
     assert [i["content"] for i in items] == [f"line {n}" for n in range(window + 3)]
     assert [i["id"].rsplit(".", 1)[1] for i in items] == [str(n) for n in range(1, window + 4)]
+
+
+async def test_a_search_index_the_disk_will_not_open_is_opened_once_there_is_room(
+    make_client: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Meanwhile ingest and reads go on, and searches answer 503, never 500."""
+    real_start = SearchIndex.start
+    refusals = [_sqlite_full()]
+
+    def start(index: SearchIndex) -> None:
+        if refusals:
+            raise refusals.pop()
+        real_start(index)
+
+    monkeypatch.setattr(SearchIndex, "start", start)
+    monkeypatch.setattr(web_search, "OPEN_RETRY_S", 0.05, raising=False)
+    client = await make_client()
+    await ingest(client, [{"type": "assistant", "content": "findme"}])
+    statuses = set()
+    for _ in range(400):
+        resp = await client.get("/api/search", params={"q": "findme"}, headers=AUTH)
+        statuses.add(resp.status)
+        if resp.status == 200 and (await resp.json())["hits"]:
+            break
+        await asyncio.sleep(0.05)
+    assert not refusals, "the index was never asked to open"
+    assert resp.status == 200 and statuses <= {200, 503}, statuses
