@@ -178,13 +178,16 @@ class ItemLog:
         self._allocate(self._end + need)
 
     def _allocate(self, size: int) -> None:
-        if size <= self._allocated:
+        # macOS has no posix_fallocate: nothing is reserved there, and a spill the disk
+        # refuses still loses nothing (the item stays in memory).
+        fallocate = getattr(os, "posix_fallocate", None)
+        if size <= self._allocated or fallocate is None:
             return
         fd = self._open_spill()
         step = -(-size // ALLOCATE_STEP) * ALLOCATE_STEP
         for target in (step, size):  # a nearly full disk may still have the exact room
             try:
-                os.posix_fallocate(fd, self._allocated, target - self._allocated)
+                fallocate(fd, self._allocated, target - self._allocated)
             except OSError as exc:
                 if exc.errno in (errno.EOPNOTSUPP, errno.EINVAL):
                     return  # cannot reserve here: a failed spill still loses nothing
