@@ -57,6 +57,7 @@ from sidemirror.web.rules import extension_origins
 from sidemirror.web.security import Guard, Tickets, security_headers, security_middleware
 from sidemirror.web.session_stream import session_stream
 from sidemirror.web.state import APP_STATE, AppState
+from sidemirror.web.storage import storage_middleware
 
 logger = logging.getLogger(__name__)
 
@@ -148,7 +149,9 @@ def create_app(settings: Settings, token: str) -> web.Application:
         activity=ActivityLog(settings.data_dir / "activity"),
         journal=IngestJournal(settings.data_dir / "ingest"),
     )
-    app = web.Application(middlewares=[security_middleware(guard)], client_max_size=NDJSON_LIMIT)
+    # Storage inside security: a 507 for a full disk gets the same checks and headers.
+    middlewares = [security_middleware(guard), storage_middleware(settings.data_dir)]
+    app = web.Application(middlewares=middlewares, client_max_size=NDJSON_LIMIT)
     app[APP_STATE] = state
     app[mcp.MCP_SESSIONS] = mcp.SessionTable()
     indexing = app[health.INDEXING] = Indexing()

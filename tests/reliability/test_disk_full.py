@@ -88,9 +88,7 @@ def _is_507(status: int, body: Any, server: Server) -> bool:
     if status != 507 or not isinstance(body, dict):
         return False
     error = body.get("error", {})
-    return error.get("code") == "insufficient_storage" and str(server.data) in error.get(
-        "message", ""
-    )
+    return error.get("code") == "disk_full" and str(server.data) in error.get("message", "")
 
 
 async def _resume(server: Server, held: dict[str, str]) -> Mirror:

@@ -27,6 +27,7 @@ from sidemirror.core.private import open_private
 
 # Write errors that mean "the disk cannot take it" (full, over quota, failing), answered 507.
 STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG, errno.EROFS})
+DISK_FULL = "disk_full"  # the error code of every 507 answer
 
 
 class WriteFailed(Exception):
@@ -47,9 +48,28 @@ class StorageError(Exception):
         self.where = where
         self.error = error
 
-    def body(self) -> dict[str, dict[str, str]]:
-        """The JSON error of a 507 answer."""
-        return {"error": {"code": "insufficient_storage", "message": str(self)}}
+    def body(self, first_unstored_line: int | None = None) -> dict[str, dict[str, object]]:
+        """The JSON error of a 507 answer; a line-based write says where the client resumes
+        (the 0-based index of the first line not stored) inside the error too."""
+        error: dict[str, object] = {"code": DISK_FULL, "message": str(self)}
+        if first_unstored_line is not None:
+            error["first_unstored_line"] = first_unstored_line
+        return {"error": error}
+
+
+def pwrite_all(fd: int, data: bytes, offset: int) -> None:
+    """Write every byte of `data` at `offset` (a short pwrite, as a nearly full file system
+    gives, is continued) or raise `WriteFailed` saying how many reached the file."""
+    view = memoryview(data)
+    done = 0
+    while done < len(data):
+        try:
+            n = os.pwrite(fd, view[done:], offset + done)
+        except OSError as exc:
+            raise WriteFailed(done, exc) from exc
+        if n == 0:
+            raise WriteFailed(done, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+        done += n
 
 
 def write_all(fd: int, data: bytes) -> None:

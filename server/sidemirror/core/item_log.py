@@ -5,21 +5,34 @@ otherwise keep every item, whole, in memory. Clients almost always read the newe
 (snapshots, live), so only a window of them stays as objects, with their projected JSON; older
 items are written once, whole, to a spill file and read back by position for a resume from an
 old id or "show more". The spill file is a cache: rebuilt from the sources on every start.
+
+A full disk never changes what an index reads. A writer that must refuse what the disk cannot
+take (the ingest journal) first calls `reserve`, which allocates the spill room the items will
+need or raises OSError with nothing changed. A spill write that fails anyway (no reservation: a
+followed transcript) keeps the item in memory, past the window, until a later spill succeeds:
+an item is dropped from memory only once it is whole in the file.
 """
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
 from array import array
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from sidemirror.core.durable import WriteFailed, pwrite_all
 from sidemirror.core.models import SESSION_ITEM_ADAPTER, SessionItem
 from sidemirror.core.private import open_private, private_dir
 
+logger = logging.getLogger(__name__)
 DEFAULT_WINDOW = 2048
+ALLOCATE_STEP = 64 << 10  # spill room is reserved in steps this big (or exactly, if that fails)
+# Room for what `append` adds to an item not yet stored (its id, a seq), over its JSON length.
+ITEM_SLACK = 128
 
 
 class ItemLog:
@@ -40,7 +53,10 @@ class ItemLog:
         # is its index + 1, as in ingested logs, which then pay nothing for it.
         self._seqs: array[int] | None = None
         self._fd: int | None = None
-        self._end = 0  # spill-file size
+        self._end = 0  # bytes of whole spilled lines; the file may be longer (reserved room)
+        self._allocated = 0  # bytes of the file allocated by `reserve`
+        self._lines: dict[int, bytes] = {}  # spill lines made by `reserve`, by item index
+        self._spill_failed = False  # the last spill write failed (logged once until one works)
 
     def __len__(self) -> int:
         return self._base + len(self._recent)
@@ -100,8 +116,10 @@ class ItemLog:
             self._seqs.append(item.seq)
         self._recent.append(item)
         self._wire.append(None)
-        if self.spill_path is not None and len(self._recent) > self.window:
-            self._spill_oldest()
+        # More than one when earlier spills failed (a full disk) and the disk has room again.
+        while self.spill_path is not None and len(self._recent) > self.window:
+            if not self._spill_oldest():
+                break
 
     def clear(self) -> None:
         self._recent.clear()
@@ -109,9 +127,10 @@ class ItemLog:
         self._base = 0
         self._offsets = array("Q")
         self._seqs = None
+        self._lines.clear()
         if self._fd is not None:
             os.ftruncate(self._fd, 0)
-        self._end = 0
+        self._end = self._allocated = 0
 
     def wire_json(self, index: int, project: Callable[[SessionItem], str]) -> str:
         """Item `index` projected for the wire; cached for items still in memory."""
@@ -140,18 +159,68 @@ class ItemLog:
 
     # --- the spill file ---
 
-    def _spill_oldest(self) -> None:
-        item = self._recent.popleft()
-        self._wire.popleft()
-        line = item.model_dump_json().encode("utf-8") + b"\n"
+    def reserve(self, items: Sequence[SessionItem]) -> None:
+        """Allocate the spill room that appending `items` will need, or raise OSError (a full
+        disk) with nothing changed, so a caller can refuse them before it commits to them."""
+        spills = len(self._recent) + len(items) - self.window
+        if self.spill_path is None or spills <= 0:
+            return
+        need = 0
+        for slot in range(min(spills, len(self._recent))):  # known items: their exact lines
+            index = self._base + slot
+            line = self._lines.get(index)
+            if line is None:
+                line = self._lines[index] = _spill_line(self._recent[slot])
+            need += len(line)
+        # Items not stored yet get their id and seq on append: their JSON plus some slack.
+        for item in items[: max(0, spills - len(self._recent))]:
+            need += len(item.model_dump_json()) + ITEM_SLACK
+        self._allocate(self._end + need)
+
+    def _allocate(self, size: int) -> None:
+        # macOS has no posix_fallocate: nothing is reserved there, and a spill the disk
+        # refuses still loses nothing (the item stays in memory).
+        fallocate = getattr(os, "posix_fallocate", None)
+        if size <= self._allocated or fallocate is None:
+            return
+        fd = self._open_spill()
+        step = -(-size // ALLOCATE_STEP) * ALLOCATE_STEP
+        for target in (step, size):  # a nearly full disk may still have the exact room
+            try:
+                fallocate(fd, self._allocated, target - self._allocated)
+            except OSError as exc:
+                if exc.errno in (errno.EOPNOTSUPP, errno.EINVAL):
+                    return  # cannot reserve here: a failed spill still loses nothing
+                if target == size:
+                    raise
+                continue
+            self._allocated = target
+            return
+
+    def _open_spill(self) -> int:
         if self._fd is None:
             assert self.spill_path is not None
             private_dir(self.spill_path.parent)
             self._fd = open_private(self.spill_path, os.O_RDWR | os.O_TRUNC)
-        os.pwrite(self._fd, line, self._end)
+        return self._fd
+
+    def _spill_oldest(self) -> bool:
+        line = self._lines.pop(self._base, None) or _spill_line(self._recent[0])
+        try:
+            pwrite_all(self._open_spill(), line, self._end)
+        except (OSError, WriteFailed) as exc:
+            # Kept in memory (past the window) rather than lost: the next append tries again.
+            if not self._spill_failed:
+                logger.warning("cannot spill to %s: %s (kept in memory)", self.spill_path, exc)
+            self._spill_failed = True
+            return False
+        self._spill_failed = False
+        self._recent.popleft()
+        self._wire.popleft()
         self._offsets.append(self._end)
         self._end += len(line)
         self._base += 1
+        return True
 
     def _read_spilled(self, index: int) -> SessionItem:
         assert self._fd is not None
@@ -159,3 +228,7 @@ class ItemLog:
         stop = self._offsets[index + 1] if index + 1 < self._base else self._end
         raw = os.pread(self._fd, stop - start, start)
         return SESSION_ITEM_ADAPTER.validate_json(raw)
+
+
+def _spill_line(item: SessionItem) -> bytes:
+    return item.model_dump_json().encode("utf-8") + b"\n"

@@ -2,11 +2,13 @@
 
 The index only ever holds what can be derived again from the agent files and the journals, so
 a damaged file is moved aside and started afresh rather than repaired: losing it costs a
-background re-index, never data.
+background re-index, never data. A file the disk cannot write to (full, failing) is not damaged:
+it is kept, and the open fails with the disk's error (`disk_refused` tells it apart).
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sqlite3
@@ -18,6 +20,14 @@ INDEX_FILE = "index.sqlite3"
 # Bump when a table changes shape: an index of another version is rebuilt, not migrated.
 SCHEMA_VERSION = 1
 CACHE_KIB = 512  # page cache per connection (see _open_checked)
+# SQLite's primary result codes for a write the file system refused (sqlite3.h), as errnos.
+_DISK_REFUSED = {10: errno.EIO, 13: errno.ENOSPC}  # SQLITE_IOERR, SQLITE_FULL
+
+
+def disk_refused(error: sqlite3.Error) -> int | None:
+    """The errno of a SQLite error that means the disk refused a write (full, failing), or
+    None for any other error (a damaged file among them)."""
+    return _DISK_REFUSED.get(getattr(error, "sqlite_errorcode", 0) & 0xFF)
 
 
 def index_path(data_dir: Path) -> Path:
@@ -39,6 +49,8 @@ def open_index(data_dir: Path, *, check: bool = True) -> sqlite3.Connection:
     try:
         return _open_checked(path, check)
     except sqlite3.DatabaseError as error:
+        if disk_refused(error) is not None:
+            raise  # a full disk: the file is fine, and a rebuild would need room too
         logger.warning("index %s unreadable (%s); rebuilding it", path.name, error)
         _move_aside(path)
         return _open_checked(path, check)

@@ -93,8 +93,12 @@ class SearchIndex:
 
     def _start(self) -> None:
         writer = open_index(self.data_dir)
-        search_tables.create(writer)
-        self._reader = open_index(self.data_dir, check=False)  # the writer just checked it
+        try:  # a full disk fails it part way: nothing stays open, and a later start can succeed
+            search_tables.create(writer)
+            self._reader = open_index(self.data_dir, check=False)  # the writer just checked it
+        except BaseException:
+            writer.close()
+            raise
         rows = writer.execute("SELECT workspace, session, epoch, marker FROM search_sessions")
         self.marks = {(w, s): (e, m) for w, s, e, m in rows}
         self._thread = threading.Thread(

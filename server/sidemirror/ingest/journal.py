@@ -5,7 +5,9 @@ pushed sessions survive a restart with the same ids (the format is in `replay.py
   replayed only when a client first reads it (the store's lazy loader), so a restart with
   10,000 sessions answers at once.
 - `commit` stores the records of a run of input lines, then publishes them: a line is stored
-  whole or not at all, and what follows a line that could not be stored is not applied.
+  whole or not at all, and what follows a line that could not be stored is not applied. The
+  spill room the session's log will need is reserved first, so a full disk refuses a line
+  before the journal holds it (a resend never duplicates it).
 - `sync` (once per request) makes what was committed durable before it is acknowledged.
 - If stored items could be lost (an fsync failed, or a journal is found damaged), the session
   starts over under a new epoch (clients get `reset`) and its journal is rewritten from what
@@ -218,12 +220,40 @@ class IngestJournal:
         async with AsyncExitStack() as locks:
             for journal in sorted(journals, key=lambda j: j.path):
                 await locks.enter_async_context(journal.lock)
-            stored, write_error = self._write(lines[: len(targets)], targets)
+            # Spill room first: a line whose items the log could not hold whole is refused
+            # before the journal has it, so it never comes back after a restart.
+            reserved, reserve_error = self._reserve(lines[: len(targets)], targets)
+            stored, write_error = self._write(lines[:reserved], targets[:reserved])
+            write_error = write_error or reserve_error
             for emitted, line_targets in zip(lines[:stored], targets[:stored], strict=True):
                 for e, journal in zip(emitted, line_targets, strict=True):
                     _publish(store, journal.log, e)
         written = {j for line in targets[:stored] for j in line}
         return stored, written, write_error or error
+
+    def _reserve(
+        self, lines: Sequence[Sequence[Emitted]], targets: list[list[SessionJournal]]
+    ) -> tuple[int, StorageError | None]:
+        """Reserve the spill room each log needs for the items of `lines` (core/item_log.py).
+        Returns how many lines may be written: where a log's room was refused, the lines from
+        its first item on are not (the client resends them from there)."""
+        items: dict[SessionJournal, list[SessionItem]] = {}
+        first_line: dict[SessionJournal, int] = {}
+        for index, (emitted, line_targets) in enumerate(zip(lines, targets, strict=True)):
+            for e, journal in zip(emitted, line_targets, strict=True):
+                item = _stored_item(e)
+                if item is not None:
+                    items.setdefault(journal, []).append(item)
+                    first_line.setdefault(journal, index)
+        allowed = len(lines)
+        error: StorageError | None = None
+        for journal, wanted in items.items():
+            try:
+                journal.log.items.reserve(wanted)
+            except OSError as exc:
+                error = error or StorageError(self.root, exc)
+                allowed = min(allowed, first_line[journal])
+        return allowed, error
 
     def _write(
         self, lines: Sequence[Sequence[Emitted]], targets: list[list[SessionJournal]]

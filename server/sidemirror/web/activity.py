@@ -2,7 +2,7 @@
 
 - `POST /api/activity`: one entry or a JSON array → `{"accepted","rejected","ids"[,"errors"]}`
   (400 when nothing in the body was accepted). Answered once the entries are durable; when the
-  disk refuses one, 507 `insufficient_storage` with the same counts and `first_unstored`, the
+  disk refuses one, 507 `disk_full` with the same counts and `first_unstored`, the
   index of the first entry not stored (those before it are stored; none after it is applied).
 - `GET /api/activity/ws`: WebSocket ingest, one JSON entry (or array) per text frame; each frame
   is answered with running totals and the ids it got, so a sender can wait for them (on a full

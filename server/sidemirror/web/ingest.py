@@ -2,9 +2,9 @@
 record per text frame). Each record goes through an `IngestRun` (ingest/run.py).
 
 A request is acknowledged once what it stored is durable. When the disk refuses a line the
-answer is 507 `insufficient_storage` with the counts so far and `first_unstored_line`, the
-0-based index of the first line not stored (lines of a WebSocket count from its first frame):
-a client resends from there.
+answer is 507 `disk_full` with the counts so far and `first_unstored_line` (in the error and at
+the top level), the 0-based index of the first line not stored (lines of a WebSocket count from
+its first frame): a client resends from there.
 """
 
 from __future__ import annotations
@@ -39,7 +39,10 @@ def _run_from_query(request: web.Request) -> IngestRun:
 
 
 def _not_stored(run: IngestRun, exc: NotStored) -> dict[str, Any]:
-    return {**exc.error.body(), **run.result(), "first_unstored_line": exc.first_unstored_line}
+    # `first_unstored_line` inside the error (every write path's 507 shape, docs/api.md) and
+    # at the top level, where clients of the first 507 read it.
+    first = exc.first_unstored_line
+    return {**exc.error.body(first), **run.result(), "first_unstored_line": first}
 
 
 async def _body_lines(request: web.Request) -> AsyncIterator[list[bytes]]:

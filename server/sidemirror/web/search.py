@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import sqlite3
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -13,6 +15,7 @@ from aiohttp import web
 from sidemirror.core.redact import redact_text
 from sidemirror.core.store import Store, resolve_workspace
 from sidemirror.core.truncate import truncate
+from sidemirror.index.database import disk_refused
 from sidemirror.index.search import BadQuery, SearchIndex
 from sidemirror.index.search_feed import SearchFeed
 from sidemirror.index.search_tables import Doc
@@ -22,7 +25,9 @@ from sidemirror.web.health import SEARCH_FEED as SEARCH
 from sidemirror.web.sessions import session_of, workspace_of
 from sidemirror.web.state import APP_STATE
 
+logger = logging.getLogger(__name__)
 DEFAULT_HITS = 50
+OPEN_RETRY_S = 5.0  # between two opens of the search index that a full disk refused
 
 
 async def search_lifecycle(app: web.Application) -> AsyncIterator[None]:
@@ -42,8 +47,18 @@ async def search_lifecycle(app: web.Application) -> AsyncIterator[None]:
         # Opening checks the whole file (seconds for a big index) and the backfill reads every
         # session: both after the listing, which a user waits for.
         await app[INDEXING].listed.wait()
-        opening = asyncio.ensure_future(asyncio.to_thread(index.start))
-        await asyncio.shield(opening)  # cancelled at shutdown: the open itself runs on
+        while True:
+            opening = asyncio.ensure_future(asyncio.to_thread(index.start))
+            try:
+                await asyncio.shield(opening)  # cancelled at shutdown: the open itself runs on
+                break
+            except sqlite3.Error as error:
+                if disk_refused(error) is None:
+                    raise
+                # A full disk: the index file is kept and opened once there is room (searches
+                # answer 503 meanwhile); sessions, ingest and every other read go on.
+                logger.warning("search index: cannot open (%s); trying again", error)
+                await asyncio.sleep(OPEN_RETRY_S)
         feed.start()
 
     filling = asyncio.create_task(open_and_fill(), name="search-open")

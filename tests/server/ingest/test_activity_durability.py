@@ -62,7 +62,7 @@ async def test_post_on_a_full_disk_is_507_naming_what_was_stored(
     monkeypatch.undo()
     body = await resp.json()
     assert resp.status == 507, body
-    assert body["error"]["code"] == "insufficient_storage"
+    assert body["error"]["code"] == "disk_full"
     assert str(tmp_path / "data") in body["error"]["message"]
     assert (body["accepted"], body["rejected"], body["first_unstored"]) == (1, 1, 2)
     log = state_of(client).activity

@@ -78,7 +78,7 @@ async def test_lines_after_the_one_the_disk_refused_are_not_applied(
     status, body = await _post(client, _lines("a", "b", "c", "d"))
     monkeypatch.undo()
     assert status == 507, body
-    assert body["error"]["code"] == "insufficient_storage"
+    assert body["error"]["code"] == "disk_full"
     assert str(tmp_path / "data") in body["error"]["message"]
     assert (body["accepted"], body["first_unstored_line"]) == (2, 2)
     assert [i["content"] for i in (await _snapshot(client))["items"]] == ["before", "a", "b"]
@@ -264,7 +264,7 @@ async def test_websocket_ingest_on_a_full_disk_answers_then_closes(
     await ws.send_str(_lines("b", "c"))
     answer = await ws.receive_json()
     monkeypatch.undo()
-    assert answer["error"]["code"] == "insufficient_storage"
+    assert answer["error"]["code"] == "disk_full"
     assert (answer["accepted"], answer["first_unstored_line"]) == (1, 1)  # counted per socket
     closing = await ws.receive()
     assert ws.close_code == 1013, closing

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,85 @@ def test_items_are_found_by_seq_dense_or_sparse(tmp_path: Path) -> None:
     assert mixed.index_of(3) == 2 and mixed.index_of(50) == 3 and mixed.index_of(4) is None
     mixed.clear()
     assert mixed.last_seq == 0 and mixed.index_of(1) is None
+
+
+# --- a full disk (issue 29, finding 8): ids and content stay exact ---
+
+
+def _refuse_writes(monkeypatch: pytest.MonkeyPatch, *, partial: bool) -> None:
+    """pwrite fails as a full disk does: at once, or after taking part of the line."""
+    real = os.pwrite
+
+    def full(fd: int, data: bytes | memoryview, offset: int) -> int:
+        if partial and len(data) > 8:
+            return real(fd, bytes(data[: len(data) // 2]), offset)  # then ENOSPC on the rest
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "pwrite", full)
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_a_spill_the_disk_refuses_keeps_every_id_and_content_exact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, partial: bool
+) -> None:
+    log = ItemLog(tmp_path / "spill.jsonl", window=10)
+    items = _items(40)
+    for item in items[:20]:
+        log.append(item)
+    with monkeypatch.context() as m:
+        _refuse_writes(m, partial=partial)
+        for item in items[20:30]:
+            log.append(item)  # never raises: the item stays in memory
+        assert [log[log.index_of(i.seq) or 0] for i in items[:30]] == items[:30]
+    for item in items[30:]:
+        log.append(item)
+    assert list(log) == items and [log.index_of(i.seq) for i in items] == list(range(40))
+    assert len(log._recent) == 10  # the backlog spilled once the disk had room
+
+
+def test_short_pwrites_are_continued(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = os.pwrite
+    monkeypatch.setattr(os, "pwrite", lambda fd, data, off: real(fd, bytes(data[:7]), off))
+    log = ItemLog(tmp_path / "spill.jsonl", window=3)
+    items = _items(12)
+    for item in items:
+        log.append(item)
+    assert list(log) == items
+
+
+def test_reserve_refuses_on_a_full_disk_with_nothing_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = ItemLog(tmp_path / "spill.jsonl", window=5)
+    items = _items(12)
+    for item in items[:8]:
+        log.append(item)
+
+    def full(fd: int, offset: int, length: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "posix_fallocate", full)
+        with pytest.raises(OSError) as refused:
+            log.reserve(items[8:])
+        assert refused.value.errno == errno.ENOSPC
+    assert list(log) == items[:8]
+    log.reserve(items[8:])
+    for item in items[8:]:
+        log.append(item)
+    assert list(log) == items
+
+
+def test_reserved_room_covers_every_spill_it_was_made_for(tmp_path: Path) -> None:
+    log = ItemLog(tmp_path / "spill.jsonl", window=4)
+    assert log._allocated == 0
+    log.reserve(_items(4))  # fits in the window: nothing to reserve, no file made
+    assert not (tmp_path / "spill.jsonl").exists()
+    items = _items(30)
+    for start in range(0, 30, 7):  # batches that spill known and not-yet-stored items
+        batch = items[start : start + 7]
+        log.reserve(batch)
+        for item in batch:
+            log.append(item)
+        assert log._end <= log._allocated  # every spill landed in reserved room
+    assert list(log) == items
