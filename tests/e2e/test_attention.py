@@ -68,7 +68,7 @@ def test_allow_and_deny_from_the_session_tab(ext: Extension, server: Server) -> 
     card = panel.locator(".session-tab .decision-card")
     expect(card).to_be_visible(timeout=15_000)
     expect(card.locator(".decision-head")).to_have_text("Claude wants to use Bash")
-    expect(card.locator(".decision-command")).to_have_text("npm publish")
+    expect(card.locator("[data-path=command] .decision-field-text")).to_have_text("npm publish")
     card.get_by_role("button", name="Allow").click()
     code, out = finish(hook)
     assert code == 0 and json.loads(out) == ALLOW
