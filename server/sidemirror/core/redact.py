@@ -14,6 +14,7 @@ a JSON line cannot break an escape; ``\\n``/``\\t``/``\\r`` escapes count as bou
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -469,11 +470,17 @@ def card_spans(text: str) -> list[CardSpan]:
     key masks only its body. Sorted by start, never overlapping (earlier rules win, as in
     `redact_text`)."""
     taken: list[CardSpan] = []
+    starts: list[int] = []  # of `taken`, kept sorted: an overlap test is a bisect, not a scan
     for rule in _rules_for(text):
         for match in rule.pattern.finditer(text):
             if rule.check is not None and not rule.check(match):
                 continue
             for start, end in _card_spans_of(rule, match):
-                if all(end <= t.start or start >= t.end for t in taken):
-                    taken.append(CardSpan(rule.name, start, end))
-    return sorted(taken, key=lambda s: s.start)
+                at = bisect.bisect_right(starts, start)
+                if (at and taken[at - 1].end > start) or (
+                    at < len(taken) and taken[at].start < end
+                ):
+                    continue
+                starts.insert(at, start)
+                taken.insert(at, CardSpan(rule.name, start, end))
+    return taken
