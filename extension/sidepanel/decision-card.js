@@ -119,8 +119,11 @@ export class DecisionList {
 
   async _load() {
     let pending;
+    let settled;
     try {
-      pending = (await api(path.decisions())).decisions || [];
+      const listing = await api(path.decisions());
+      pending = listing.decisions || [];
+      settled = new Map((listing.settled || []).map((s) => [s.id, s.outcome]));
     } catch {
       return; // not connected, or an older server: nothing to show
     }
@@ -137,7 +140,9 @@ export class DecisionList {
       card.dataset.gone = "1";
       if (!card.dataset.answered) {
         card.dataset.answered = "elsewhere";
-        setText(card.querySelector(".decision-status"), "No longer waiting here: answered in the terminal, or it is asked there now");
+        const outcome = settled.get(id);
+        if (outcome) card.dataset.outcome = outcome;
+        setText(card.querySelector(".decision-status"), SETTLED[outcome] || "No longer waiting here: answered in the terminal, or it is asked there now");
         for (const b of card.querySelectorAll("button")) b.disabled = true;
       }
     }

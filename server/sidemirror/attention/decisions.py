@@ -23,6 +23,7 @@ from sidemirror.core.clock import iso_from_epoch
 
 By = Literal["panel", "timeout", "terminal", "gone"]
 ANSWERED_KEPT = 1024  # ids remembered after their answer, to tell "already answered" apart
+SETTLED_LISTED = 64  # of those, listed by `GET /api/decisions` with their outcome
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,12 @@ class Decisions:
 
     def listing(self) -> list[dict[str, Any]]:
         return [p.describe() for p in sorted(self.pending.values(), key=lambda p: p.asked_at)]
+
+    def settled(self) -> list[dict[str, str]]:
+        """The requests settled last, oldest first, with how each ended: a card that drops out
+        of the listing says what really happened, not a guess."""
+        last = list(self.answered.items())[-SETTLED_LISTED:]
+        return [{"id": request_id, "outcome": outcome(answer)} for request_id, answer in last]
 
     def _remember(self, request_id: str, answer: Answer) -> None:
         self.answered[request_id] = answer

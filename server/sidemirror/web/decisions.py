@@ -1,7 +1,8 @@
 """Decisions on held permission requests (attention/decisions.py).
 
 - `GET /api/decisions`: the pending requests, oldest first, each with its tool, its (redacted)
-  input, and its `card`: the whole input as the panel shows it (attention/card_input.py).
+  input, and its `card`: the whole input as the panel shows it (attention/card_input.py);
+  `settled`: the last requests settled, with their `outcome`.
 - `POST /api/decisions/{request_id}` `{"behavior": "allow"|"deny", "message"}`: answer one.
 - `POST /api/decisions/{request_id}/reveal`: the values masked on that request's card.
 
@@ -24,7 +25,8 @@ MESSAGE_CHARS = 2000
 
 
 async def list_decisions(request: web.Request) -> web.Response:
-    return web.json_response({"decisions": request.app[ATTENTION].decisions.listing()})
+    decisions = request.app[ATTENTION].decisions
+    return web.json_response({"decisions": decisions.listing(), "settled": decisions.settled()})
 
 
 def _not_from_panel(request: web.Request) -> web.Response | None:

@@ -126,6 +126,9 @@ async def test_a_late_allow_gets_409_with_the_real_outcome(
     assert late.status == 409
     error = (await late.json())["error"]
     assert (error["code"], error["outcome"]) == ("already_answered", "timeout")
+    listing = await server.get("/api/decisions")
+    assert listing["decisions"] == []
+    assert listing["settled"][-1] == {"id": pending["id"], "outcome": "timeout"}
 
 
 async def test_an_allow_that_lands_with_the_timeout_is_one_answer(
