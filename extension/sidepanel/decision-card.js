@@ -1,70 +1,84 @@
 // Decision cards: a permission request that Claude Code holds open (docs/api.md, `GET
-// /api/decisions`), with the tool, its full input (redacted by the server) and Allow / Deny.
-// A decision is sent only from a click (`POST /api/decisions/{id}`, which also needs this
-// extension's Origin); a request answered elsewhere (the terminal, the timeout) says so.
+// /api/decisions`), with the tool, its whole input as the server's `card` gives it
+// (decision-input.js) and Allow / Deny. Allow stays disabled until the whole input is in the
+// page, and a card whose input could not be shown whole offers only Deny. A decision is sent
+// only from a click (`POST /api/decisions/{id}`, which also needs this extension's Origin); a
+// request settled otherwise (the terminal, the timeout) says how, from the server's `outcome`.
 
 import { ApiError, api, path } from "../lib/page/client.js";
 import { h, setText } from "../lib/page/dom.js";
 import { attentionFeed } from "../lib/page/attention-feed.js";
+import { decisionInput } from "./decision-input.js";
 
-const PREVIEW_CHARS = 4000;
+// The server's `outcome` of a request settled before this card's answer reached it.
+const SETTLED = {
+  allow: "Already allowed from the side panel",
+  deny: "Already denied from the side panel",
+  timeout: "Not allowed: no decision came in time, so it is asked in the terminal",
+  terminal: "Not allowed from here: it was answered in the terminal",
+  gone: "Not allowed: Claude Code stopped waiting for this request",
+};
 
-/** The input as the user should judge it: the command, the file change, the URL, else JSON. */
-function inputView(toolName, input) {
-  const rows = [];
-  const obj = input && typeof input === "object" ? input : null;
-  if (obj?.command) rows.push(h("pre", { class: "decision-command", text: String(obj.command) }));
-  if (obj?.file_path || obj?.notebook_path) rows.push(h("div", { class: "decision-path", text: String(obj.file_path || obj.notebook_path) }));
-  if (obj && ("old_string" in obj || "new_string" in obj)) {
-    const lines = [
-      ...String(obj.old_string ?? "").split("\n").map((l) => ["del", `- ${l}`]),
-      ...String(obj.new_string ?? "").split("\n").map((l) => ["add", `+ ${l}`]),
-    ];
-    rows.push(h("pre", { class: "decision-diff" }, lines.map(([cls, text]) => h("span", { class: `diff-${cls}`, text: `${text}\n` }))));
-  } else if (obj && typeof obj.content === "string") {
-    rows.push(h("pre", { class: "decision-diff" }, h("span", { class: "diff-add", text: obj.content.slice(0, PREVIEW_CHARS) })));
-  }
-  if (obj?.url) rows.push(h("div", { class: "decision-url", text: String(obj.url) }));
-  if (obj?.description) rows.push(h("div", { class: "decision-description", text: String(obj.description) }));
-  if (!rows.length) rows.push(h("pre", { class: "decision-json", text: JSON.stringify(input, null, 2).slice(0, PREVIEW_CHARS) }));
-  return rows;
+function refusal(err) {
+  if (!(err instanceof ApiError)) return { text: `Could not send: ${err.message}`, settled: false };
+  if (err.code === "input_not_shown") return { text: "Not allowed: the input could not be shown whole", settled: false };
+  if (err.status === 409) return { text: SETTLED[err.detail?.outcome] || "Already answered (in the terminal, or it timed out)", settled: true };
+  if (err.status === 404) return { text: "No longer waiting: this request is unknown to the server", settled: true };
+  return { text: `Could not send: ${err.message}`, settled: false };
 }
 
 function decisionCard(request) {
   const status = h("p", { class: "decision-status", attrs: { role: "status", "aria-live": "polite" } });
+  const input = decisionInput(request, (err) => setText(status, `Could not reveal: ${err.message}`));
   const message = h("textarea", {
     class: "decision-message",
     rows: 2,
     placeholder: "Message to Claude (optional, sent with Deny)",
     attrs: { "aria-label": "Message to Claude, sent with Deny" },
   });
-  const allow = h("button", { type: "button", class: "decision-allow", text: "Allow" });
+  // Disabled until the whole input is in the page (`showWhenRendered`); absent when it cannot be.
+  const allow = input.whole ? h("button", { type: "button", class: "decision-allow", text: "Allow", disabled: true }) : null;
   const deny = h("button", { type: "button", class: "decision-deny", text: "Deny" });
   const card = h(
     "article",
     { class: "decision-card", dataset: { id: request.id }, attrs: { "aria-label": `Permission request: ${request.tool_name}` } },
     h("header", { class: "decision-head", text: `Claude wants to use ${request.tool_name}` }),
-    inputView(request.tool_name, request.tool_input),
+    input.el,
     message,
     h("div", { class: "decision-actions" }, allow, deny),
     status,
   );
+  const buttons = () => [allow, deny].filter(Boolean);
   const decide = async (behavior) => {
-    allow.disabled = deny.disabled = true;
+    for (const b of buttons()) b.disabled = true;
     try {
       await api(path.decision(request.id), { method: "POST", body: { behavior, message: behavior === "deny" ? message.value : "" } });
       card.dataset.answered = behavior;
       setText(status, behavior === "allow" ? "Allowed" : "Denied");
     } catch (err) {
-      const gone = err instanceof ApiError && (err.status === 404 || err.status === 409);
-      card.dataset.answered = gone ? "elsewhere" : "";
-      setText(status, gone ? "Already answered (in the terminal, or it timed out)" : `Could not send: ${err.message}`);
-      allow.disabled = deny.disabled = gone;
+      const { text, settled } = refusal(err);
+      card.dataset.answered = settled ? "elsewhere" : "";
+      if (settled) card.dataset.outcome = String(err.detail?.outcome || "");
+      setText(status, text);
+      if (!settled) {
+        deny.disabled = false;
+        if (allow) allow.disabled = !input.rendered();
+      }
     }
   };
-  allow.addEventListener("click", () => decide("allow"));
+  allow?.addEventListener("click", () => decide("allow"));
   deny.addEventListener("click", () => decide("deny"));
-  return card;
+  // Called once the card is in the list: Allow waits for a frame with the whole input laid out.
+  const showWhenRendered = () => {
+    if (!allow) return;
+    requestAnimationFrame(() => {
+      if (card.dataset.answered === undefined && input.rendered()) {
+        allow.disabled = false;
+        card.dataset.rendered = "1";
+      }
+    });
+  };
+  return { card, showWhenRendered };
 }
 
 // A session can wait for a permission that no one can answer from here: an ACP agent's request
@@ -105,8 +119,11 @@ export class DecisionList {
 
   async _load() {
     let pending;
+    let settled;
     try {
-      pending = (await api(path.decisions())).decisions || [];
+      const listing = await api(path.decisions());
+      pending = listing.decisions || [];
+      settled = new Map((listing.settled || []).map((s) => [s.id, s.outcome]));
     } catch {
       return; // not connected, or an older server: nothing to show
     }
@@ -123,15 +140,18 @@ export class DecisionList {
       card.dataset.gone = "1";
       if (!card.dataset.answered) {
         card.dataset.answered = "elsewhere";
-        setText(card.querySelector(".decision-status"), "No longer waiting here: answered in the terminal, or it is asked there now");
+        const outcome = settled.get(id);
+        if (outcome) card.dataset.outcome = outcome;
+        setText(card.querySelector(".decision-status"), SETTLED[outcome] || "No longer waiting here: answered in the terminal, or it is asked there now");
         for (const b of card.querySelectorAll("button")) b.disabled = true;
       }
     }
     for (const request of wanted) {
       if (this.cards.has(request.id)) continue;
-      const card = decisionCard(request);
+      const { card, showWhenRendered } = decisionCard(request);
       this.cards.set(request.id, card);
       this.el.append(card);
+      showWhenRendered();
     }
     const shown = this.shown();
     const row = shown && this.sessions.find((s) => s.workspace === shown.workspace && s.session === shown.session);

@@ -97,7 +97,8 @@ def routes() -> list[web.RouteDef]:
         web.get("/api/attention/stream", attention.attention_stream),
         web.post("/api/hooks/claude", hooks.claude_hook),
         web.get("/api/decisions", decisions.list_decisions),
-        web.post("/api/decisions/{request_id}", decisions.decide),
+        web.post("/api/decisions/{request_id}", decisions.decide),  # panel-only
+        web.post("/api/decisions/{request_id}/reveal", decisions.reveal),  # panel-only
         # MCP (Streamable HTTP).
         web.get("/mcp", mcp.get_mcp),
         web.post("/mcp", mcp.post_mcp),

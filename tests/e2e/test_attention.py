@@ -68,7 +68,7 @@ def test_allow_and_deny_from_the_session_tab(ext: Extension, server: Server) -> 
     card = panel.locator(".session-tab .decision-card")
     expect(card).to_be_visible(timeout=15_000)
     expect(card.locator(".decision-head")).to_have_text("Claude wants to use Bash")
-    expect(card.locator(".decision-command")).to_have_text("npm publish")
+    expect(card.locator("[data-path=command] .decision-field-text")).to_have_text("npm publish")
     card.get_by_role("button", name="Allow").click()
     code, out = finish(hook)
     assert code == 0 and json.loads(out) == ALLOW
@@ -95,9 +95,10 @@ def test_a_timeout_prints_nothing_and_the_card_says_so(ext: Extension, server_fa
     expect(card).to_be_visible(timeout=15_000)
     code, out = finish(hook)
     assert (code, out) == (0, "")
-    expect(card.locator(".decision-status")).to_contain_text(
-        "answered in the terminal", timeout=10_000
+    expect(card.locator(".decision-status")).to_have_text(
+        "Not allowed: no decision came in time, so it is asked in the terminal", timeout=10_000
     )
+    expect(card).to_have_attribute("data-outcome", "timeout")  # the server's word, not a guess
     expect(card.get_by_role("button", name="Allow")).to_be_disabled()
 
 

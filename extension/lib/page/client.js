@@ -43,10 +43,11 @@ export function onStatus(fn) {
 }
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, detail = {}) {
     super(message);
     this.status = status; // 0 = network error (server unreachable)
     this.code = code;
+    this.detail = detail; // the server's whole `error` object (e.g. a decision's `outcome`)
   }
 }
 
@@ -86,16 +87,18 @@ export async function api(path, { method = "GET", body, signal } = {}) {
   if (!res.ok) {
     let code = `http_${res.status}`;
     let message = `${res.status} ${res.statusText}`.trim();
+    let detail = {};
     try {
       const data = await res.json();
       if (data?.error) {
         code = String(data.error.code || code);
         message = String(data.error.message || message);
+        detail = data.error;
       }
     } catch {
       /* not JSON */
     }
-    throw new ApiError(res.status, code, message);
+    throw new ApiError(res.status, code, message, detail);
   }
   return res.json();
 }
@@ -113,4 +116,5 @@ export const path = {
   attentionStream: () => "/api/attention/stream",
   decisions: () => "/api/decisions",
   decision: (id) => `/api/decisions/${encodeURIComponent(id)}`,
+  reveal: (id) => `/api/decisions/${encodeURIComponent(id)}/reveal`,
 };

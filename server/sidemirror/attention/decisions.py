@@ -3,8 +3,10 @@
 A Claude Code `PermissionRequest` hook is held open by the server (web/hooks.py) while its
 request is pending here. It ends one of four ways: the panel allows, the panel denies (with an
 optional message to the agent), the timeout passes (no answer: the terminal asks as usual), or
-the transcript moves on first (the user answered in the terminal). Each request id can be
-answered once; answering an id again, or one never issued, is refused.
+the transcript moves on first (the user answered in the terminal). Each request changes state
+exactly once, here: the timeout is this module's own timer, not the waiting hook's, so an Allow
+that lands as the time runs out either wins (and the hook gets it) or is refused with the real
+outcome; never both. Answering an id again, or one never issued, is refused.
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
+from sidemirror.attention.card_input import Card
 from sidemirror.core.clock import iso_from_epoch
 
 By = Literal["panel", "timeout", "terminal", "gone"]
 ANSWERED_KEPT = 1024  # ids remembered after their answer, to tell "already answered" apart
+SETTLED_LISTED = 64  # of those, listed by `GET /api/decisions` with their outcome
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,8 @@ class Pending:
     tool_input: Any  # redacted
     asked_at: float
     future: asyncio.Future[Answer]
+    card: Card  # the whole input as the card shows it (attention/card_input.py)
+    timer: asyncio.TimerHandle | None = None
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -47,12 +53,20 @@ class Pending:
             "session": self.session,
             "tool_name": self.tool_name,
             "tool_input": self.tool_input,
+            "card": self.card.describe(),
             "asked_at": iso_from_epoch(self.asked_at),
         }
 
 
 class AlreadyAnswered(Exception):
-    pass
+    def __init__(self, request_id: str, answer: Answer) -> None:
+        super().__init__(request_id)
+        self.answer = answer
+
+
+def outcome(answer: Answer) -> str:
+    """How a request ended, in one word: allow, deny, timeout, terminal, gone."""
+    return answer.behavior if answer.behavior is not None else answer.by
 
 
 class Decisions:
@@ -60,7 +74,15 @@ class Decisions:
         self.pending: dict[str, Pending] = {}
         self.answered: OrderedDict[str, Answer] = OrderedDict()
 
-    def open(self, workspace: str, session: str, tool_name: str, tool_input: Any) -> Pending:
+    def open(
+        self,
+        workspace: str,
+        session: str,
+        tool_name: str,
+        tool_input: Any,
+        card: Card,
+        timeout_s: float,
+    ) -> Pending:
         loop = asyncio.get_running_loop()
         request = Pending(
             secrets.token_urlsafe(16),
@@ -70,27 +92,47 @@ class Decisions:
             tool_input,
             time.time(),
             loop.create_future(),
+            card,
         )
         self.pending[request.id] = request
+        request.timer = loop.call_later(timeout_s, self._expire, request.id)
+        return request
+
+    def get(self, request_id: str) -> Pending:
+        """The pending request; KeyError / AlreadyAnswered as for `answer`."""
+        request = self.pending.get(request_id)
+        if request is None:
+            self._refuse(request_id)
         return request
 
     def answer(self, request_id: str, answer: Answer) -> Pending:
-        """Settle a pending request; KeyError for an id never issued, AlreadyAnswered for one
-        settled before (a replayed decision)."""
+        """Settle a pending request: its one state change. KeyError for an id never issued,
+        AlreadyAnswered (with the answer it got) for one settled before."""
         request = self.pending.pop(request_id, None)
         if request is None:
-            if request_id in self.answered:
-                raise AlreadyAnswered(request_id)
-            raise KeyError(request_id)
+            self._refuse(request_id)
+        if request.timer is not None:
+            request.timer.cancel()
+        request.card.forget()  # revealed values live only while the request waits
         self._remember(request_id, answer)
-        if not request.future.done():
-            request.future.set_result(answer)
+        request.future.set_result(answer)
         return request
 
-    def close(self, request: Pending, answer: Answer) -> None:
-        """The hook's wait ended without a decision from the panel (timeout, gone)."""
-        if self.pending.pop(request.id, None) is not None:
-            self._remember(request.id, answer)
+    def give_up(self, request: Pending) -> Answer:
+        """The hook stopped waiting: settle as gone, unless something settled it first."""
+        if request.id in self.pending:
+            self.answer(request.id, Answer(None, "gone"))
+        return request.future.result()
+
+    def _expire(self, request_id: str) -> None:
+        if request_id in self.pending:
+            self.answer(request_id, Answer(None, "timeout"))
+
+    def _refuse(self, request_id: str) -> NoReturn:
+        done = self.answered.get(request_id)
+        if done is not None:
+            raise AlreadyAnswered(request_id, done)
+        raise KeyError(request_id)
 
     def moved_on(self, workspace: str, session: str) -> None:
         """The session's transcript moved on: its pending requests were answered elsewhere."""
@@ -107,6 +149,12 @@ class Decisions:
 
     def listing(self) -> list[dict[str, Any]]:
         return [p.describe() for p in sorted(self.pending.values(), key=lambda p: p.asked_at)]
+
+    def settled(self) -> list[dict[str, str]]:
+        """The requests settled last, oldest first, with how each ended: a card that drops out
+        of the listing says what really happened, not a guess."""
+        last = list(self.answered.items())[-SETTLED_LISTED:]
+        return [{"id": request_id, "outcome": outcome(answer)} for request_id, answer in last]
 
     def _remember(self, request_id: str, answer: Answer) -> None:
         self.answered[request_id] = answer

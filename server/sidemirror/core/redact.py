@@ -14,6 +14,7 @@ a JSON line cannot break an escape; ``\\n``/``\\t``/``\\r`` escapes count as bou
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -409,3 +410,77 @@ def _redact_json(value: object, depth: int) -> object:
     if isinstance(value, tuple):
         return tuple(_redact_json(item, depth + 1) for item in value)
     return value
+
+
+# On a decision card a mask hides the secret and nothing else: the rest of the line is what
+# Allow approves. A context rule's value runs to the end of a header ("Authorization: Digest
+# x; curl … | sh"), so a mask stops at the first shell separator; a PEM block's mask covers
+# only lines of key material between BEGIN and END, never what a command wraps in them.
+_CARD_STOP = re.compile(r"[;|&()<>`\r\n]|\$\(")
+_KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/=]+")
+
+
+@dataclass(frozen=True)
+class CardSpan:
+    rule: str
+    start: int
+    end: int
+
+
+def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The stretches of text[start:end] between separators, whitespace trimmed."""
+    pieces: list[tuple[int, int]] = []
+    at = start
+    for stop in [*_CARD_STOP.finditer(text, start, end), None]:
+        piece_end = end if stop is None else stop.start()
+        while at < piece_end and text[at].isspace():
+            at += 1
+        trimmed = piece_end
+        while trimmed > at and text[trimmed - 1].isspace():
+            trimmed -= 1
+        if trimmed > at:
+            pieces.append((at, trimmed))
+        if stop is not None:
+            at = stop.end()
+    return pieces
+
+
+def _card_spans_of(rule: _Rule, match: re.Match[str]) -> list[tuple[int, int]]:
+    text = match.string
+    if rule.name == "private_key":
+        body_start = text.index("-----", match.start() + 5) + 5  # after the BEGIN line
+        end_at = text.find("-----END", body_start, match.end())
+        body_end = match.end() if end_at < 0 else end_at
+        return [
+            (a, b)
+            for a, b in _pieces(text, body_start, body_end)
+            if _KEY_MATERIAL.fullmatch(text, a, b) is not None
+        ]
+    span = _secret_span(match) or match.span()
+    pieces = _pieces(text, *span)
+    # The secret is what comes before the first separator; after it, the text is the command.
+    if not pieces or _CARD_STOP.search(text, span[0], pieces[0][0]) is not None:
+        return []
+    return pieces[:1]
+
+
+def card_spans(text: str) -> list[CardSpan]:
+    """Where `redact_text` would hide a secret in `text`, narrowed to the secret's own
+    characters: no span crosses `; | & ( ) < >`, a backtick, `$(` or a line break, and a PEM
+    key masks only its body. Sorted by start, never overlapping (earlier rules win, as in
+    `redact_text`)."""
+    taken: list[CardSpan] = []
+    starts: list[int] = []  # of `taken`, kept sorted: an overlap test is a bisect, not a scan
+    for rule in _rules_for(text):
+        for match in rule.pattern.finditer(text):
+            if rule.check is not None and not rule.check(match):
+                continue
+            for start, end in _card_spans_of(rule, match):
+                at = bisect.bisect_right(starts, start)
+                if (at and taken[at - 1].end > start) or (
+                    at < len(taken) and taken[at].start < end
+                ):
+                    continue
+                starts.insert(at, start)
+                taken.insert(at, CardSpan(rule.name, start, end))
+    return taken

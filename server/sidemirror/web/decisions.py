@@ -1,18 +1,23 @@
 """Decisions on held permission requests (attention/decisions.py).
 
-- `GET /api/decisions`: the pending requests, oldest first, each with its tool and full
-  (redacted) input.
-- `POST /api/decisions/{request_id}` `{"behavior": "allow"|"deny", "message"}`: answer one. It
-  needs the token and an extension Origin (the panel, from a user's click): a script that only
-  has the token cannot approve what the agent runs. An id that is not pending is refused (404
-  never issued, 409 already answered: a replayed decision changes nothing).
+- `GET /api/decisions`: the pending requests, oldest first, each with its tool, its (redacted)
+  input, and its `card`: the whole input as the panel shows it (attention/card_input.py);
+  `settled`: the last requests settled, with their `outcome`.
+- `POST /api/decisions/{request_id}` `{"behavior": "allow"|"deny", "message"}`: answer one.
+- `POST /api/decisions/{request_id}/reveal`: the values masked on that request's card.
+
+Both POSTs need the token and an extension Origin (the panel, from a user's click): a script
+that only has the token cannot approve what the agent runs, nor read what the card masks. An id
+that is not pending is refused: 404 never issued, 409 `already_answered` with the real
+`outcome` (a late or replayed decision changes nothing). Allow on a card whose input could not
+be shown whole is 409 `input_not_shown`: only Deny can answer it.
 """
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from sidemirror.attention.decisions import AlreadyAnswered, Answer
+from sidemirror.attention.decisions import AlreadyAnswered, Answer, Pending, outcome
 from sidemirror.web.bodies import error_response, read_json
 from sidemirror.web.hooks import ATTENTION
 
@@ -20,15 +25,38 @@ MESSAGE_CHARS = 2000
 
 
 async def list_decisions(request: web.Request) -> web.Response:
-    return web.json_response({"decisions": request.app[ATTENTION].decisions.listing()})
+    decisions = request.app[ATTENTION].decisions
+    return web.json_response({"decisions": decisions.listing(), "settled": decisions.settled()})
 
 
-async def decide(request: web.Request) -> web.Response:
+def _not_from_panel(request: web.Request) -> web.Response | None:
     # The middleware has checked the token, and that an Origin, when sent, is an allowed one.
     if request.headers.get("Origin") is None:
         return error_response(
             403, "forbidden_origin", "a decision comes from the paired extension (its Origin)"
         )
+    return None
+
+
+def _refused(exc: Exception) -> web.Response:
+    if isinstance(exc, AlreadyAnswered):
+        word = outcome(exc.answer)
+        return web.json_response(
+            {
+                "error": {
+                    "code": "already_answered",
+                    "message": f"this request was already settled: {word}",
+                    "outcome": word,
+                }
+            },
+            status=409,
+        )
+    return error_response(404, "unknown_request", "no pending request has this id")
+
+
+async def decide(request: web.Request) -> web.Response:
+    if (refusal := _not_from_panel(request)) is not None:
+        return refusal
     body = await read_json(request)
     behavior = body.get("behavior") if isinstance(body, dict) else None
     if behavior not in ("allow", "deny"):
@@ -36,13 +64,30 @@ async def decide(request: web.Request) -> web.Response:
     message = body.get("message") or ""
     if not isinstance(message, str):
         return error_response(400, "bad_decision", "message must be a string")
+    decisions = request.app[ATTENTION].decisions
     request_id = request.match_info["request_id"]
     try:
-        pending = request.app[ATTENTION].decisions.answer(
+        if behavior == "allow" and not decisions.get(request_id).card.whole:
+            return error_response(
+                409, "input_not_shown", "the input could not be shown whole: only Deny answers it"
+            )
+        pending: Pending = decisions.answer(
             request_id, Answer(behavior, "panel", message[:MESSAGE_CHARS])
         )
-    except AlreadyAnswered:
-        return error_response(409, "already_answered", "this request was already answered")
-    except KeyError:
-        return error_response(404, "unknown_request", "no pending request has this id")
+    except (AlreadyAnswered, KeyError) as exc:
+        return _refused(exc)
     return web.json_response({"id": pending.id, "behavior": behavior})
+
+
+async def reveal(request: web.Request) -> web.Response:
+    """The masked values of one pending card, `{"values": {mask id: value}}`. Sent to the
+    panel only; never stored or logged (the access log has no bodies)."""
+    if (refusal := _not_from_panel(request)) is not None:
+        return refusal
+    try:
+        pending = request.app[ATTENTION].decisions.get(request.match_info["request_id"])
+    except (AlreadyAnswered, KeyError) as exc:
+        return _refused(exc)
+    response = web.json_response({"values": dict(pending.card.hidden)})
+    response.headers["Cache-Control"] = "no-store"
+    return response

@@ -14,6 +14,7 @@ from typing import Any
 from aiohttp import web
 
 from sidemirror.attention.board import Tracked
+from sidemirror.attention.card_input import build_card
 from sidemirror.attention.decision_item import record
 from sidemirror.attention.decisions import Answer
 from sidemirror.attention.hook_events import HookEvent, StateSignal, parse_event, signal_of
@@ -54,24 +55,27 @@ async def _hold(
     app: web.Application, attention: Attention, tracked: Tracked, event: HookEvent
 ) -> dict[str, Any] | None:
     tool_name = str(event.payload.get("tool_name") or "")
+    raw_input = event.payload.get("tool_input")
     try:
-        tool_input = hide_typed_values(tool_name, redact_json(event.payload.get("tool_input")))
+        tool_input = hide_typed_values(tool_name, redact_json(raw_input))
     except ValueError:
         tool_input = "[input nested too deeply to show]"
     decisions = attention.decisions
-    pending = decisions.open(tracked.workspace, tracked.session, tool_name, tool_input)
+    pending = decisions.open(
+        tracked.workspace,
+        tracked.session,
+        tool_name,
+        tool_input,
+        build_card(raw_input),
+        attention.decision_timeout_s,
+    )
     attention.board.announce(tracked)  # even if it already waited (a Notification came first)
     store = app[APP_STATE].store
     try:
-        answer = await asyncio.wait_for(
-            asyncio.shield(pending.future), attention.decision_timeout_s
-        )
-    except TimeoutError:
-        answer = Answer(None, "timeout")
-        decisions.close(pending, answer)
+        # Settled once by decisions.py: the panel, its timer, or the transcript moving on.
+        answer = await asyncio.shield(pending.future)
     except asyncio.CancelledError:  # the hook was stopped (Claude Code's own timeout, ^C)
-        answer = Answer(None, "gone")
-        decisions.close(pending, answer)
+        answer = decisions.give_up(pending)
         await record(store, pending, answer)
         attention.board.announce(tracked)
         raise
