@@ -13,7 +13,7 @@ from aiohttp import web
 from sidemirror.core.redact import redact_text
 from sidemirror.core.store import Store, resolve_workspace
 from sidemirror.core.truncate import truncate
-from sidemirror.index.search import BadQuery, SearchIndex
+from sidemirror.index.search import BadQuery, IndexStarting, SearchIndex
 from sidemirror.index.search_feed import SearchFeed
 from sidemirror.index.search_tables import Doc
 from sidemirror.web.bodies import error_response, parse_limit
@@ -70,9 +70,11 @@ async def _answer(request: web.Request, q: str, **where: str) -> web.Response:
     feed = request.app[SEARCH]
     limit = parse_limit(request, DEFAULT_HITS)
     if not feed.index.ready:
-        return error_response(503, "index_starting", "the search index is opening; try again")
+        return _starting()
     try:
         hits = await asyncio.to_thread(feed.index.search, q, limit=limit, **where)
+    except IndexStarting:
+        return _starting()
     except BadQuery as error:
         return error_response(
             400,
@@ -82,6 +84,13 @@ async def _answer(request: web.Request, q: str, **where: str) -> web.Response:
         )
     shown = [h for h in (_hit(state.store, hit) for hit in hits) if h is not None]
     return web.json_response({"hits": shown})
+
+
+def _starting() -> web.Response:
+    """While the index opens, or is built again after damage was found in it."""
+    return error_response(
+        503, "index_starting", "the search index is opening or being rebuilt; try again"
+    )
 
 
 def _hit(store: Store, hit: Doc) -> dict[str, Any] | None:
