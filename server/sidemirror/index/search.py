@@ -29,6 +29,7 @@ from sidemirror.index import search_tables
 from sidemirror.index.cpu_budget import CpuBudget
 from sidemirror.index.database import index_path, move_aside, open_index
 from sidemirror.index.search_damage import integrity_ok, is_damage
+from sidemirror.index.search_matches import CLOSE, OPEN
 from sidemirror.index.search_tables import Doc
 
 logger = logging.getLogger(__name__)
@@ -43,11 +44,19 @@ BUILD_CORES = 0.8  # the whole server's CPU while the backfill runs, at most (li
 # Short waits for the next chunk (the parse is slower than the writer) stay in the CPU window.
 IDLE_RESTART_S = 1.0
 SNIPPET_TOKENS = 24
+TOTAL_CAP = 10_000  # matches counted at most: a word in every item is not counted to the end
 RETRY_S = 1.0  # after a write the file system refused (a full disk): the rows wait, then again
 
 
 # What SQLite says of a MATCH expression it cannot parse (anything else is the server's fault).
-_QUERY_ERRORS = ("fts5", "syntax error", "unterminated string", "no such column", "MATCH")
+_QUERY_ERRORS = (
+    "fts5",
+    "syntax error",
+    "unterminated string",
+    "no such column",
+    "MATCH",
+    "special query",
+)
 
 
 class BadQuery(ValueError):
@@ -353,8 +362,21 @@ class SearchIndex:
         workspace: str | None = None,
         session: str | None = None,
     ) -> list[Doc]:
-        """Hits for an FTS5 query, newest first, each with its snippet as `body`. Blocking:
-        call from a thread. Raises BadQuery, or IndexStarting while the index is not open."""
+        """Hits for an FTS5 query, newest first (see `find`)."""
+        return self.find(query, limit=limit, workspace=workspace, session=session)[0]
+
+    def find(
+        self,
+        query: str,
+        *,
+        limit: int,
+        workspace: str | None = None,
+        session: str | None = None,
+    ) -> tuple[list[Doc], int]:
+        """Hits for an FTS5 query, newest first, each with its snippet as `body` (the matched
+        tokens between `OPEN` and `CLOSE`), and how many items match (up to `TOTAL_CAP`).
+        Blocking: call from a thread. Raises BadQuery, or IndexStarting while the index is not
+        open."""
         where = ["search_text MATCH ?"]
         params: list[object] = [query]
         if workspace is not None:
@@ -366,14 +388,19 @@ class SearchIndex:
             # Only the span of time the session's rows cover: FTS5 seeks to it, where the
             # matches of a common word in every other session would be read to find its own.
             where.append("search_text.rowid BETWEEN ? AND ?")
+        source = (
+            "FROM search_text JOIN search_items i ON i.id = search_text.rowid "
+            f"WHERE {' AND '.join(where)}"
+        )
         sql = (
             "SELECT i.workspace, i.session, i.epoch, i.seq, i.type, i.ts, "
-            f"snippet(search_text, 0, '', '', '…', {SNIPPET_TOKENS}) "
-            "FROM search_text JOIN search_items i ON i.id = search_text.rowid "
+            f"snippet(search_text, 0, char({ord(OPEN)}), char({ord(CLOSE)}), '…', "
+            f"{SNIPPET_TOKENS}) {source} "
             # Newest first is rowid order (search_tables.py): FTS5 reads it backwards and
             # stops at the limit, with no sort of every match.
-            f"WHERE {' AND '.join(where)} ORDER BY search_text.rowid DESC LIMIT ?"
+            "ORDER BY search_text.rowid DESC LIMIT ?"
         )
+        count = f"SELECT count(*) FROM (SELECT 1 {source} LIMIT {TOTAL_CAP})"
         with self._read_lock:
             if self._reader is None or self._rebuilding:
                 raise IndexStarting
@@ -385,8 +412,8 @@ class SearchIndex:
                         "WHERE workspace = ? AND session = ?",
                         (workspace, session),
                     ).fetchone()
-                params.append(limit)
-                rows = self._reader.execute(sql, params).fetchall()
+                (total,) = self._reader.execute(count, params).fetchone()
+                rows = self._reader.execute(sql, [*params, limit]).fetchall()
             except sqlite3.OperationalError as error:
                 if any(part in str(error) for part in _QUERY_ERRORS):
                     raise BadQuery(str(error)) from None
@@ -394,7 +421,7 @@ class SearchIndex:
             except (sqlite3.DatabaseError, MemoryError) as error:  # a damaged segment
                 self.suspect(error)
                 raise IndexStarting from error
-        return [Doc(*row) for row in rows]
+        return [Doc(*row) for row in rows], int(total)
 
     def count(self) -> int:
         with self._read_lock:
