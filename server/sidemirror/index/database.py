@@ -17,6 +17,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+from sidemirror.core.private import private_dir
+
 logger = logging.getLogger(__name__)
 
 INDEX_FILE = "index.sqlite3"
@@ -39,7 +41,7 @@ def open_index(data_dir: Path, *, check: bool = True) -> sqlite3.Connection:
     `check_same_thread=False` because the index is filled from a worker thread while the event
     loop reads it; callers serialise their own use of one connection (or open one each).
     """
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir)  # 0700 whatever the umask (a source's state folder opens one too)
     path = index_path(data_dir)
     try:
         return _open_checked(path, check)
