@@ -29,7 +29,7 @@ from sidemirror.index import search_tables
 from sidemirror.index.cpu_budget import CpuBudget
 from sidemirror.index.database import index_path, move_aside, open_index
 from sidemirror.index.search_damage import integrity_ok, is_damage
-from sidemirror.index.search_matches import CLOSE, OPEN
+from sidemirror.index.search_reads import SearchReads
 from sidemirror.index.search_tables import Doc
 
 logger = logging.getLogger(__name__)
@@ -43,28 +43,7 @@ CHECKPOINT_EVERY = 8  # transactions between two WAL checkpoints (never inside a
 BUILD_CORES = 0.8  # the whole server's CPU while the backfill runs, at most (live rows aside)
 # Short waits for the next chunk (the parse is slower than the writer) stay in the CPU window.
 IDLE_RESTART_S = 1.0
-SNIPPET_TOKENS = 24
-TOTAL_CAP = 10_000  # matches counted at most: a word in every item is not counted to the end
 RETRY_S = 1.0  # after a write the file system refused (a full disk): the rows wait, then again
-
-
-# What SQLite says of a MATCH expression it cannot parse (anything else is the server's fault).
-_QUERY_ERRORS = (
-    "fts5",
-    "syntax error",
-    "unterminated string",
-    "no such column",
-    "MATCH",
-    "special query",
-)
-
-
-class BadQuery(ValueError):
-    """The query is not valid FTS5 syntax (the message says where)."""
-
-
-class IndexStarting(RuntimeError):
-    """The index is not open for reading: opening, or being rebuilt after damage."""
 
 
 # What the writer does: add rows, drop a session's rows of other epochs, mark a session read.
@@ -75,10 +54,11 @@ def _rows_of(op: _Op) -> int:
     return len(op[1]) if op[0] == "add" else 0
 
 
-class SearchIndex:
-    """The search tables, their one writer thread, and queries."""
+class SearchIndex(SearchReads):
+    """The search tables, their one writer thread, and queries (index/search_reads.py)."""
 
     def __init__(self, data_dir: Path) -> None:
+        super().__init__()
         self.data_dir = data_dir
         self._cv = threading.Condition()
         self._live: deque[_Op] = deque()  # from the event loop: never waits, applied first
@@ -87,8 +67,6 @@ class SearchIndex:
         # Ops put and committed so far, live and backlog: each queue is written in order.
         self._queued = [0, 0]
         self._applied = [0, 0]
-        self._reader: sqlite3.Connection | None = None
-        self._read_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._lifecycle = threading.Lock()  # start and stop, one at a time
         # One budget for the build's two threads (the feeder's parse, the writer): a rest
@@ -100,7 +78,6 @@ class SearchIndex:
         self.write_failures = 0  # transactions the file system refused (each written again)
         # Damage to deal with, for the writer: "check" (run the integrity check) or "rebuild".
         self._damage: str | None = None
-        self._rebuilding = False  # searches answer IndexStarting until the new file is open
         self.rebuilds = 0
         self.on_rebuilt: Callable[[], None] | None = None  # called from the writer thread
 
@@ -198,7 +175,10 @@ class SearchIndex:
         try:
             while True:
                 if self._damage is not None:
-                    db = self._heal(db)
+                    healed = self._heal(db)
+                    if healed is None:
+                        return  # stopping while the new file could not be made
+                    db = healed
                     continue
                 with self._cv:
                     if since_checkpoint >= CHECKPOINT_EVERY and not self._live:
@@ -251,16 +231,18 @@ class SearchIndex:
                 self._damage = "check"
             self._cv.notify_all()
 
-    def _heal(self, db: sqlite3.Connection) -> sqlite3.Connection:
-        """The writer deals with damage reported: checks, then rebuilds if it is confirmed."""
+    def _heal(self, db: sqlite3.Connection) -> sqlite3.Connection | None:
+        """The writer deals with damage reported: checks, then rebuilds if it is confirmed.
+        None when the index stops before a new file could be made."""
         with self._cv:
             damage, self._damage = self._damage, None
         if damage == "check" and integrity_ok(db):
             return db
         return self._rebuild(db)
 
-    def _rebuild(self, db: sqlite3.Connection) -> sqlite3.Connection:
-        """The file moved aside (`*.corrupt`) and a new one opened; queued rows go into it."""
+    def _rebuild(self, db: sqlite3.Connection) -> sqlite3.Connection | None:
+        """The file moved aside (`*.corrupt`) and a new one opened; queued rows go into it. A
+        new file the file system refuses (a full disk) is tried again every `RETRY_S`."""
         path = index_path(self.data_dir)
         logger.warning("search index %s is damaged: moved aside, building it again", path.name)
         with self._cv:
@@ -270,11 +252,20 @@ class SearchIndex:
                 self._reader.close()
                 self._reader = None
         db.close()
-        move_aside(path)
-        db = open_index(self.data_dir)
-        search_tables.create(db)
-        db.execute("PRAGMA wal_autocheckpoint=0")
-        reader = open_index(self.data_dir, check=False)
+        while True:
+            try:
+                move_aside(path)
+                db = open_index(self.data_dir)
+                search_tables.create(db)
+                db.execute("PRAGMA wal_autocheckpoint=0")
+                reader = open_index(self.data_dir, check=False)
+                break
+            except (sqlite3.Error, OSError) as error:
+                db.close()  # the new file's, if it opened (closing twice is harmless)
+                logger.warning("search index: cannot make a new file (%s); trying again", error)
+                with self._cv:
+                    if self._cv.wait_for(lambda: self._stopping, RETRY_S):
+                        return None
         self.marks = {}  # every session is indexed again
         with self._read_lock:
             self._reader = reader
@@ -351,84 +342,6 @@ class SearchIndex:
         with self._cv:
             self._applied[0 if live else 1] += ops
             self._cv.notify_all()
-
-    # --- reading ---
-
-    def search(
-        self,
-        query: str,
-        *,
-        limit: int,
-        workspace: str | None = None,
-        session: str | None = None,
-    ) -> list[Doc]:
-        """Hits for an FTS5 query, newest first (see `find`)."""
-        return self.find(query, limit=limit, workspace=workspace, session=session)[0]
-
-    def find(
-        self,
-        query: str,
-        *,
-        limit: int,
-        workspace: str | None = None,
-        session: str | None = None,
-    ) -> tuple[list[Doc], int]:
-        """Hits for an FTS5 query, newest first, each with its snippet as `body` (the matched
-        tokens between `OPEN` and `CLOSE`), and how many items match (up to `TOTAL_CAP`).
-        Blocking: call from a thread. Raises BadQuery, or IndexStarting while the index is not
-        open."""
-        where = ["search_text MATCH ?"]
-        params: list[object] = [query]
-        if workspace is not None:
-            where.append("i.workspace = ?")
-            params.append(workspace)
-        if session is not None:
-            where.append("i.session = ?")
-            params.append(session)
-            # Only the span of time the session's rows cover: FTS5 seeks to it, where the
-            # matches of a common word in every other session would be read to find its own.
-            where.append("search_text.rowid BETWEEN ? AND ?")
-        source = (
-            "FROM search_text JOIN search_items i ON i.id = search_text.rowid "
-            f"WHERE {' AND '.join(where)}"
-        )
-        sql = (
-            "SELECT i.workspace, i.session, i.epoch, i.seq, i.type, i.ts, "
-            f"snippet(search_text, 0, char({ord(OPEN)}), char({ord(CLOSE)}), '…', "
-            f"{SNIPPET_TOKENS}) {source} "
-            # Newest first is rowid order (search_tables.py): FTS5 reads it backwards and
-            # stops at the limit, with no sort of every match.
-            "ORDER BY search_text.rowid DESC LIMIT ?"
-        )
-        count = f"SELECT count(*) FROM (SELECT 1 {source} LIMIT {TOTAL_CAP})"
-        with self._read_lock:
-            if self._reader is None or self._rebuilding:
-                raise IndexStarting
-            try:
-                if session is not None:
-                    assert workspace is not None, "a session is named within its workspace"
-                    params += self._reader.execute(
-                        "SELECT min(id), max(id) FROM search_items "
-                        "WHERE workspace = ? AND session = ?",
-                        (workspace, session),
-                    ).fetchone()
-                (total,) = self._reader.execute(count, params).fetchone()
-                rows = self._reader.execute(sql, [*params, limit]).fetchall()
-            except sqlite3.OperationalError as error:
-                if any(part in str(error) for part in _QUERY_ERRORS):
-                    raise BadQuery(str(error)) from None
-                raise
-            except (sqlite3.DatabaseError, MemoryError) as error:  # a damaged segment
-                self.suspect(error)
-                raise IndexStarting from error
-        return [Doc(*row) for row in rows], int(total)
-
-    def count(self) -> int:
-        with self._read_lock:
-            if self._reader is None or self._rebuilding:
-                raise IndexStarting
-            (n,) = self._reader.execute("SELECT count(*) FROM search_items").fetchone()
-        return int(n)
 
 
 def _apply(db: sqlite3.Connection, op: _Op) -> None:

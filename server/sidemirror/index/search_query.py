@@ -15,7 +15,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Literal
 
-from sidemirror.index.search import BadQuery
+from sidemirror.index.search_reads import BadQuery
 
 Syntax = Literal["literal", "fts"]
 SYNTAXES: tuple[Syntax, ...] = ("literal", "fts")

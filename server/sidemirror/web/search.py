@@ -16,10 +16,11 @@ from typing import Any
 from aiohttp import web
 
 from sidemirror.core.store import Store, resolve_workspace
-from sidemirror.index.search import BadQuery, IndexStarting, SearchIndex
+from sidemirror.index.search import SearchIndex
 from sidemirror.index.search_feed import SearchFeed
 from sidemirror.index.search_matches import shown
 from sidemirror.index.search_query import SYNTAXES, Syntax, fts_query
+from sidemirror.index.search_reads import BadQuery, IndexStarting
 from sidemirror.index.search_tables import Doc
 from sidemirror.web.bodies import error_response, parse_limit
 from sidemirror.web.health import INDEXING

@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 from sidemirror.index.database import index_path
-from sidemirror.index.search import IndexStarting, SearchIndex
+from sidemirror.index.search import SearchIndex
+from sidemirror.index.search_reads import IndexStarting
 from sidemirror.index.search_tables import Doc
 
 WORDS = [f"word{n}" for n in range(400)]

@@ -4,9 +4,9 @@ the snippet's match marks become highlight spans in UTF-16 units."""
 from __future__ import annotations
 
 import pytest
-from sidemirror.index.search import BadQuery
 from sidemirror.index.search_matches import CLOSE, OPEN, shown, unmark
 from sidemirror.index.search_query import MAX_WORDS, fts_query
+from sidemirror.index.search_reads import BadQuery
 
 
 @pytest.mark.parametrize(
