@@ -9,8 +9,8 @@ Sources of state, most exact first:
 
 Bounded: each entry's strings are capped (a path at PATH_MAX, an id at 200 characters, cut with
 `…`), the board holds at most `MAX_TRACKED` entries, and an entry is forgotten once its session
-ended or has been idle, untouched, for `IDLE_FORGET_S`. A forgotten session's transcript log
-keeps the state its hooks last gave, until its source says otherwise.
+ended or has been idle, untouched, for `IDLE_FORGET_S`. A forgotten session is shown as one
+without hooks is (its transcript and process say its state) until a hook names it again.
 
 A session waiting for a permission or an answer moves on when its transcript shows the answer
 (a tool result, a user message, the end of the turn): it was answered in the terminal.
@@ -242,12 +242,9 @@ class Board:
                 self._forget(t)
 
     def _forget(self, t: Tracked) -> None:
+        # Nothing is published: the log keeps the state last shown until its next change (a
+        # refresh here would track it again, and past the cap forget another, and so on).
         self.tracked.pop((t.workspace, t.session), None)
-        log = self._log(t)
-        if log is not None and t.hook is not None and log.source_state != "ended":
-            # The log keeps the state the hooks gave (the policy no longer sees them), so the
-            # session does not flip back to what its transcript alone suggests.
-            log.source_state, log.source_reason = t.hook.state, t.hook.reason
 
     # --- the stream ---
 
