@@ -87,7 +87,12 @@ export class SearchView {
       data = await api(all ? searchAllPath({ q, limit: 50 }) : searchPath(here.ws, { q, session: here.session }));
     } catch (err) {
       if (gen !== this.gen) return;
-      this.status.textContent = err.status === 404 ? "This server cannot search (update it)" : `Search failed: ${err.message}`;
+      this.status.textContent =
+        err.status === 404
+          ? "This server cannot search (update it)"
+          : err.status === 503
+            ? "The search index is opening or being rebuilt; try again in a moment"
+            : `Search failed: ${err.message}`;
       return;
     }
     if (gen !== this.gen) return;
