@@ -233,14 +233,23 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "query_secret",
         re.compile(
-            r"(?i)(?:[?&#\"'](?:amp;)?(?:" + _QUERY_NAMES + r")="
+            r"(?i)[?&#\"'](?:amp;)?(?:" + _QUERY_NAMES + r")="
             r"(?P<secret>[^&#\s\"'<>\\]+)"
-            # The same in a URL percent-encoded inside another URL's query (a login's
-            # `?next=https%3A%2F%2Fapp%2Fcb%3Ftoken%3D…`): the value stops at an encoded & or #.
-            r"|%(?:3f|26|23)(?:" + _QUERY_NAMES + r")%3d"
-            r"(?P<secret2>(?:[^&#%\s\"'<>\\]|%(?!26|23)[0-9a-f]{2})+))"
         ),
-        ("=", "%3D", "%3d"),
+        ("=",),
+        check=_not_placeholder,
+    ),
+    _Rule(
+        # The same in a URL percent-encoded inside another URL's query (a login's
+        # `?next=https%3A%2F%2Fapp%2Fcb%3Ftoken%3D…`): the value stops at an encoded & or #.
+        # A rule of its own, run only when an encoded "=" is there: one pattern for both forms
+        # made every redaction of a long text ~20% slower.
+        "query_secret",
+        re.compile(
+            r"%(?i:3f|26|23)(?i:" + _QUERY_NAMES + r")%3[dD]"
+            r"(?P<secret>(?:[^&#%\s\"'<>\\]|%(?!26|23)[0-9A-Fa-f]{2})+)"
+        ),
+        ("%3D", "%3d"),
         check=_not_placeholder,
     ),
     _Rule(
