@@ -1,7 +1,10 @@
 // Search: this session's whole text (`/workspace/{id}/search`, the part never loaded included),
 // or every session on the machine (`/api/search`). Hits list newest first with their snippet;
 // choosing one jumps to the item (loading history as needed) or switches to its session.
-// `/` focuses the box (keyboard-nav.js). The count is announced; results are buttons.
+// `/` focuses the box (keyboard-nav.js). The count is announced; results are buttons. What the
+// user types is matched literally by the server; each hit's `matches` ([start, end) UTF-16
+// offsets into its snippet, which is what JavaScript string indexes count) are shown as <mark>s,
+// built as nodes like every other text (never HTML).
 
 import { api } from "../lib/page/client.js";
 import { h } from "../lib/page/dom.js";
@@ -84,12 +87,17 @@ export class SearchView {
       data = await api(all ? searchAllPath({ q, limit: 50 }) : searchPath(here.ws, { q, session: here.session }));
     } catch (err) {
       if (gen !== this.gen) return;
-      this.status.textContent = err.status === 404 ? "This server cannot search (update it)" : `Search failed: ${err.message}`;
+      this.status.textContent =
+        err.status === 404
+          ? "This server cannot search (update it)"
+          : err.status === 503
+            ? "The search index is opening or being rebuilt; try again in a moment"
+            : `Search failed: ${err.message}`;
       return;
     }
     if (gen !== this.gen) return;
     const hits = Array.isArray(data?.hits) ? data.hits : [];
-    this.status.textContent = hits.length ? `${hits.length} ${hits.length === 1 ? "result" : "results"}` : "No results";
+    this.status.textContent = resultCount(hits.length, data?.total);
     this.results.replaceChildren(...hits.map((hit) => this._hit(hit, all)));
     this.results.hidden = hits.length === 0;
     if (openFirst && hits.length) this._go(hits[0]);
@@ -102,7 +110,7 @@ export class SearchView {
       h("span", { class: "hit-type", text: TYPE_LABELS[hit.type] || hit.type || "Item" }),
       all ? h("span", { class: "hit-where", text: this.label(hit.workspace, hit.session) }) : null,
       hit.ts ? h("time", { class: "ts", dateTime: hit.ts, title: fullTime(hit.ts), text: clockTime(hit.ts) }) : null,
-      h("span", { class: "hit-snippet", text: hit.snippet || "" }),
+      h("span", { class: "hit-snippet" }, highlighted(hit.snippet || "", hit.matches)),
     );
     btn.addEventListener("keydown", (ev) => {
       const li = btn.parentElement;
@@ -123,4 +131,29 @@ export class SearchView {
     const ok = await this.open(hit);
     this.status.textContent = ok ? "Shown in the timeline" : "That item could not be shown";
   }
+}
+
+/** "3 results", or "50 of 1,234 results" when the server found more than it sent. */
+function resultCount(shown, total) {
+  if (!shown) return "No results";
+  const noun = (n) => (n === 1 ? "result" : "results");
+  if (!Number.isInteger(total) || total <= shown) return `${shown} ${noun(shown)}`;
+  const more = total >= 10000 ? "10,000+" : total.toLocaleString("en-US");
+  return `${shown} of ${more} ${noun(total)}`;
+}
+
+/** The snippet as text pieces, the matched ones in <mark>: spans that are not well formed
+ * (outside the text, overlapping, out of order) are ignored, never trusted. */
+export function highlighted(snippet, matches) {
+  const parts = [];
+  let at = 0;
+  for (const span of Array.isArray(matches) ? matches : []) {
+    const [start, end] = Array.isArray(span) ? span : [];
+    if (!Number.isInteger(start) || !Number.isInteger(end) || start < at || end <= start || end > snippet.length) continue;
+    if (start > at) parts.push(snippet.slice(at, start));
+    parts.push(h("mark", { class: "hit-match", text: snippet.slice(start, end) }));
+    at = end;
+  }
+  if (at < snippet.length) parts.push(snippet.slice(at));
+  return parts;
 }

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from sidemirror.core.durable import WriteFailed, write_all
-from sidemirror.core.private import open_private
+from sidemirror.core.private import open_private, private_dir
 
 PROBE_BYTES = 64 << 10  # less free space than this under the data dir counts as a full disk
 
@@ -55,7 +55,7 @@ def write_problem(data_dir: Path) -> str | None:
     server that cannot store what it is sent must not start: it says why in one line instead."""
     probe = data_dir / f".probe-{os.getpid()}"
     try:
-        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(data_dir)  # and its missing parents: 0700, whatever the umask
         fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             write_all(fd, bytes(PROBE_BYTES))

@@ -1,7 +1,8 @@
 """Reading a whole session back (issue 16, `history`): the panel pages earlier items in as the
 reader scrolls up, keeping what is on screen where it is, until "Start of session"; `/` search
-finds an early word and scrolls to it (loading the pages between); an Edit shows its diff; the
-Changes view jumps to a tool call. A real transcript, run again and again, on a real server."""
+finds an early word (by a prefix too, highlighted) and scrolls to it (loading the pages
+between); an Edit shows its diff; the Changes view jumps to a tool call. A real transcript, run
+again and again, on a real server."""
 
 from __future__ import annotations
 
@@ -155,6 +156,13 @@ def test_slash_search_finds_an_early_word_and_scrolls_to_it(
     expect(results.get_by_role("button")).to_have_count(1, timeout=20_000)
     expect(panel.locator(".search-status")).to_have_text("1 result")
     expect(results.get_by_role("button")).to_contain_text(EARLY_WORD)
+    # The word is highlighted where the server says it matched (a <mark>, built as a node), and a
+    # prefix finds it too: what is typed is matched literally, each word also as a prefix.
+    expect(results.locator("mark.hit-match")).to_have_text([EARLY_WORD])
+    box.fill(EARLY_WORD[:7])
+    expect(results.locator("mark.hit-match")).to_have_text([EARLY_WORD], timeout=20_000)
+    box.fill(EARLY_WORD)
+    expect(results.locator("mark.hit-match")).to_have_text([EARLY_WORD], timeout=20_000)
     # Choosing it pages back to the start of the session and shows it, focused.
     results.get_by_role("button").click()
     target = panel.locator(f".feed [data-item-id='{early['id']}']")

@@ -94,6 +94,10 @@ _TARGET_LIKE = re.compile(
     r"^(?:@|#|\.|\[|//|\(|e\d+$|(?:css|xpath|text|role|id|ref|label|placeholder|"
     r"data-testid|internal:[a-z-]+)=|[a-zA-Z][\w-]*(?:[#.\[:]|\s*>))"
 )
+# A header or field name (`Authorization`, `X-Api-Key`, `db.password`). A URL, a path or an
+# assignment never is one, even when it ends in a secret-like word (`…&token=abc123SECRET`):
+# taking it for a name would pass it through whole and hide the innocent argument after it.
+_FIELD_NAME = re.compile(r"[A-Za-z][\w.-]*")
 _SECRET_PAIR = re.compile(r"^(?P<name>[\w.-]+)(?P<sep>\s*[=:]\s*)(?P<value>.+)$", re.S)
 _COOKIE_SUBCOMMANDS = frozenset({"get", "set", "add", "clear", "delete", "list", "remove"})
 
@@ -199,7 +203,7 @@ def _redact_generic(args: list[str]) -> list[str]:
             previous_secret_name = False
             continue
         bare = arg.strip().rstrip(":")
-        if bare and " " not in bare and is_secret_key(bare):
+        if _FIELD_NAME.fullmatch(bare) and is_secret_key(bare):
             # `header Authorization "Bearer …"`: the value is the next argument.
             previous_secret_name = True
             out.append(arg)

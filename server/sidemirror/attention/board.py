@@ -7,6 +7,11 @@ Sources of state, most exact first:
 - the transcript and the agent process (the source's `state`): the fallback for sessions
   without hooks; `ended` from the source (its file removed) always wins.
 
+Bounded: each entry's strings are capped (a path at PATH_MAX, an id at 200 characters, cut with
+`…`), the board holds at most `MAX_TRACKED` entries, and an entry is forgotten once its session
+ended or has been idle, untouched, for `IDLE_FORGET_S`. A forgotten session is shown as one
+without hooks is (its transcript and process say its state) until a hook names it again.
+
 A session waiting for a permission or an answer moves on when its transcript shows the answer
 (a tool result, a user message, the end of the turn): it was answered in the terminal.
 """
@@ -25,15 +30,27 @@ from sidemirror.core.hub import ItemPublished, Message, StateChanged
 from sidemirror.core.models import SessionItem
 from sidemirror.core.redact import redact_text
 from sidemirror.core.store import ACTIVE_WINDOW_S, SessionLog, Store, workspace_id_for
+from sidemirror.core.truncate import truncate
 
 # A session no hook or item has touched for this long is not listed as live (a crashed agent
 # sends no SessionEnd).
 LIVE_WINDOW_S = 12 * 3600.0
 QUEUE_SIZE = 256
+# Sessions remembered at once; past it, the longest untouched (waiting ones last) go first.
+MAX_TRACKED = 1000
+# An idle session untouched this long is forgotten (it is listed again if it wakes).
+IDLE_FORGET_S = 30 * 60.0
+CWD_MAX_CHARS = 4096  # PATH_MAX: no real working directory is longer
+SESSION_MAX_CHARS = 200
 # Items that show a waiting session got its answer.
 _MOVED_ON = frozenset({"tool_result", "user", "turn_complete"})
 # Claude Code stamps transcript lines with its own clock, read a moment after the hook.
 CLOCK_SLACK_S = 1.0
+
+
+def _capped(text: str, limit: int) -> str:
+    """Redacted, then cut with a mark: a secret is recognised whole before any of it is cut."""
+    return truncate(redact_text(text), limit)[0]
 
 
 def _answers(item: SessionItem, waiting_since: float) -> bool:
@@ -76,14 +93,16 @@ class Board:
 
     def hook(self, cwd: str, session_id: str, signal: StateSignal | None) -> Tracked:
         """A hook event arrived for this session (`signal` None: it said nothing of its state)."""
-        key = (workspace_id_for(cwd), redact_text(session_id))
+        directory = _capped(cwd, CWD_MAX_CHARS)
+        key = (workspace_id_for(directory), _capped(session_id, SESSION_MAX_CHARS))
         t = self.tracked.get(key)
         if t is None:
-            t = self.tracked[key] = Tracked(*key, directory=redact_text(cwd))
+            t = self._track(Tracked(*key, directory=directory))
         t.touched = time.time()
         if signal is not None:
             t.hook = signal
             self._refresh(t)
+        self._forget_finished(keep=t)
         return t
 
     def announce(self, t: Tracked) -> None:
@@ -139,8 +158,9 @@ class Board:
 
     def _emit_log(self, log: SessionLog) -> None:
         ws = self.store.workspace(log.workspace_id)
-        t = Tracked(log.workspace_id, log.session_id, directory=ws.directory if ws else "")
-        self.tracked[(t.workspace, t.session)] = t
+        t = self._track(
+            Tracked(log.workspace_id, log.session_id, directory=ws.directory if ws else "")
+        )
         self._change(t, log.state, log.state_reason, log)
 
     def _change(self, t: Tracked, state: str, reason: str | None, log: SessionLog | None) -> None:
@@ -172,6 +192,7 @@ class Board:
         """Every live session on the machine: tracked and not ended, touched recently; waiting
         ones first, then the most recently changed."""
         now = time.time()
+        self._forget_finished()
         self._track_active_logs()
         rows = [
             t
@@ -192,7 +213,38 @@ class Board:
                     continue
                 t = Tracked(*key, directory=ws.directory, state=log.state, reason=log.state_reason)
                 t.since = t.touched = log.last_activity
-                self.tracked[key] = t
+                self._track(t)
+
+    # --- bounds ---
+
+    def _track(self, t: Tracked) -> Tracked:
+        """Remember `t`, first forgetting the longest untouched entries past `MAX_TRACKED`.
+        A waiting session goes last: its pending request still needs its state."""
+        excess = len(self.tracked) + 1 - MAX_TRACKED
+        if excess > 0:
+            by_age = sorted(self.tracked.values(), key=lambda o: (o.state == "waiting", o.touched))
+            for old in by_age[:excess]:
+                self._forget(old)
+        self.tracked[(t.workspace, t.session)] = t
+        return t
+
+    def _forget_finished(self, keep: Tracked | None = None) -> None:
+        """Forget sessions that ended (their end already sent), idle ones untouched for
+        `IDLE_FORGET_S`, and any untouched past the live window."""
+        now = time.time()
+        for t in list(self.tracked.values()):
+            quiet = now - max(t.touched, t.since)
+            if (
+                t.state == "ended"
+                or (t.state == "idle" and quiet >= IDLE_FORGET_S)
+                or quiet >= LIVE_WINDOW_S
+            ) and (t is not keep or t.state == "ended"):
+                self._forget(t)
+
+    def _forget(self, t: Tracked) -> None:
+        # Nothing is published: the log keeps the state last shown until its next change (a
+        # refresh here would track it again, and past the cap forget another, and so on).
+        self.tracked.pop((t.workspace, t.session), None)
 
     # --- the stream ---
 

@@ -10,6 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+# A hook's strings are cut this far before anything else reads them: well past the caps the
+# board shows (attention/board.py), so a secret across a cap is still whole for the redactor,
+# yet a megabyte `cwd` costs neither memory nor time past its parse.
+RAW_MAX_CHARS = 64 * 1024
+
 # Notification types that mean the agent waits for the user, and for what.
 _WAITING_NOTIFICATIONS = {
     "permission_prompt": "permission",
@@ -53,7 +58,7 @@ def parse_event(payload: object) -> HookEvent:
         value = payload.get(key)
         if not isinstance(value, str) or not value:
             raise ValueError(f"the hook event has no {key!r}")
-        fields[key] = value
+        fields[key] = value[:RAW_MAX_CHARS]
     return HookEvent(fields["hook_event_name"], fields["session_id"], fields["cwd"], payload)
 
 

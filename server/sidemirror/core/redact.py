@@ -31,11 +31,23 @@ _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _BASE64_CHARS = _WORD_CHARS | frozenset("+")
 
 
+_HEX = frozenset("0123456789ABCDEFabcdef")
+
+
 def _boundary_before(text: str, index: int, word_chars: frozenset[str] = _WORD_CHARS) -> bool:
     if index == 0 or text[index - 1] not in word_chars:
         return True
     # "\nghp_..." in the raw text of a JSON line: the escape is a line break.
-    return index >= 2 and text[index - 2] == "\\" and text[index - 1] in "nrt"
+    if index >= 2 and text[index - 2] == "\\" and text[index - 1] in "nrt":
+        return True
+    # "%3Dghp_..." in a URL nested in another one (`?next=https%3A%2F%2F…%3Fq%3Dghp_…`): the
+    # escape is the "=" or "/" before the token.
+    return (
+        index >= 3
+        and text[index - 3] == "%"
+        and text[index - 2] in _HEX
+        and text[index - 1] in _HEX
+    )
 
 
 def _left_boundary(match: re.Match[str]) -> bool:
@@ -226,6 +238,19 @@ _RULES: tuple[_Rule, ...] = (
             r"(?P<secret>[^&#\s\"'<>\\]+)"
         ),
         ("=",),
+        check=_not_placeholder,
+    ),
+    _Rule(
+        # The same in a URL percent-encoded inside another URL's query (a login's
+        # `?next=https%3A%2F%2Fapp%2Fcb%3Ftoken%3D…`): the value stops at an encoded & or #.
+        # A rule of its own, run only when an encoded "=" is there: one pattern for both forms
+        # made every redaction of a long text ~20% slower.
+        "query_secret",
+        re.compile(
+            r"%(?i:3f|26|23)(?i:" + _QUERY_NAMES + r")%3[dD]"
+            r"(?P<secret>(?:[^&#%\s\"'<>\\]|%(?!26|23)[0-9A-Fa-f]{2})+)"
+        ),
+        ("%3D", "%3d"),
         check=_not_placeholder,
     ),
     _Rule(

@@ -1,5 +1,10 @@
 """Open the index database: one SQLite file, WAL mode, rebuilt when missing or corrupt.
 
+Damage `PRAGMA quick_check` cannot see (bytes inside an FTS5 segment, a valid b-tree page) is
+found by FTS5's own integrity check, which the search index runs in the background after it
+opens, and by a search that reads it; the search index then moves the file aside and builds it
+again (index/search_damage.py).
+
 The index only ever holds what can be derived again from the agent files and the journals, so
 a damaged file is moved aside and started afresh rather than repaired: losing it costs a
 background re-index, never data. A file the disk cannot write to (full, failing) is not damaged:
@@ -13,6 +18,8 @@ import logging
 import os
 import sqlite3
 from pathlib import Path
+
+from sidemirror.core.private import private_dir
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +51,7 @@ def open_index(data_dir: Path, *, check: bool = True) -> sqlite3.Connection:
     `check_same_thread=False` because the index is filled from a worker thread while the event
     loop reads it; callers serialise their own use of one connection (or open one each).
     """
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir)  # 0700 whatever the umask (a source's state folder opens one too)
     path = index_path(data_dir)
     try:
         return _open_checked(path, check)
@@ -52,7 +59,7 @@ def open_index(data_dir: Path, *, check: bool = True) -> sqlite3.Connection:
         if disk_refused(error) is not None:
             raise  # a full disk: the file is fine, and a rebuild would need room too
         logger.warning("index %s unreadable (%s); rebuilding it", path.name, error)
-        _move_aside(path)
+        move_aside(path)
         return _open_checked(path, check)
 
 
@@ -85,7 +92,8 @@ def _open_checked(path: Path, check: bool) -> sqlite3.Connection:
     return connection
 
 
-def _move_aside(path: Path) -> None:
+def move_aside(path: Path) -> None:
+    """The file and its -wal and -shm become `*.corrupt` (one kept, for a look afterwards)."""
     for suffix in ("", "-wal", "-shm"):
         part = path.with_name(path.name + suffix)
         if part.exists():

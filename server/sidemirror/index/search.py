@@ -7,6 +7,11 @@ event loop, never waiting) before backfill chunks (a bounded queue: whoever feed
 it is full, so the backfill slows down and memory does not grow). A backfill transaction ends
 as soon as live rows wait, so a new line is searchable within one chunk's write of being
 published. Readers use their own connection (WAL: they never wait for the writer).
+
+Self-healing: after opening, the writer runs FTS5's own integrity check before anything else.
+A damaged index (that check failing, a search or a write meeting SQLITE_CORRUPT) is moved aside
+and built afresh by the writer; meanwhile searches raise `IndexStarting` (503), rows queued
+are kept for the new file, and the feed indexes every session again (index/search_damage.py).
 """
 
 from __future__ import annotations
@@ -17,11 +22,14 @@ import sqlite3
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 from sidemirror.index import search_tables
 from sidemirror.index.cpu_budget import CpuBudget
-from sidemirror.index.database import open_index
+from sidemirror.index.database import index_path, move_aside, open_index
+from sidemirror.index.search_damage import integrity_ok, is_damage
+from sidemirror.index.search_reads import SearchReads
 from sidemirror.index.search_tables import Doc
 
 logger = logging.getLogger(__name__)
@@ -35,16 +43,7 @@ CHECKPOINT_EVERY = 8  # transactions between two WAL checkpoints (never inside a
 BUILD_CORES = 0.8  # the whole server's CPU while the backfill runs, at most (live rows aside)
 # Short waits for the next chunk (the parse is slower than the writer) stay in the CPU window.
 IDLE_RESTART_S = 1.0
-SNIPPET_TOKENS = 24
 RETRY_S = 1.0  # after a write the file system refused (a full disk): the rows wait, then again
-
-
-# What SQLite says of a MATCH expression it cannot parse (anything else is the server's fault).
-_QUERY_ERRORS = ("fts5", "syntax error", "unterminated string", "no such column", "MATCH")
-
-
-class BadQuery(ValueError):
-    """The query is not valid FTS5 syntax (the message says where)."""
 
 
 # What the writer does: add rows, drop a session's rows of other epochs, mark a session read.
@@ -55,10 +54,11 @@ def _rows_of(op: _Op) -> int:
     return len(op[1]) if op[0] == "add" else 0
 
 
-class SearchIndex:
-    """The search tables, their one writer thread, and queries."""
+class SearchIndex(SearchReads):
+    """The search tables, their one writer thread, and queries (index/search_reads.py)."""
 
     def __init__(self, data_dir: Path) -> None:
+        super().__init__()
         self.data_dir = data_dir
         self._cv = threading.Condition()
         self._live: deque[_Op] = deque()  # from the event loop: never waits, applied first
@@ -67,8 +67,6 @@ class SearchIndex:
         # Ops put and committed so far, live and backlog: each queue is written in order.
         self._queued = [0, 0]
         self._applied = [0, 0]
-        self._reader: sqlite3.Connection | None = None
-        self._read_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._lifecycle = threading.Lock()  # start and stop, one at a time
         # One budget for the build's two threads (the feeder's parse, the writer): a rest
@@ -78,13 +76,17 @@ class SearchIndex:
         # (workspace, session) -> (epoch, marker): sessions indexed whole (see `mark`).
         self.marks: dict[tuple[str, str], tuple[str, float]] = {}
         self.write_failures = 0  # transactions the file system refused (each written again)
+        # Damage to deal with, for the writer: "check" (run the integrity check) or "rebuild".
+        self._damage: str | None = None
+        self.rebuilds = 0
+        self.on_rebuilt: Callable[[], None] | None = None  # called from the writer thread
 
     # --- lifecycle ---
 
     @property
     def ready(self) -> bool:
         """Open for reading (rows queued before are written once the writer starts)."""
-        return self._reader is not None
+        return self._reader is not None and not self._rebuilding
 
     def start(self) -> None:
         """Open (or rebuild) the tables and start the writer. Blocking: call from a thread."""
@@ -101,6 +103,7 @@ class SearchIndex:
             raise
         rows = writer.execute("SELECT workspace, session, epoch, marker FROM search_sessions")
         self.marks = {(w, s): (e, m) for w, s, e, m in rows}
+        self._damage = "check"  # the writer's first job: quick_check cannot see inside FTS5
         self._thread = threading.Thread(
             target=self._write_loop, args=(writer,), name="search-index", daemon=True
         )
@@ -175,6 +178,12 @@ class SearchIndex:
         since_checkpoint = 0
         try:
             while True:
+                if self._damage is not None:
+                    healed = self._heal(db)
+                    if healed is None:
+                        return  # stopping while the new file could not be made
+                    db = healed
+                    continue
                 with self._cv:
                     if since_checkpoint >= CHECKPOINT_EVERY and not self._live:
                         since_checkpoint = 0
@@ -182,11 +191,15 @@ class SearchIndex:
                     else:
                         checkpoint = False
                         idle = time.monotonic()
-                        self._cv.wait_for(lambda: self._live or self._backlog or self._stopping)
+                        self._cv.wait_for(
+                            lambda: self._live or self._backlog or self._stopping or self._damage
+                        )
                         if time.monotonic() - idle > IDLE_RESTART_S:
                             self._budget.restart()  # a spell of idle is not headroom
                         if self._stopping and not self._live and not self._backlog:
                             return
+                        if self._damage is not None:
+                            continue
                     live = list(self._live)
                     self._live.clear()
                 try:
@@ -201,24 +214,91 @@ class SearchIndex:
                     if not self._refused(db, error, live):
                         return  # stopping: the rows are lost, and so are their marks
                     continue
+                except (sqlite3.DatabaseError, MemoryError) as error:  # damage met writing
+                    self._put_back(db, live)
+                    self.suspect(error)
+                    continue
                 since_checkpoint += not checkpoint
         finally:
             db.close()
+
+    # --- damage ---
+
+    def suspect(self, error: BaseException) -> None:
+        """An error from the index: SQLITE_CORRUPT has the file rebuilt; anything else (SQLite's
+        MemoryError from a damaged length) has the integrity check run first."""
+        with self._cv:
+            if is_damage(error):
+                self._damage = "rebuild"
+                self._rebuilding = True
+            elif self._damage is None:
+                self._damage = "check"
+            self._cv.notify_all()
+
+    def _heal(self, db: sqlite3.Connection) -> sqlite3.Connection | None:
+        """The writer deals with damage reported: checks, then rebuilds if it is confirmed.
+        None when the index stops before a new file could be made."""
+        with self._cv:
+            damage, self._damage = self._damage, None
+        if damage == "check" and integrity_ok(db):
+            return db
+        return self._rebuild(db)
+
+    def _rebuild(self, db: sqlite3.Connection) -> sqlite3.Connection | None:
+        """The file moved aside (`*.corrupt`) and a new one opened; queued rows go into it. A
+        new file the file system refuses (a full disk) is tried again every `RETRY_S`."""
+        path = index_path(self.data_dir)
+        logger.warning("search index %s is damaged: moved aside, building it again", path.name)
+        with self._cv:
+            self._rebuilding = True
+        with self._read_lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
+        db.close()
+        while True:
+            try:
+                move_aside(path)
+                db = open_index(self.data_dir)
+                search_tables.create(db)
+                db.execute("PRAGMA wal_autocheckpoint=0")
+                reader = open_index(self.data_dir, check=False)
+                break
+            except (sqlite3.Error, OSError) as error:
+                db.close()  # the new file's, if it opened (closing twice is harmless)
+                logger.warning("search index: cannot make a new file (%s); trying again", error)
+                with self._cv:
+                    if self._cv.wait_for(lambda: self._stopping, RETRY_S):
+                        return None
+        self.marks = {}  # every session is indexed again
+        with self._read_lock:
+            self._reader = reader
+        with self._cv:
+            self._rebuilding = False
+        self.rebuilds += 1
+        if self.on_rebuilt is not None:
+            self.on_rebuilt()
+        return db
+
+    def _put_back(self, db: sqlite3.Connection, live: list[_Op]) -> None:
+        """A failed transaction: rolled back, its live rows first in line again."""
+        if db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+        with self._cv:
+            self._live.extendleft(reversed(live))
 
     def _refused(self, db: sqlite3.Connection, error: sqlite3.Error, live: list[_Op]) -> bool:
         """A transaction the file system refused: rolled back, its live rows put back first
         (the backfill's are put back by `_backfill_transaction`), tried again after a rest.
         False when the index is stopping instead: nothing waits for the disk then."""
-        if db.in_transaction:
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
         self.write_failures += 1
         if self.write_failures == 1 or self.write_failures % 60 == 0:
             logger.warning(
                 "search index: write refused (%s); trying again every %.0f s", error, RETRY_S
             )
+        self._put_back(db, live)
         with self._cv:
-            self._live.extendleft(reversed(live))
             return not self._cv.wait_for(lambda: self._stopping, RETRY_S)
 
     def _pace(self, *, writer: bool) -> None:
@@ -256,7 +336,7 @@ class SearchIndex:
                 _apply(db, op)
                 rows += _rows_of(op)
             db.execute("COMMIT")
-        except sqlite3.OperationalError:
+        except (sqlite3.DatabaseError, MemoryError):
             with self._cv:  # written again, in order, once the file system takes them
                 self._backlog.extendleft(reversed(taken))
             raise
@@ -266,60 +346,6 @@ class SearchIndex:
         with self._cv:
             self._applied[0 if live else 1] += ops
             self._cv.notify_all()
-
-    # --- reading ---
-
-    def search(
-        self,
-        query: str,
-        *,
-        limit: int,
-        workspace: str | None = None,
-        session: str | None = None,
-    ) -> list[Doc]:
-        """Hits for an FTS5 query, newest first, each with its snippet as `body`. Blocking:
-        call from a thread."""
-        where = ["search_text MATCH ?"]
-        params: list[object] = [query]
-        if workspace is not None:
-            where.append("i.workspace = ?")
-            params.append(workspace)
-        if session is not None:
-            where.append("i.session = ?")
-            params.append(session)
-            # Only the span of time the session's rows cover: FTS5 seeks to it, where the
-            # matches of a common word in every other session would be read to find its own.
-            where.append("search_text.rowid BETWEEN ? AND ?")
-        sql = (
-            "SELECT i.workspace, i.session, i.epoch, i.seq, i.type, i.ts, "
-            f"snippet(search_text, 0, '', '', '…', {SNIPPET_TOKENS}) "
-            "FROM search_text JOIN search_items i ON i.id = search_text.rowid "
-            # Newest first is rowid order (search_tables.py): FTS5 reads it backwards and
-            # stops at the limit, with no sort of every match.
-            f"WHERE {' AND '.join(where)} ORDER BY search_text.rowid DESC LIMIT ?"
-        )
-        with self._read_lock:
-            assert self._reader is not None, "the search index is not started"
-            if session is not None:
-                assert workspace is not None, "a session is named within its workspace"
-                params += self._reader.execute(
-                    "SELECT min(id), max(id) FROM search_items WHERE workspace = ? AND session = ?",
-                    (workspace, session),
-                ).fetchone()
-            params.append(limit)
-            try:
-                rows = self._reader.execute(sql, params).fetchall()
-            except sqlite3.OperationalError as error:
-                if any(part in str(error) for part in _QUERY_ERRORS):
-                    raise BadQuery(str(error)) from None
-                raise
-        return [Doc(*row) for row in rows]
-
-    def count(self) -> int:
-        with self._read_lock:
-            assert self._reader is not None
-            (n,) = self._reader.execute("SELECT count(*) FROM search_items").fetchone()
-        return int(n)
 
 
 def _apply(db: sqlite3.Connection, op: _Op) -> None:

@@ -95,6 +95,14 @@ class SearchFeed:
         self.ready = asyncio.Event()  # set after the first full pass over every session
         self._stopped = False
         self._counted: tuple[float, dict[str, int]] | None = None  # (when, progress)
+        self._refill: asyncio.Task[None] | None = None
+        loop = asyncio.get_running_loop()
+
+        def rebuilt() -> None:  # the index's writer thread
+            with contextlib.suppress(RuntimeError):  # the loop closed: the server stops
+                loop.call_soon_threadsafe(self._rebuilt)
+
+        index.on_rebuilt = rebuilt
 
     def tap(self, log: SessionLog, message: Message) -> None:
         """A store tap (runs on the loop for every message the store publishes)."""
@@ -116,11 +124,33 @@ class SearchFeed:
 
     async def stop(self) -> None:
         self._stopped = True
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        for task in (self._task, self._refill):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._task = self._refill = None
+
+    def _rebuilt(self) -> None:
+        """The index was built afresh (it was damaged). The backfill finds every session it
+        reads missing and indexes it again; loaded sessions it does not read (ingest journals,
+        indexed as their load published them) are indexed again here."""
+        self._counted = None
+        loaded = [
+            log
+            for ws in self.store.workspaces.values()
+            for log in ws.sessions.values()
+            if log.scan is None and log.loader is not None and log.has_items
+        ]
+        if loaded and not self._stopped:
+            self._refill = asyncio.create_task(self._fill_each(loaded), name="search-refill")
+
+    async def _fill_each(self, logs: list[SessionLog]) -> None:
+        for log in logs:
+            try:
+                await self.fill(log)
+            except Exception:  # one unreadable session never stops the rest
+                logger.exception("search: could not index session %s", log.session_id)
 
     def progress(self) -> dict[str, int]:
         """Sessions indexed whole out of those known (`/health`: the index is filling until

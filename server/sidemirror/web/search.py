@@ -1,5 +1,10 @@
 """Full-text search routes: one whole session (`GET /workspace/{id}/search`), and every session
-on the machine (`GET /api/search`), answered from the index (index/search.py), newest first."""
+on the machine (`GET /api/search`), answered from the index (index/search.py), newest first.
+
+What the user typed is matched literally (index/search_query.py) unless `syntax=fts` asks for
+FTS5's syntax; every answer carries `total`, and each hit the `matches` of the query in its
+snippet (index/search_matches.py). No input is a 500: a blank one finds nothing (200), and
+only a query in FTS5 syntax can be malformed (400)."""
 
 from __future__ import annotations
 
@@ -12,12 +17,13 @@ from typing import Any
 
 from aiohttp import web
 
-from sidemirror.core.redact import redact_text
 from sidemirror.core.store import Store, resolve_workspace
-from sidemirror.core.truncate import truncate
 from sidemirror.index.database import disk_refused
-from sidemirror.index.search import BadQuery, SearchIndex
+from sidemirror.index.search import SearchIndex
 from sidemirror.index.search_feed import SearchFeed
+from sidemirror.index.search_matches import shown
+from sidemirror.index.search_query import SYNTAXES, Syntax, fts_query
+from sidemirror.index.search_reads import BadQuery, IndexStarting
 from sidemirror.index.search_tables import Doc
 from sidemirror.web.bodies import error_response, parse_limit
 from sidemirror.web.health import INDEXING
@@ -73,30 +79,52 @@ async def search_lifecycle(app: web.Application) -> AsyncIterator[None]:
     await asyncio.to_thread(index.stop)
 
 
-def _query(request: web.Request) -> str:
-    q = request.query.get("q", "").strip()
-    if not q:
-        raise web.HTTPBadRequest(text="query parameter 'q' (the text to search for) is required")
-    return q
+def _syntax(request: web.Request) -> Syntax:
+    value = request.query.get("syntax", "literal")
+    for syntax in SYNTAXES:
+        if value == syntax:
+            return syntax
+    raise web.HTTPBadRequest(text=f"'syntax' must be one of {', '.join(SYNTAXES)}")
 
 
-async def _answer(request: web.Request, q: str, **where: str) -> web.Response:
+def _bad_query(error: BadQuery, syntax: Syntax) -> web.Response:
+    hint = (
+        ' (FTS5 syntax: quote a phrase or anything with punctuation: "foo-bar"; operators: '
+        "AND OR NOT NEAR, prefix*; leave out syntax=fts to search the text as typed)"
+        if syntax == "fts"
+        else ""
+    )
+    return error_response(400, "bad_query", f"not a valid search: {error}{hint}")
+
+
+async def _answer(request: web.Request, **where: str) -> web.Response:
     state = request.app[APP_STATE]
     feed = request.app[SEARCH]
     limit = parse_limit(request, DEFAULT_HITS)
-    if not feed.index.ready:
-        return error_response(503, "index_starting", "the search index is opening; try again")
+    syntax = _syntax(request)
     try:
-        hits = await asyncio.to_thread(feed.index.search, q, limit=limit, **where)
+        query = fts_query(request.query.get("q", ""), syntax)
     except BadQuery as error:
-        return error_response(
-            400,
-            "bad_query",
-            f"not a valid search: {error} (words match whole tokens; quote a phrase or "
-            'anything with punctuation: "foo-bar"; operators: AND OR NOT, prefix*)',
-        )
-    shown = [h for h in (_hit(state.store, hit) for hit in hits) if h is not None]
-    return web.json_response({"hits": shown})
+        return _bad_query(error, syntax)
+    if query is None:  # blank, or nothing a word could match
+        return web.json_response({"hits": [], "total": 0})
+    if not feed.index.ready:
+        return _starting()
+    try:
+        hits, total = await asyncio.to_thread(feed.index.find, query, limit=limit, **where)
+    except IndexStarting:
+        return _starting()
+    except BadQuery as error:
+        return _bad_query(error, syntax)
+    found = [h for h in (_hit(state.store, hit) for hit in hits) if h is not None]
+    return web.json_response({"hits": found, "total": total})
+
+
+def _starting() -> web.Response:
+    """While the index opens, or is built again after damage was found in it."""
+    return error_response(
+        503, "index_starting", "the search index is opening or being rebuilt; try again"
+    )
 
 
 def _hit(store: Store, hit: Doc) -> dict[str, Any] | None:
@@ -104,7 +132,7 @@ def _hit(store: Store, hit: Doc) -> dict[str, Any] | None:
     log = ws.sessions.get(hit.session) if ws is not None else None
     if log is None or (log.has_items and log.epoch != hit.epoch):
         return None  # a session gone, or rebuilt since: its old ids name nothing
-    snippet, _cut, _n = truncate(redact_text(hit.body), store.projector.max_chars)
+    snippet, matches = shown(hit.body, store.projector.max_chars)
     return {
         "workspace": hit.workspace,
         "session": hit.session,
@@ -112,22 +140,21 @@ def _hit(store: Store, hit: Doc) -> dict[str, Any] | None:
         "type": hit.type,
         "ts": hit.ts,
         "snippet": snippet,
+        "matches": matches,
     }
 
 
 async def search_session(request: web.Request) -> web.Response:
     """One whole session, read for the index first if it was not yet (however large)."""
-    q = _query(request)
     ws = workspace_of(request)
     log = session_of(ws, request.query.get("session"))
-    if request.app[SEARCH].index.ready:
+    if request.app[SEARCH].index.ready and request.query.get("q", "").strip():
         await request.app[SEARCH].ensure(log)
-    return await _answer(request, q, workspace=ws.id, session=log.session_id)
+    return await _answer(request, workspace=ws.id, session=log.session_id)
 
 
 async def search_all(request: web.Request) -> web.Response:
-    q = _query(request)
     where = {}
     if "workspace" in request.query:
         where["workspace"] = resolve_workspace(request.query["workspace"]).id
-    return await _answer(request, q, **where)
+    return await _answer(request, **where)

@@ -70,7 +70,7 @@ async def test_a_never_opened_session_is_found_and_new_lines_within_a_batch(
     never_opened = {s["id"] for s in listing["sessions"] if s["items"] is None}
     assert ORCH.stem in never_opened  # indexed without being loaded
     hit = next(h for h in hits if h["session"] == ORCH.stem)
-    assert set(hit) == {"workspace", "session", "item_id", "type", "ts", "snippet"}
+    assert set(hit) == {"workspace", "session", "item_id", "type", "ts", "snippet", "matches"}
     assert "orchestrator" in hit["snippet"].lower() and len(hit["snippet"]) <= 500
     # The id names the item the hit came from, once the session is read.
     status, item = await get(
@@ -92,7 +92,7 @@ async def test_a_never_opened_session_is_found_and_new_lines_within_a_batch(
     # Narrowed to a workspace: its id or its directory.
     assert (await wait_for_hits(client, "/api/search", q="quixotically", workspace=ws)) == hits
     status, body = await get(client, "/api/search", q="quixotically", workspace="/elsewhere")
-    assert (status, body) == (200, {"hits": []})
+    assert (status, body) == (200, {"hits": [], "total": 0})
     await client.close()
 
 
@@ -134,15 +134,20 @@ async def test_bad_queries_are_clear_400s(make_client: ClientFactory, tmp_path: 
     projects_with(tmp_path, ORCH)
     client = await make_client(claude_dirs=[tmp_path / "projects"])
     await wait_listed(client)
-    for params in ({"q": '"unclosed'}, {"q": "AND OR"}, {"q": "foo("}):
-        status, body = await search_when_open(client, "/api/search", **params)
-        assert status == 400, (params, body)
+    # Only FTS5 syntax, asked for, can be malformed; typed as text, the same is searched.
+    for q in ('"unclosed', "AND OR", "foo("):
+        status, body = await search_when_open(client, "/api/search", q=q, syntax="fts")
+        assert status == 400, (q, body)
         assert (
             body["error"]["code"] == "bad_query"
             and "not a valid search" in body["error"]["message"]
         )
+        status, body = await search_when_open(client, "/api/search", q=q)
+        assert status == 200 and body["total"] == len(body["hits"]), (q, body)
+    status, body = await get(client, "/api/search", q="x", syntax="sql")
+    assert status == 400 and "'syntax'" in body["error"]["message"]
     status, body = await get(client, "/api/search")
-    assert status == 400 and "'q'" in body["error"]["message"]
+    assert (status, body) == (200, {"hits": [], "total": 0})
     status, body = await get(client, "/api/search", q="x", limit="0")
     assert status == 400
     ws = (await (await client.get("/api/workspaces", headers=AUTH)).json())["workspaces"][0]["id"]

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import shutil
 import uuid
 from datetime import UTC, datetime
@@ -19,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from sidemirror.core.private import open_private, private_dir
 from sidemirror.core.store import Store
 from sidemirror.sources.claude.source import ClaudeSource
 from sidemirror.sources.files.indexing import IndexProgress
@@ -73,7 +75,7 @@ class DemoSource:
 
     async def start(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
-        (self.projects / "-demo-sidemirror-demo").mkdir(parents=True, mode=0o700)
+        private_dir(self.projects / "-demo-sidemirror-demo")  # 0700 whatever the umask
         await self.source.start()
         self._task = asyncio.create_task(self._replay(), name="demo-replay")
 
@@ -95,7 +97,9 @@ class DemoSource:
             path = self.projects / "-demo-sidemirror-demo" / f"{session_id}.jsonl"
             logger.info("demo: replaying the sample session (pass %d)", n)
             started = asyncio.get_running_loop().time()
-            with open(path, "a", encoding="utf-8") as fh:
+            with os.fdopen(
+                open_private(path, os.O_WRONLY | os.O_APPEND), "a", encoding="utf-8"
+            ) as fh:
                 # Titled the way Claude Code records a renamed session, so every list calls it
                 # "Demo" rather than by its first prompt.
                 title = {"type": "custom-title", "customTitle": DEMO_NAME, "sessionId": ""}
