@@ -106,6 +106,16 @@ def _ask(message: bytes) -> list[_Reply] | None:
         return None
 
 
+def answers() -> bool:
+    """Whether the kernel answers sock_diag requests here (a request for a socket that cannot
+    exist gets "no such socket", not a refusal): callers decide once between this and their
+    fallback, so that "no such socket" never sends them to the slow way."""
+    nowhere = (b"\0" * 16, 0)
+    return (
+        _ask(_request(socket.AF_INET, ~0 & 0xFFFFFFFF, nowhere, nowhere, NLM_F_REQUEST)) is not None
+    )
+
+
 def _flags(message: bytes) -> int:
     return int(_HEADER.unpack_from(message)[2])
 
