@@ -13,7 +13,9 @@ import socket
 
 # Where a server listens when no port is given: the first free one (the extension scans these).
 PORT_RANGE = range(47470, 47480)
-BACKLOG = 128  # connections that wait while the server starts, or in a burst
+# Connections that wait while the server starts, or in a burst: another user's churn must not
+# fill it and make the kernel drop the owner's handshakes (the kernel caps it at somaxconn).
+BACKLOG = 1024
 
 
 class PortUnavailable(Exception):

@@ -18,6 +18,7 @@ from sidemirror import __version__
 from sidemirror.app import create_app, once_listening
 from sidemirror.core.debug_trace import path_problem
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
+from sidemirror.listen_socket import BACKLOG
 from sidemirror.runtime import ScrubbedAccessLogger, configure_logging, resolve_token
 from sidemirror.runtime_file import (
     default_data_dir,
@@ -38,6 +39,7 @@ from sidemirror.web.connections import (
     GuardedSockSite,
 )
 from sidemirror.web.starting import StartingResponder
+from sidemirror.web.state import APP_STATE
 
 logger = logging.getLogger("sidemirror")
 
@@ -109,7 +111,9 @@ async def _serve(settings: Settings, sock: socket.socket, starting: StartingResp
     )
     await runner.setup()
     starting.stop()  # from here the server answers on the socket itself
-    site = GuardedSockSite(runner, sock, ConnectionGuard(connection_cap(fd_limit)))
+    owners = app[APP_STATE].guard.owners  # one lookup per connection, shared with the app's rules
+    guard = ConnectionGuard(connection_cap(fd_limit), owners=owners)
+    site = GuardedSockSite(runner, sock, guard, backlog=BACKLOG)
     await site.start()
     once_listening(app)
     runtime = write_runtime_file(

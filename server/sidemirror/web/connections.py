@@ -7,18 +7,24 @@ Every connection passes a guard here before aiohttp sees it:
   closed (later requests on a kept-alive connection are bounded by aiohttp's keep-alive timeout);
 - at most `max_connections` are open; a new one over the cap first evicts the oldest connection
   still waiting for its headers, so a real request (whose headers arrive at once) always finds
-  room, and is refused only when every open connection is a real one.
+  room, and is refused only when every open connection is a real one;
+- another OS user's connections (known as each is accepted, web/peer.py `at_connect`) never
+  use up the owner's room: each other uid may hold `per_uid_cap` connections and all of them
+  together `foreign_cap` (half the cap), anything over is refused at once, and they never
+  evict anyone's connection. Their requests are answered 403 and closed (web/security.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
+
+from sidemirror.web.peer import Owner, OwnerCache
 
 logger = logging.getLogger(__name__)
 
@@ -33,19 +39,30 @@ class ConnectionGuard:
         self,
         max_connections: int = MAX_CONNECTIONS,
         header_timeout: float = HEADER_TIMEOUT_S,
+        owners: OwnerCache | None = None,
     ) -> None:
         self.max_connections = max_connections
         self.header_timeout = header_timeout
+        self.owners = owners
+        # Another user's connections are only ever refused (403): a few are enough to tell
+        # them so, and all of them together never take more than half the room.
+        self.foreign_cap = max(1, max_connections // 2)
+        self.per_uid_cap = max(1, max_connections // 8)
+        self.foreign: Counter[int] = Counter()  # open connections per other uid
         self.open = 0
         self.evicted = 0  # counted for the reliability suite and logs
         self.timed_out = 0
+        self.refused_foreign = 0
         # Connections whose first headers have not arrived, oldest first (eviction order).
         self._waiting: OrderedDict[_GuardedProtocol, None] = OrderedDict()
 
     def wrap(self, factory: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
         return lambda: _GuardedProtocol(factory(), self)
 
-    def _admit(self, conn: _GuardedProtocol) -> bool:
+    def _admit(self, conn: _GuardedProtocol, transport: asyncio.BaseTransport) -> bool:
+        known = self.owners.at_connect(transport) if self.owners is not None else None
+        if known is not None and known[0] is Owner.OTHER and known[1] is not None:
+            return self._admit_foreign(conn, known[1])
         if self.open >= self.max_connections:
             if not self._waiting:
                 return False
@@ -58,12 +75,31 @@ class ConnectionGuard:
         self._waiting[conn] = None
         return True
 
+    def _admit_foreign(self, conn: _GuardedProtocol, uid: int) -> bool:
+        """Another user's connection: within its own caps, and never at anyone's expense."""
+        total = sum(self.foreign.values())
+        full = self.foreign[uid] >= self.per_uid_cap or total >= self.foreign_cap
+        if full or self.open >= self.max_connections:
+            self.refused_foreign += 1
+            return False
+        conn.foreign_uid = uid
+        self.foreign[uid] += 1
+        self.open += 1
+        # Not in the waiting list: an owner's arrival evicts only its own kind, and a slow
+        # foreign connection still meets the header timer.
+        return True
+
     def _headers_done(self, conn: _GuardedProtocol) -> None:
         self._waiting.pop(conn, None)
 
     def _gone(self, conn: _GuardedProtocol) -> None:
         self._waiting.pop(conn, None)
         self.open -= 1
+        uid = conn.foreign_uid
+        if uid is not None:
+            self.foreign[uid] -= 1
+            if not self.foreign[uid]:
+                del self.foreign[uid]
 
 
 class _GuardedProtocol(asyncio.Protocol):
@@ -76,11 +112,12 @@ class _GuardedProtocol(asyncio.Protocol):
         self.admitted = False
         self.head = b""  # the last bytes seen before the first request's headers end
         self.timer: asyncio.TimerHandle | None = None
+        self.foreign_uid: int | None = None  # another OS user's connection: theirs
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
-        if not self.guard._admit(self):
+        if not self.guard._admit(self, transport):
             transport.abort()  # every open connection is a real one: refuse, do not queue
             return
         self.admitted = True
@@ -135,8 +172,11 @@ class _GuardedProtocol(asyncio.Protocol):
 class GuardedSockSite(web.SockSite):
     """`web.SockSite` whose connections pass a `ConnectionGuard` first."""
 
-    def __init__(self, runner: web.BaseRunner, sock: Any, guard: ConnectionGuard) -> None:
-        super().__init__(runner, sock)
+    def __init__(
+        self, runner: web.BaseRunner, sock: Any, guard: ConnectionGuard, backlog: int = 128
+    ) -> None:
+        # `backlog` matters: asyncio listens again with it, replacing the bound socket's own.
+        super().__init__(runner, sock, backlog=backlog)
         self.guard = guard
 
     async def start(self) -> None:

@@ -1,14 +1,16 @@
 """Who owns a loopback connection: the OS user of the client's socket (Linux).
 
-The kernel lists every TCP socket of this network namespace with its owner's uid in
-/proc/net/tcp and /proc/net/tcp6. The client's socket is the entry whose local address is our
-peer address and whose remote address is our own address, so one exact 4-tuple finds it.
-Other systems (and a connection whose socket is not listed) give no owner: `Owner.UNKNOWN`,
-for which pairing needs a code the user reads with `sidemirror pair` (web/pairing.py).
-
-The lookup reads the whole table (every socket of the namespace), so it runs once per
-connection, when its first request arrives, and the answer is kept with the connection's
-transport for as long as that lives (`OwnerCache`).
+The client's socket is the one whose local address is our peer address and whose remote
+address is our own, so one exact 4-tuple finds it. The kernel is asked for that one socket by
+netlink `sock_diag` (sidemirror/sock_diag.py): tens of microseconds whatever else is open, so
+it runs inline, as each connection is accepted (`OwnerCache.at_connect`), and the connection
+guard (web/connections.py) can cap each uid's connections. Where netlink does not answer, the
+fallback reads /proc/net/tcp and tcp6, which list every socket of the network namespace: a
+table any local user can inflate, so that read runs in a thread, once per connection, when its
+first request arrives. Either answer is kept with the connection's transport for as long as it
+lives. Other systems (and a connection whose socket is not found) give no owner:
+`Owner.UNKNOWN`, for which pairing needs a code the user reads with `sidemirror pair`
+(web/pairing.py).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from sidemirror import sock_diag
 
 if TYPE_CHECKING:
     import asyncio
@@ -89,7 +93,7 @@ def socket_uid(
 
 
 def lookup_available(tables: Sequence[Path] = TCP_TABLES) -> bool:
-    """Whether this OS lists socket owners where we can read them."""
+    """Whether this OS lists socket owners where we can read them (the /proc fallback)."""
     return sys.platform.startswith("linux") and any(os.access(t, os.R_OK) for t in tables)
 
 
@@ -100,19 +104,39 @@ def _address(value: object) -> tuple[str, int] | None:
 
 
 class OwnerCache:
-    """The owner of each connection, looked up once (in a thread: the tables can be large)
-    and kept with the connection's transport for as long as it lives."""
+    """The owner of each connection, looked up once and kept with the connection's transport
+    for as long as it lives: by netlink as the connection is accepted, or else (the /proc
+    tables can be large) in a thread when its first request arrives."""
 
     def __init__(
-        self, *, enabled: bool, uid: int | None = None, tables: Sequence[Path] = TCP_TABLES
+        self,
+        *,
+        enabled: bool,
+        uid: int | None = None,
+        tables: Sequence[Path] = TCP_TABLES,
+        netlink: bool | None = None,
     ) -> None:
-        # `enabled=False` (a setting, or an OS without the tables) makes every owner UNKNOWN.
-        self.enabled = enabled and lookup_available(tables)
+        # Asked once: "no such socket" from a working netlink must never send a lookup to the
+        # /proc fallback, whose cost another user controls.
+        self.netlink = enabled and (sock_diag.answers() if netlink is None else netlink)
+        # `enabled=False` (a setting, or an OS with neither) makes every owner UNKNOWN.
+        self.enabled = enabled and (self.netlink or lookup_available(tables))
         # Where there is no uid (Windows) the lookup is off anyway (`lookup_available`).
         self.uid = getattr(os, "geteuid", lambda: -1)() if uid is None else uid
         self.tables = tables
         self._known: weakref.WeakKeyDictionary[object, Owner] = weakref.WeakKeyDictionary()
         self.lookups = 0
+
+    def at_connect(self, transport: asyncio.BaseTransport) -> tuple[Owner, int | None] | None:
+        """The owner (and uid) of a connection just accepted, if netlink can tell at once; None
+        where only the slow fallback could, which `owner` then runs in a thread."""
+        if not self.netlink:
+            return None
+        peer = transport.get_extra_info("peername")
+        local = transport.get_extra_info("sockname")
+        owner, uid = self._look_up_uid(peer, local)
+        self._known[transport] = owner
+        return owner, uid
 
     async def owner(self, transport: asyncio.BaseTransport | None) -> Owner:
         if transport is None:
@@ -121,27 +145,36 @@ class OwnerCache:
         if known is None:
             peer = transport.get_extra_info("peername")
             local = transport.get_extra_info("sockname")
-            # Imported here: the starting responder (web/starting.py) uses `look_up` before
-            # asyncio is needed.
-            import asyncio
+            if self.netlink:
+                known = self.look_up(peer, local)  # one kernel hash lookup: inline
+            else:
+                # Imported here: the starting responder (web/starting.py) uses `look_up`
+                # before asyncio is needed.
+                import asyncio
 
-            loop = asyncio.get_running_loop()
-            known = await loop.run_in_executor(None, self.look_up, peer, local)
+                loop = asyncio.get_running_loop()
+                known = await loop.run_in_executor(None, self.look_up, peer, local)
             self._known[transport] = known
         return known
 
     def look_up(self, peer_name: object, sock_name: object) -> Owner:
         """The owner of the connection from `peer_name` to `sock_name` (a socket's own
-        addresses), read from the tables now (blocking)."""
+        addresses), asked now (blocking, for long only with the /proc fallback)."""
+        return self._look_up_uid(peer_name, sock_name)[0]
+
+    def _look_up_uid(self, peer_name: object, sock_name: object) -> tuple[Owner, int | None]:
         peer, local = _address(peer_name), _address(sock_name)
         if not self.enabled or peer is None or local is None or not _is_loopback(peer[0]):
             # A remote client (only with --allow-remote) has no socket in our tables.
-            return Owner.UNKNOWN
+            return Owner.UNKNOWN, None
         self.lookups += 1
-        uid = socket_uid(peer, local, self.tables)
+        if self.netlink:
+            uid = sock_diag.tcp_socket_uid(peer, local)
+        else:
+            uid = socket_uid(peer, local, self.tables)
         if uid is None:
-            return Owner.UNKNOWN
-        return Owner.SAME if uid == self.uid else Owner.OTHER
+            return Owner.UNKNOWN, None
+        return (Owner.SAME if uid == self.uid else Owner.OTHER), uid
 
 
 def _is_loopback(host: str) -> bool:

@@ -110,9 +110,13 @@ def security_middleware(guard: Guard) -> Middleware:
 async def _checked(guard: Guard, request: web.Request, handler: Handler) -> web.StreamResponse:
     owner = await guard.owners.owner(request.transport)
     if owner is Owner.OTHER:
-        return error_response(
+        refused = error_response(
             403, "other_user", "this connection belongs to another OS user than the server's"
         )
+        # `Connection: close`, and closed once answered: kept alive, another user's refused
+        # connections would hold the room the owner's clients need (web/connections.py).
+        refused.force_close()
+        return refused
     request[OWNER] = owner
     if not guard.host_allowed(request.headers.get("Host"), _local_port(request)):
         return error_response(421, "misdirected_request", "Host header is not this server")

@@ -55,11 +55,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self) -> None:
         rules = self.server.rules
-        self._drain_body()
         peer, local = self.client_address, self.connection.getsockname()
         if rules.owners.look_up(peer, local) is Owner.OTHER:
+            # Before reading any body: another user's bytes are not worth a thread's time.
             message = "this connection belongs to another OS user than the server's"
             return self._error(403, "other_user", message)
+        self._drain_body()
         if not host_allowed(self.headers.get("Host"), int(local[1])):
             return self._error(421, "misdirected_request", "Host header is not this server")
         origin = self.headers.get("Origin")
