@@ -10,7 +10,9 @@ process, another OS user's included, can listen there. So before the token leave
 2. The listener must prove it holds the runtime file's token, without the token being sent:
    `GET /api/identify?nonce=N` answers HMAC-SHA256(token, "sidemirror-identify:" + server_id +
    ":" + N), as for the extension (web/identify.py), and its `server_id` must be the one in the
-   runtime file. A same-user process on the port has no token, so it cannot answer.
+   runtime file. A same-user process on the port has no token, so it cannot answer. The hook
+   then sends its event on the same connection (`checked_connection`), so the proof covers the
+   very peer that gets the token and gives the answer.
 
 Standard library only: the hook runs this on every tool call.
 """
@@ -22,7 +24,10 @@ import hmac
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import http.client
 
 HOST = "127.0.0.1"  # where every client reaches the server (the runtime file gives the port)
 PROOF_PREFIX = "sidemirror-identify:"  # what web/identify.py answers with (one definition)
@@ -95,14 +100,14 @@ def check_listener_owner(port: int) -> None:
         )
 
 
-def check_identity(port: int, token: str, server_id: object, timeout: float) -> None:
-    """The listener proves it holds `token` (and is `server_id`) without being sent it.
+def prove_identity(conn: http.client.HTTPConnection, token: str, server_id: object) -> None:
+    """The peer of `conn` proves it holds `token` (and is `server_id`) without being sent it.
     Raises `UntrustedServer`."""
     import http.client  # only once a server may run: no cost on the no-server path
     import json
 
+    port = conn.port
     nonce = os.urandom(NONCE_BYTES).hex()
-    conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
     try:
         conn.request("GET", f"/api/identify?nonce={nonce}", headers={"Host": f"{HOST}:{port}"})
         resp = conn.getresponse()
@@ -110,8 +115,6 @@ def check_identity(port: int, token: str, server_id: object, timeout: float) -> 
         status = resp.status
     except (OSError, http.client.HTTPException) as exc:
         raise UntrustedServer(port, f"it did not answer the identity check ({exc})") from None
-    finally:
-        conn.close()
     try:
         answer = json.loads(body) if status == 200 else None
     except ValueError:
@@ -130,12 +133,32 @@ def check_identity(port: int, token: str, server_id: object, timeout: float) -> 
         raise UntrustedServer(port, "it cannot prove it holds the runtime file's token")
 
 
-def check_server(info: Mapping[str, Any], timeout: float = 5.0) -> None:
-    """Whether the runtime file `info` names the server listening on its port: the socket's
-    owner, then the token proof. Raises `UntrustedServer`; ValueError for a file without a
-    port or token."""
+def checked_connection(info: Mapping[str, Any], timeout: float) -> http.client.HTTPConnection:
+    """A connection to the server the runtime file `info` names, on which that server has
+    proved itself: the listening socket's owner is checked first, then the token proof is asked
+    over this very connection, which never reconnects. So what the caller sends next (the
+    token, a hook event) reaches the peer that proved itself, even if the server died and
+    something else took the port meanwhile. Raises `UntrustedServer`; ValueError for a file
+    without a port or token."""
+    import http.client
+
     port, token = info.get("port"), info.get("token")
     if not isinstance(port, int) or isinstance(port, bool) or not isinstance(token, str):
         raise ValueError("the runtime file has no port or token")
     check_listener_owner(port)
-    check_identity(port, token, info.get("server_id"), timeout)
+    conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    try:
+        prove_identity(conn, token, info.get("server_id"))
+    except BaseException:
+        conn.close()
+        raise
+    if conn.sock is None:  # the peer closed the connection after answering
+        raise UntrustedServer(port, "it closed the connection it proved itself on")
+    conn.auto_open = 0  # a reconnect would reach whoever listens then: raise NotConnected
+    return conn
+
+
+def check_server(info: Mapping[str, Any], timeout: float = 5.0) -> None:
+    """Whether the runtime file `info` names the server listening on its port (for clients
+    that open their own connections next). Raises as `checked_connection`."""
+    checked_connection(info, timeout).close()

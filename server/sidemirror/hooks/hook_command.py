@@ -19,9 +19,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sidemirror.runtime_file import UntrustedRuntimeFile, default_runtime_dir, find_server
-from sidemirror.server_check import UntrustedServer, check_server
+from sidemirror.server_check import UntrustedServer, checked_connection
+
+if TYPE_CHECKING:
+    import http.client
 
 MAX_INPUT = 4 << 20  # a hook event with a large tool input (a Write of a big file) fits
 # A PermissionRequest waits for the user's decision (the server's --decision-timeout, 120 s by
@@ -55,29 +59,27 @@ def _event_name(body: bytes) -> str:
     return name if isinstance(name, str) else ""
 
 
-def post_event(port: int, token: str, body: bytes, wait_s: float) -> object:
-    """POST the event; the server's `output` (None when it has nothing to say)."""
-    import http.client  # only when a server runs: no cost on the no-server path
+def post_event(conn: http.client.HTTPConnection, token: str, body: bytes, wait_s: float) -> object:
+    """POST the event on `conn` (where the server proved itself); the server's `output` (None
+    when it has nothing to say)."""
     import json
 
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=wait_s)
-    try:
-        conn.request(
-            "POST",
-            "/api/hooks/claude",
-            body=body,
-            headers={
-                "Authorization": f"Bearer {token}",
-                "Content-Type": "application/json",
-                "Host": f"127.0.0.1:{port}",
-            },
-        )
-        resp = conn.getresponse()
-        data = resp.read()
-        if resp.status != 200:
-            return None
-    finally:
-        conn.close()
+    if conn.sock is not None:
+        conn.sock.settimeout(wait_s)  # a PermissionRequest waits for the user's decision
+    conn.request(
+        "POST",
+        "/api/hooks/claude",
+        body=body,
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+            "Host": f"127.0.0.1:{conn.port}",
+        },
+    )
+    resp = conn.getresponse()
+    data = resp.read()
+    if resp.status != 200:
+        return None
     answer = json.loads(data)
     return answer.get("output") if isinstance(answer, dict) else None
 
@@ -107,15 +109,19 @@ def run(argv: list[str]) -> int:
     if len(body) > MAX_INPUT or not body.strip():
         return 0
     wait_s = DECISION_WAIT_S if _event_name(body) == "PermissionRequest" else EVENT_WAIT_S
-    try:
-        check_server(info, timeout=EVENT_WAIT_S)  # before the token or the event leaves
+    import http.client  # only when a server runs: no cost on the no-server path
+
+    try:  # before the token or the event leaves, on the connection they will use
+        conn = checked_connection(info, timeout=EVENT_WAIT_S)
     except UntrustedServer as exc:
         _say(exc)
         return 0
     try:
-        output = post_event(port, token, body, wait_s)
-    except (OSError, ValueError):  # no server on the port (a stale file), a timeout, bad JSON
+        output = post_event(conn, token, body, wait_s)
+    except (OSError, ValueError, http.client.HTTPException):  # a timeout, a drop, bad JSON
         return 0
+    finally:
+        conn.close()
     if output:
         import json
 
