@@ -129,12 +129,6 @@ class StaleRuntimeFile:
         )
 
 
-def list_servers(runtime_dir: Path) -> list[dict[str, Any]]:
-    """Every live server's runtime file content in `runtime_dir`, oldest file first. Raises
-    `UntrustedRuntimeFile` when the folder or a file in it is not certainly ours."""
-    return scan_runtime_dir(runtime_dir)[0]
-
-
 def scan_runtime_dir(runtime_dir: Path) -> tuple[list[dict[str, Any]], list[StaleRuntimeFile]]:
     """The live servers' runtime file contents, oldest file first, and the stale files. Raises
     `UntrustedRuntimeFile` when the folder or a file in it is not certainly ours."""
