@@ -115,12 +115,11 @@ def write_runtime_file(
 class StaleRuntimeFile:
     """A runtime file whose server is gone, and why (for the message a client prints)."""
 
-    __slots__ = ("path", "reason", "data")
+    __slots__ = ("path", "reason")
 
-    def __init__(self, path: Path, reason: str, data: dict[str, Any]) -> None:
+    def __init__(self, path: Path, reason: str) -> None:
         self.path = path
         self.reason = reason
-        self.data = data
 
     def message(self) -> str:
         return (
@@ -166,7 +165,7 @@ def scan_runtime_dir(runtime_dir: Path) -> tuple[list[dict[str, Any]], list[Stal
         if gone is None:
             found.append((mtime, data))
         else:
-            stale.append(StaleRuntimeFile(path, gone, data))
+            stale.append(StaleRuntimeFile(path, gone))
     return [data for _, data in sorted(found, key=lambda pair: pair[0])], stale
 
 
