@@ -259,3 +259,23 @@ def test_client_commands_say_a_runtime_file_is_stale_and_that_nothing_runs(
     assert "Start the server with `sidemirror serve`" in done.stderr
     assert "no server is running" in done.stderr
     assert impostor.received() == []
+
+
+def test_the_hook_reaches_the_real_server_through_the_check(tmp_path: Path) -> None:
+    # The runtime file as `sidemirror serve` writes it passes every check: the event arrives.
+    from tests.server.test_cli import _free_port, _get, serve
+
+    session_start = (FIXTURES / "hooks" / "permission-request.jsonl").read_text().splitlines()[0]
+    with serve(tmp_path, "--port", str(_free_port())) as (proc, port):
+        (runtime,) = (tmp_path / "run").glob("server-*.json")
+        info = json.loads(runtime.read_text())
+        assert (
+            info["pid"] == proc.pid
+            and info["server_id"] == json.loads(_get(port, "/health")[1])["server_id"]
+        )
+        if sys.platform.startswith("linux"):
+            assert info["started"] == start_ticks(proc.pid) and len(info["boot_id"]) == 36
+        done = _sidemirror("hook", "--runtime-dir", str(tmp_path / "run"), stdin=session_start)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+        sessions = json.loads(_get(port, "/api/attention", info["token"])[1])["sessions"]
+        assert [s["session"] for s in sessions] == [json.loads(session_start)["session_id"]]
