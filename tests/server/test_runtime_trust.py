@@ -269,10 +269,8 @@ def test_the_hook_reaches_the_real_server_through_the_check(tmp_path: Path) -> N
     with serve(tmp_path, "--port", str(_free_port())) as (proc, port):
         (runtime,) = (tmp_path / "run").glob("server-*.json")
         info = json.loads(runtime.read_text())
-        assert (
-            info["pid"] == proc.pid
-            and info["server_id"] == json.loads(_get(port, "/health")[1])["server_id"]
-        )
+        health = json.loads(_get(port, "/health")[1])
+        assert info["pid"] == proc.pid and info["server_id"] == health["server_id"]
         if sys.platform.startswith("linux"):
             assert info["started"] == start_ticks(proc.pid) and len(info["boot_id"]) == 36
         done = _sidemirror("hook", "--runtime-dir", str(tmp_path / "run"), stdin=session_start)
