@@ -14,6 +14,7 @@ import pytest
     "modules",
     [
         "sidemirror.runtime_file",
+        "sidemirror.sock_diag",
         "sidemirror.cli, sidemirror.hooks.hook_command, sidemirror.hooks.settings_file",
     ],
 )
