@@ -26,6 +26,8 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from sidemirror.sock_diag import tcp_listener_uid
+
 if TYPE_CHECKING:
     import http.client
 
@@ -52,7 +54,7 @@ def identity_proof(token: str, server_id: str, nonce: str) -> str:
 
 def _proc_listener_uids(port: int) -> set[int]:
     """The owners of the listening sockets on `port` (loopback or any address), from
-    `/proc/net/tcp` and `tcp6`: used where sock_diag netlink cannot be."""
+    `/proc/net/tcp` and `tcp6`: used where netlink does not answer (it walks the whole table)."""
     uids: set[int] = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
@@ -71,14 +73,10 @@ def _proc_listener_uids(port: int) -> set[int]:
 
 
 def listener_uids(port: int) -> set[int]:
-    """Who owns the socket listening on 127.0.0.1:`port` (empty: nothing listens there)."""
-    import importlib
-
-    try:  # sock_diag.py: the netlink lookup, a few microseconds whatever the table holds
-        sock_diag = importlib.import_module("sidemirror.sock_diag")
-    except ImportError:
-        return _proc_listener_uids(port)
-    uid = sock_diag.tcp_listener_uid(HOST, port)
+    """Who owns the socket listening on 127.0.0.1:`port` (empty: nothing listens there). The
+    kernel is asked by netlink (sock_diag.py: the listener table only, whatever else is open);
+    `/proc/net/tcp{,6}` is read only where netlink does not answer."""
+    uid = tcp_listener_uid(HOST, port)
     return {uid} if uid is not None else _proc_listener_uids(port)
 
 
