@@ -1,16 +1,18 @@
 """The data dir a server stores into: held by one server at a time, and able to take a write,
-both checked before the server is imported (`sidemirror serve`, cli/serve.py).
+both checked before the server is imported (`sidemirror serve`, cli/serve.py); and the port the
+server had last time, which it asks for first when it starts again.
 
 Standard library only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 from sidemirror.core.durable import WriteFailed, write_all
-from sidemirror.core.private import open_private, private_dir
+from sidemirror.core.private import open_private, private_dir, write_private
 
 PROBE_BYTES = 64 << 10  # less free space than this under the data dir counts as a full disk
 
@@ -25,6 +27,23 @@ class AlreadyRunning(Exception):
 
 
 LOCK_FILE = "server.lock"
+PORT_FILE = "port"
+
+
+def last_port(data_dir: Path) -> int | None:
+    """The port the server on this data dir listened on last time (None: never, or unreadable).
+    Asking for it first keeps a restarted server where the extension and MCP clients know it."""
+    try:
+        text = (data_dir / PORT_FILE).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text) if text.isdigit() and 0 < int(text) < 65536 else None
+
+
+def remember_port(data_dir: Path, port: int) -> None:
+    """Keep `port` for the next start; a failure only costs that preference."""
+    with contextlib.suppress(OSError):
+        write_private(data_dir / PORT_FILE, f"{port}\n")
 
 
 def claim_data_dir(data_dir: Path) -> int | None:

@@ -22,10 +22,14 @@ class PortUnavailable(Exception):
     pass
 
 
-def bind_socket(host: str, port: int | None) -> socket.socket:
-    """An explicit port binds exactly; otherwise the first free port of 47470–47479. The
-    socket listens, non-blocking, for the server to take over."""
+def bind_socket(host: str, port: int | None, prefer: int | None = None) -> socket.socket:
+    """An explicit port binds exactly; otherwise `prefer` (the port the server had last time)
+    when it is in 47470–47479 and free, else the first free port of that range. The socket
+    listens, non-blocking, for the server to take over."""
     candidates = [port] if port is not None else list(PORT_RANGE)
+    if port is None and prefer is not None and prefer in PORT_RANGE:
+        candidates.remove(prefer)
+        candidates.insert(0, prefer)
     last: OSError | None = None
     for candidate in candidates:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET

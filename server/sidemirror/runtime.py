@@ -1,26 +1,25 @@
 """Running the server: a scrubbed access log, the token, logging.
 
-The runtime file the server leaves for its clients is in `runtime_file.py`.
+The runtime file the server leaves for its clients is in `runtime_file.py`; the token kept in
+the data dir, in `token_store.py`.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import secrets
+from pathlib import Path
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
 from sidemirror.log_filter import install_redaction
+from sidemirror.token_store import load_token
 
 
-def new_token() -> str:
-    return secrets.token_urlsafe(32)  # 256 bits
-
-
-def resolve_token(explicit: str | None) -> str:
-    return explicit or os.environ.get("SIDEMIRROR_TOKEN") or new_token()
+def resolve_token(explicit: str | None, data_dir: Path) -> str:
+    """The token given (settings, $SIDEMIRROR_TOKEN), else the one kept in the data dir."""
+    return explicit or os.environ.get("SIDEMIRROR_TOKEN") or load_token(data_dir)
 
 
 class ScrubbedAccessLogger(AbstractAccessLogger):

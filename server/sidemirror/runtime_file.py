@@ -9,6 +9,9 @@ must cost milliseconds, not the import of a web framework.
 Clients trust a runtime file only if it is ours: the file and its folder must belong to this OS
 user and be writable by no one else (`find_server`). Otherwise another user could hand out a
 token of their own server and receive what `sidemirror ingest`, `acp-tap` or the hook send.
+A file whose server is gone (its pid ended, or now names another process: core/process_identity)
+is stale: it is set aside with the reason, never used. Whether the port still holds that server
+is for the client to check before it sends the token (server_check.py).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror.core.private import private_dir, untrusted, write_private
+from sidemirror.core.process_identity import gone_reason, this_process
 
 APP_NAME = "sidemirror"
 RUNTIME_PREFIX = "server-"
@@ -97,31 +101,35 @@ def prepare_runtime_dir(runtime_dir: Path) -> None:
 def write_runtime_file(
     runtime_dir: Path, data: dict[str, Any], data_dir: Path | None = None
 ) -> Path:
-    """Write the runtime file of the server on `data_dir` (default: the default data dir); the
-    content gains `data_dir` so clients can say which server they picked."""
+    """Write the runtime file of the server on `data_dir` (default: the default data dir). The
+    content gains the writing process's pid, start time and boot id (what `data` gives wins)
+    and `data_dir`, so clients can tell a stale file and say which server they picked."""
     data_dir = data_dir or default_data_dir()
     prepare_runtime_dir(runtime_dir)
     path = runtime_dir / runtime_file_name(data_dir)
-    write_private(path, json.dumps({**data, "data_dir": str(data_dir.resolve())}))
+    content = {**this_process(), **data, "data_dir": str(data_dir.resolve())}
+    write_private(path, json.dumps(content))
     return path
 
 
-def _alive(pid: object) -> bool:
-    """Whether the process that wrote a runtime file still runs (a server killed with -9 could
-    not remove its file). A file without a pid is taken as live."""
-    if not isinstance(pid, int) or pid <= 0:
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # it exists but is not ours to signal
-    return True
+class StaleRuntimeFile:
+    """A runtime file whose server is gone, and why (for the message a client prints)."""
+
+    __slots__ = ("path", "reason")
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+
+    def message(self) -> str:
+        return (
+            f"ignoring the stale runtime file {self.path}: {self.reason}. Start the server with "
+            "`sidemirror serve` (it replaces the file), or delete the file"
+        )
 
 
-def list_servers(runtime_dir: Path) -> list[dict[str, Any]]:
-    """Every live server's runtime file content in `runtime_dir`, oldest file first. Raises
+def scan_runtime_dir(runtime_dir: Path) -> tuple[list[dict[str, Any]], list[StaleRuntimeFile]]:
+    """The live servers' runtime file contents, oldest file first, and the stale files. Raises
     `UntrustedRuntimeFile` when the folder or a file in it is not certainly ours."""
     try:
         names = sorted(
@@ -129,15 +137,16 @@ def list_servers(runtime_dir: Path) -> list[dict[str, Any]]:
             if n.startswith(RUNTIME_PREFIX) and n.endswith(RUNTIME_SUFFIX)
         )  # fmt: skip
     except FileNotFoundError:
-        return []
+        return [], []
     except NotADirectoryError:
         raise UntrustedRuntimeFile(runtime_dir, "it is not a folder") from None
     if not names:
-        return []
+        return [], []
     reason = untrusted(runtime_dir, folder=True)
     if reason is not None:
         raise UntrustedRuntimeFile(runtime_dir, reason)
     found: list[tuple[float, dict[str, Any]]] = []
+    stale: list[StaleRuntimeFile] = []
     for name in names:
         path = runtime_dir / name
         reason = untrusted(path, folder=False)
@@ -150,40 +159,47 @@ def list_servers(runtime_dir: Path) -> list[dict[str, Any]]:
             mtime = path.stat().st_mtime
         except (OSError, ValueError):
             continue
-        if isinstance(data, dict) and _alive(data.get("pid")):
+        if not isinstance(data, dict):
+            continue
+        gone = gone_reason(data)
+        if gone is None:
             found.append((mtime, data))
-    return [data for _, data in sorted(found, key=lambda pair: pair[0])]
+        else:
+            stale.append(StaleRuntimeFile(path, gone))
+    return [data for _, data in sorted(found, key=lambda pair: pair[0])], stale
 
 
 class ServerChoice:
     """The server a client should talk to (None: none fits), and every live server seen.
     A plain class: `dataclasses` (and `inspect` behind it) would be most of the hook's imports."""
 
-    __slots__ = ("server", "servers", "data_dir")
+    __slots__ = ("server", "servers", "data_dir", "stale")
 
     def __init__(
         self,
         server: dict[str, Any] | None,
         servers: list[dict[str, Any]],
         data_dir: Path | None,  # the data dir asked for (None: the default one)
+        stale: list[StaleRuntimeFile] | None = None,  # set aside: their servers are gone
     ) -> None:
         self.server = server
         self.servers = servers
         self.data_dir = data_dir
+        self.stale = stale or []
 
 
 def find_server(runtime_dir: Path, data_dir: Path | None = None) -> ServerChoice:
     """The server on `data_dir`; without one, the default data dir's server or else the only
     server running (the usual case: one server, whatever data dir it was given). Raises
     `UntrustedRuntimeFile`."""
-    servers = list_servers(runtime_dir)
+    servers, stale = scan_runtime_dir(runtime_dir)
     wanted = str((data_dir or default_data_dir()).expanduser().resolve())
     for info in servers:
         if info.get("data_dir") == wanted:
-            return ServerChoice(info, servers, data_dir)
+            return ServerChoice(info, servers, data_dir, stale)
     if data_dir is None and len(servers) == 1:
-        return ServerChoice(servers[0], servers, data_dir)
-    return ServerChoice(None, servers, data_dir)
+        return ServerChoice(servers[0], servers, data_dir, stale)
+    return ServerChoice(None, servers, data_dir, stale)
 
 
 def read_runtime_file(runtime_dir: Path, data_dir: Path | None = None) -> dict[str, Any] | None:

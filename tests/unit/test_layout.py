@@ -30,6 +30,9 @@ LAYERS: dict[str, int] = {
     "runtime_file": 1,  # finding the running server: standard library only (the hook reads it)
     "listen_socket": 1,  # the port, bound before the server is imported: standard library only
     "data_dir": 1,  # the data dir claimed and checked before the server is imported: the same
+    "token_store": 1,  # the token kept in the data dir, read by `serve` and `token --rotate`
+    "server_check": 1,  # is the port's listener our server? The hook runs it: stdlib only
+    "sock_diag": 0,  # socket owners from the kernel (netlink): stdlib only, nothing of ours
     "settings": 2,
     "log_filter": 2,  # redaction of every log line, installed by runtime.py
     "index": 2,  # the embedded SQLite index (file metadata, full-text search)

@@ -69,11 +69,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     args = build_parser().parse_args(args_list)
     from sidemirror.runtime_file import UntrustedRuntimeFile
+    from sidemirror.server_check import UntrustedServer
 
     module = importlib.import_module(COMMANDS[args.command])
     try:
         return int(module.run(args))
-    except UntrustedRuntimeFile as exc:
-        # Another user's (or a writable) runtime file could hand us a token of their server.
+    except (UntrustedRuntimeFile, UntrustedServer) as exc:
+        # Another user's (or a writable) runtime file could hand us a token of their server;
+        # a port whose server is gone may hold anyone's listener.
         print(f"sidemirror {args.command}: {exc}", file=sys.stderr)
         return 2

@@ -36,7 +36,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--allow-remote", action="store_true", help="allow a non-loopback --host (not recommended)"
     )
     serve.add_argument(
-        "--port", type=int, help="bind exactly this port (default: first free of 47470-47479)"
+        "--port",
+        type=int,
+        help="bind exactly this port (default: the port it had last time if free, else the "
+        "first free of 47470-47479)",
     )
     serve.add_argument(
         "--claude-dir",
@@ -143,14 +146,14 @@ def run(args: argparse.Namespace) -> int:
     if refusal is not None:
         print(f"sidemirror: {refusal}", file=sys.stderr)
         return 2
-    from sidemirror.data_dir import AlreadyRunning, claim_data_dir, write_problem
+    from sidemirror.data_dir import AlreadyRunning, claim_data_dir, last_port, write_problem
     from sidemirror.listen_socket import PortUnavailable, bind_socket
     from sidemirror.runtime_file import default_data_dir
 
     args.data_dir = args.data_dir or default_data_dir()
     try:
         # Bound before the server is imported: a client that connects while it starts waits.
-        sock = bind_socket(args.host, args.port)
+        sock = bind_socket(args.host, args.port, prefer=last_port(args.data_dir))
     except PortUnavailable as exc:
         print(f"sidemirror: {exc}", file=sys.stderr)
         return 2

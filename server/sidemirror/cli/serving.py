@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import signal
 import socket
 import sys
@@ -18,6 +17,7 @@ from sidemirror import __version__
 from sidemirror.app import create_app, once_listening
 from sidemirror.core.debug_trace import path_problem
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
+from sidemirror.data_dir import remember_port
 from sidemirror.listen_socket import BACKLOG
 from sidemirror.runtime import ScrubbedAccessLogger, configure_logging, resolve_token
 from sidemirror.runtime_file import (
@@ -38,6 +38,7 @@ from sidemirror.web.connections import (
     ConnectionGuard,
     GuardedSockSite,
 )
+from sidemirror.web.identify import SERVER_ID
 from sidemirror.web.starting import StartingResponder
 from sidemirror.web.state import APP_STATE
 
@@ -95,7 +96,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 async def _serve(settings: Settings, sock: socket.socket, starting: StartingResponder) -> int:
-    token = resolve_token(settings.token)
+    token = resolve_token(settings.token, settings.data_dir)
     port = int(sock.getsockname()[1])
     app = create_app(settings, token)
     fd_limit = raise_fd_limit()
@@ -116,11 +117,14 @@ async def _serve(settings: Settings, sock: socket.socket, starting: StartingResp
     site = GuardedSockSite(runner, sock, guard, backlog=BACKLOG)
     await site.start()
     once_listening(app)
+    # The server_id lets clients check that the port still holds this server (server_check.py);
+    # the file also gets this process's pid, start time and boot id (runtime_file.py).
     runtime = write_runtime_file(
         settings.runtime_dir,
-        {"port": port, "pid": os.getpid(), "token": token, "version": __version__},
+        {"port": port, "token": token, "version": __version__, "server_id": app[SERVER_ID]},
         settings.data_dir,
     )
+    remember_port(settings.data_dir, port)
     print(f"sidemirror {__version__} listening on http://{settings.host}:{port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -1,13 +1,15 @@
-"""`sidemirror status`: every running server this user has, each asked for its /health."""
+"""`sidemirror status`: every running server this user has, each asked for its /health once it
+has shown it is the server its runtime file names (server_check.py)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
-from sidemirror.cli.servers import NOT_RUNNING, add_server_args, runtime_dir
-from sidemirror.runtime_file import find_server
+from sidemirror.cli.servers import NOT_RUNNING, add_server_args, find_and_report
+from sidemirror.server_check import UntrustedServer, check_server
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -15,7 +17,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "status",
         help="list the running servers: port, data dir, workspaces, parse errors",
         description="List every running server (one per data dir) with its /health; exit 1 "
-        "when none answers.",
+        "when none answers, 2 when a runtime file's port holds something that is not its "
+        "server.",
     )
     status.add_argument(
         "--json",
@@ -49,13 +52,28 @@ def _parse_error_lines(health: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _checked_health(info: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """The server's /health, or None and why it was not asked (not the runtime file's server)."""
+    try:
+        check_server(info)
+    except (UntrustedServer, ValueError) as exc:
+        return None, str(exc)
+    return _health(info.get("port")), None
+
+
 def run(args: argparse.Namespace) -> int:
-    choice = find_server(runtime_dir(args), args.data_dir)
-    servers = [
-        {key: info.get(key) for key in ("port", "pid", "data_dir", "version")}
-        | {"health": _health(info.get("port"))}
-        for info in choice.servers
-    ]
+    choice = find_and_report(args, "status")
+    servers = []
+    untrusted = False
+    for info in choice.servers:
+        health, problem = _checked_health(info)
+        if problem is not None:
+            untrusted = True
+            print(f"sidemirror status: {problem}", file=sys.stderr)
+        servers.append(
+            {key: info.get(key) for key in ("port", "pid", "data_dir", "version")}
+            | {"health": health}
+        )
     answering = [s for s in servers if s["health"] is not None]
     current = next(
         (s for s in servers if choice.server and s["port"] == choice.server.get("port")), None
@@ -77,4 +95,6 @@ def run(args: argparse.Namespace) -> int:
         )
         for line in _parse_error_lines(health):
             print(line)
+    if untrusted:
+        return 2
     return 0 if answering else 1

@@ -1,12 +1,14 @@
 """`sidemirror token` and `sidemirror url`: what a client needs to reach the running server, one
 line on stdout (for `$(…)`); an error on stderr and exit status 1 when no server runs, never an
-empty line."""
+empty line. `sidemirror token --rotate` replaces the token kept in the data dir (token_store.py).
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from sidemirror.cli.servers import add_server_args, choose_server
+from sidemirror.cli.servers import add_server_args, choose_server, find_and_report
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -14,7 +16,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "token",
         help="print the running server's token (for the popup, or an MCP client's header)",
         description="Print the token of the server on the current data dir. When no server "
-        "runs, print an error on stderr and exit 1 (nothing on stdout).",
+        "runs, print an error on stderr and exit 1 (nothing on stdout). The token is kept in "
+        "the data dir across restarts until --rotate replaces it.",
+    )
+    token.add_argument(
+        "--rotate",
+        action="store_true",
+        help="replace the token kept in the data dir with a new one, print it, and say whether "
+        "a running server must restart to use it (the old token works until then)",
     )
     add_server_args(token)
     url = sub.add_parser(
@@ -26,7 +35,32 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     add_server_args(url)
 
 
+def rotate(args: argparse.Namespace) -> int:
+    from sidemirror.runtime_file import default_data_dir
+    from sidemirror.token_store import rotate_token
+
+    data_dir = args.data_dir or default_data_dir()
+    try:
+        token = rotate_token(data_dir)
+    except OSError as exc:
+        print(f"sidemirror token: cannot write a new token in {data_dir}: {exc}", file=sys.stderr)
+        return 1
+    print(token)
+    wanted = str(data_dir.expanduser().resolve())
+    running = [s for s in find_and_report(args, "token").servers if s.get("data_dir") == wanted]
+    for info in running:
+        print(
+            f"sidemirror token: the server on :{info.get('port')} (pid {info.get('pid')}) still "
+            "accepts the old token until it restarts: stop it and run `sidemirror serve` again; "
+            "clients that hold the old token then need the new one",
+            file=sys.stderr,
+        )
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "rotate", False):
+        return rotate(args)
     info = choose_server(args, args.command)
     if info is None:
         return 1

@@ -5,7 +5,8 @@ The editor launches the tap instead of the agent. Bytes are copied both ways exa
 each direction into JSON-RPC lines and queues what describes the session (`session/update`
 notifications, prompts and their responses, permission requests) in the envelope the `acp`
 ingest format reads: `{"kind", "method", "payload", "ts"}`. A sender drains that bounded queue to
-the server's WebSocket ingest, reading the port and token from the runtime file at each attempt;
+the server's WebSocket ingest, reading the port and token from the runtime file at each attempt
+and checking that the port holds that server before the token is sent (server_check.py);
 when the server is down or goes away it retries quietly (the oldest records are dropped once the
 queue is full), so the editor never notices.
 """
@@ -26,6 +27,7 @@ import aiohttp
 
 from sidemirror.core.clock import now_iso
 from sidemirror.runtime_file import UntrustedRuntimeFile, read_runtime_file
+from sidemirror.server_check import UntrustedServer, check_server
 
 CHUNK = 65536
 MAX_LINE = 8 * 1024 * 1024
@@ -142,6 +144,10 @@ class Sender:
         info = self.server()
         if info is None:
             raise OSError("no running server")
+        try:  # the port may hold something else since its server went (server_check.py)
+            await asyncio.to_thread(check_server, info)
+        except UntrustedServer as exc:
+            raise OSError(str(exc)) from None  # retried quietly: our server may come back
         workspace = str(self.outbox[0]["_workspace"])
         url = f"http://127.0.0.1:{int(info['port'])}/api/ingest/ws"
         params = {"workspace": workspace, "format": "acp"}

@@ -6,7 +6,8 @@ Page/Runtime/Network/Log enabled. New targets are auto-attached paused
 (`waitForDebuggerOnStart`) and resumed only once their domains are on, so a new tab's first
 navigation and errors are not lost. `CdpMapper` turns events into entries; a single sender task
 POSTs them in order, batched, to the running server. When the browser goes away the observer
-reconnects with backoff; when the server goes away it re-reads the runtime file.
+reconnects with backoff; when the server goes away it re-reads the runtime file, and it sends
+the token only to a port that proves to hold that server (server_check.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from websockets.asyncio.client import ClientConnection
 
 from sidemirror.clients.cdp_events import CdpMapper
 from sidemirror.runtime_file import UntrustedRuntimeFile, read_runtime_file
+from sidemirror.server_check import UntrustedServer, check_server
 
 logger = logging.getLogger(__name__)
 DOMAINS = ("Page.enable", "Runtime.enable", "Network.enable", "Log.enable")
@@ -112,6 +114,12 @@ class ServerPoster:
             except UntrustedRuntimeFile as exc:  # it changed after the check at start
                 logger.warning("%s", exc)
                 info = None
+            if info is not None:
+                try:  # the port may hold something else since its server went
+                    await asyncio.to_thread(check_server, info)
+                except UntrustedServer as exc:
+                    logger.warning("%s", exc)
+                    info = None
             if info is None:
                 logger.warning("no running sidemirror server (runtime dir %s)", self.runtime_dir)
             else:

@@ -1,10 +1,13 @@
 """`sidemirror hook`: the command Claude Code runs on each hook event (standard library only).
 
 It reads the event's JSON on stdin, finds the running server through the runtime file and
-POSTs the event to `/api/hooks/claude`. What the server answers under `output` is printed as
-the hook's JSON output (only a PermissionRequest gets one: the user's decision). Whatever goes
-wrong — no server, a stale runtime file, a refused request, bad input — it prints nothing and
-exits 0, so Claude Code behaves exactly as if the hook were not installed.
+POSTs the event to `/api/hooks/claude`, once the listener on the port has shown it is that
+server (server_check.py: the socket's owner, and a proof of the token that sends no token).
+What the server answers under `output` is printed as the hook's JSON output (only a
+PermissionRequest gets one: the user's decision). Whatever goes wrong — no server, a stale
+runtime file, a listener that is not our server, a refused request, bad input — it prints
+nothing on stdout and exits 0, so Claude Code behaves exactly as if the hook were not installed;
+why goes to stderr, which Claude Code shows in its debug output.
 
 It runs on every tool call of every session, so it must start in milliseconds: it imports
 nothing but the standard library (tests/unit/test_hook_imports.py), and `http.client` only
@@ -16,8 +19,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sidemirror.runtime_file import UntrustedRuntimeFile, default_runtime_dir, read_runtime_file
+from sidemirror.runtime_file import UntrustedRuntimeFile, default_runtime_dir, find_server
+from sidemirror.server_check import UntrustedServer, checked_connection
+
+if TYPE_CHECKING:
+    import http.client
 
 MAX_INPUT = 4 << 20  # a hook event with a large tool input (a Write of a big file) fits
 # A PermissionRequest waits for the user's decision (the server's --decision-timeout, 120 s by
@@ -51,42 +59,47 @@ def _event_name(body: bytes) -> str:
     return name if isinstance(name, str) else ""
 
 
-def post_event(port: int, token: str, body: bytes, wait_s: float) -> object:
-    """POST the event; the server's `output` (None when it has nothing to say)."""
-    import http.client  # only when a server runs: no cost on the no-server path
+def post_event(conn: http.client.HTTPConnection, token: str, body: bytes, wait_s: float) -> object:
+    """POST the event on `conn` (where the server proved itself); the server's `output` (None
+    when it has nothing to say)."""
     import json
 
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=wait_s)
-    try:
-        conn.request(
-            "POST",
-            "/api/hooks/claude",
-            body=body,
-            headers={
-                "Authorization": f"Bearer {token}",
-                "Content-Type": "application/json",
-                "Host": f"127.0.0.1:{port}",
-            },
-        )
-        resp = conn.getresponse()
-        data = resp.read()
-        if resp.status != 200:
-            return None
-    finally:
-        conn.close()
+    if conn.sock is not None:
+        conn.sock.settimeout(wait_s)  # a PermissionRequest waits for the user's decision
+    conn.request(
+        "POST",
+        "/api/hooks/claude",
+        body=body,
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+            "Host": f"127.0.0.1:{conn.port}",
+        },
+    )
+    resp = conn.getresponse()
+    data = resp.read()
+    if resp.status != 200:
+        return None
     answer = json.loads(data)
     return answer.get("output") if isinstance(answer, dict) else None
+
+
+def _say(problem: object) -> None:
+    print(f"sidemirror hook: {problem}", file=sys.stderr)  # shown in Claude Code's debug view
 
 
 def run(argv: list[str]) -> int:
     """The hook; always 0 (a non-zero exit would show as a hook error in Claude Code)."""
     try:
-        info = read_runtime_file(_runtime_dir(argv))
+        choice = find_server(_runtime_dir(argv))
     except UntrustedRuntimeFile as exc:
-        print(f"sidemirror hook: {exc}", file=sys.stderr)  # shown in Claude Code's debug view
+        _say(exc)
         return 0
     except OSError:
         return 0
+    for stale in choice.stale:
+        _say(stale.message())
+    info = choice.server
     if info is None:
         return 0
     port, token = info.get("port"), info.get("token")
@@ -96,10 +109,19 @@ def run(argv: list[str]) -> int:
     if len(body) > MAX_INPUT or not body.strip():
         return 0
     wait_s = DECISION_WAIT_S if _event_name(body) == "PermissionRequest" else EVENT_WAIT_S
-    try:
-        output = post_event(port, token, body, wait_s)
-    except (OSError, ValueError):  # no server on the port (a stale file), a timeout, bad JSON
+    import http.client  # only when a server runs: no cost on the no-server path
+
+    try:  # before the token or the event leaves, on the connection they will use
+        conn = checked_connection(info, timeout=EVENT_WAIT_S)
+    except UntrustedServer as exc:
+        _say(exc)
         return 0
+    try:
+        output = post_event(conn, token, body, wait_s)
+    except (OSError, ValueError, http.client.HTTPException):  # a timeout, a drop, bad JSON
+        return 0
+    finally:
+        conn.close()
     if output:
         import json
 

@@ -12,25 +12,18 @@ fresh nonce and compares the proof with its own HMAC. A decoy on the port range 
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
 
 from aiohttp import web
 
+from sidemirror.server_check import identity_proof
 from sidemirror.web.bodies import error_response
 from sidemirror.web.security import public
 from sidemirror.web.state import APP_STATE
 
-PROOF_PREFIX = "sidemirror-identify:"
 _NONCE = re.compile(r"[0-9a-fA-F]{32,128}")
 
 SERVER_ID = web.AppKey("server_id", str)
-
-
-def identity_proof(token: str, server_id: str, nonce: str) -> str:
-    message = f"{PROOF_PREFIX}{server_id}:{nonce}".encode()
-    return hmac.new(token.encode(), message, hashlib.sha256).hexdigest()
 
 
 @public

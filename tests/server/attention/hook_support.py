@@ -15,6 +15,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 from sidemirror.core.store import workspace_id_for
 from sidemirror.runtime_file import write_runtime_file
+from sidemirror.web.identify import SERVER_ID
 
 from tests.conftest import FIXTURES
 from tests.server.conftest import AUTH, TOKEN, ClientFactory
@@ -98,7 +99,10 @@ async def hook_server(make_client: ClientFactory, tmp_path: Path, **overrides: A
     shutil.copyfile(TRANSCRIPT, transcript)
     client = await make_client(claude_dirs=[projects], **overrides)
     runtime_dir = tmp_path / "hook-run"
-    write_runtime_file(runtime_dir, {"port": client.port, "token": TOKEN, "pid": 0})
+    # As the server writes it: this process's pid, start time and boot id, and its server_id,
+    # which the hook checks before it sends anything (server_check.py).
+    server_id = client.server.app[SERVER_ID]
+    write_runtime_file(runtime_dir, {"port": client.port, "token": TOKEN, "server_id": server_id})
     server = HookServer(client, runtime_dir, transcript)
 
     async def listed() -> bool:
