@@ -21,6 +21,7 @@ import logging
 import os
 import socket
 import struct
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -37,8 +38,8 @@ logger = logging.getLogger(__name__)
 
 FORWARD_PATH = "/api/forward/ws"
 SOCKET_MODE = 0o600
-# sun_path holds 108 bytes with its NUL on Linux (104 on the BSDs and macOS).
-MAX_SOCKET_PATH = 103
+# sun_path holds 108 bytes with its NUL on Linux, 104 on the BSDs and macOS.
+MAX_SOCKET_PATH = 107 if sys.platform.startswith("linux") else 103
 
 
 def _peer_uid(request: web.Request) -> int | None:
