@@ -124,22 +124,17 @@ print(s.recv(200).decode(errors="replace").splitlines()[0])
 
 
 async def _as_nobody(sock: Path, authorization: str) -> str:
-    # In a thread: the server answering the probe runs on this test's event loop.
-    return await asyncio.to_thread(_run_as_nobody, sock, authorization)
-
-
-def _run_as_nobody(sock: Path, authorization: str) -> str:
+    """What the other user gets, probing with the owner's own token (sent on stdin: not in
+    `ps`). A subprocess the loop waits on: the server answering it runs on this loop."""
     python = shutil.which("python3", path="/usr/bin:/bin")
     assert python is not None
-    done = subprocess.run(
-        [*NOBODY, python, "-c", PROBE, str(sock)],
-        input=authorization,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    )
-    return done.stdout.strip()
+    probe = await asyncio.create_subprocess_exec(
+        *NOBODY, python, "-c", PROBE, str(sock),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    )  # fmt: skip
+    out, _ = await asyncio.wait_for(probe.communicate(authorization.encode()), 30)
+    assert probe.returncode == 0
+    return out.decode().strip()
 
 
 @pytest.fixture
