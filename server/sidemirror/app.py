@@ -52,6 +52,7 @@ from sidemirror.web import (
 )
 from sidemirror.web.about import load_server_id
 from sidemirror.web.bodies import NDJSON_LIMIT
+from sidemirror.web.forward_listener import forward_listener_ctx
 from sidemirror.web.peer import OwnerCache
 from sidemirror.web.rules import extension_origins
 from sidemirror.web.security import Guard, Tickets, security_headers, security_middleware
@@ -84,8 +85,6 @@ def routes() -> list[web.RouteDef]:
         # Pushed sessions.
         web.post("/api/ingest", ingest.ingest_ndjson),
         web.get("/api/ingest/ws", ingest.ingest_ws),
-        # Agent files of other machines (`sidemirror forward`).
-        web.get("/api/forward/ws", forward.forward_ws),
         # Browse activity.
         web.post("/api/activity", activity.post_activity),
         web.get("/api/activity/ws", activity.activity_ws),
@@ -158,7 +157,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     indexing = app[health.INDEXING] = Indexing()
     app[identify.SERVER_ID] = load_server_id(settings.data_dir)
     app[pair.PAIRING_CODES] = pair.PairingCodes()
-    remote = app[forward.REMOTE_HOSTS] = RemoteHosts(store, settings.data_dir)
+    remote = app[forward.REMOTE_HOSTS] = RemoteHosts(store, settings.data_dir, settings.max_hosts)
     app[hooks.ATTENTION] = Attention(store, settings.decision_timeout_s)
     app[browser_links.BROWSER_LINKS] = BrowserLinks(store, state.activity)
     app.on_response_prepare.append(security_headers)
@@ -205,5 +204,8 @@ def create_app(settings: Settings, token: str) -> web.Application:
 
     app.cleanup_ctx.append(search.search_lifecycle)  # first: its tap sees every item
     app.cleanup_ctx.append(lifecycle)
+    # After `lifecycle`: the remote hosts are started before a forwarder can say hello. Agent
+    # files of other machines arrive on their own socket, never on this app's port.
+    app.cleanup_ctx.append(forward_listener_ctx(remote, settings.data_dir, settings.runtime_dir))
     app.on_shutdown.append(close_streams)
     return app

@@ -65,3 +65,5 @@ class Settings:
     snapshot_limit: int = 200
     queue_size: int = 2048
     watch_sources: bool = True
+    # Hosts `sidemirror forward` may mirror here; the next new label is refused (sources/remote/).
+    max_hosts: int = 32

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from support import FIXTURES, ROOT, TOKEN, Extension
+from support import FIXTURES, ROOT, Extension
 from test_acp_session import port_outside_the_range
 
 LABEL = "devbox"
@@ -27,13 +27,16 @@ def test_a_forwarded_session_shows_with_its_host_label(
     remote = tmp_path / "remote-home"
     remote_claude = remote / ".claude" / "projects"
     shutil.copytree(FIXTURES / "claude", remote_claude)
-    token_file = remote / "token"
-    token_file.write_text(TOKEN)
-    token_file.chmod(0o600)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIDEMIRROR")}
     env.update(PYTHONPATH=str(ROOT / "server"), HOME=str(remote))
+    # As docs/remote.md says: the forward socket's path and the forward token, from the CLI.
+    which = ["--runtime-dir", str(server.tmp / "runtime"), "--data-dir", str(server.tmp / "data")]
+    sock = _cli(env, "url", "--forward", *which)
+    token_file = remote / "token"
+    token_file.write_text(_cli(env, "token", "--forward", *which))
+    token_file.chmod(0o600)
     cmd = [
-        sys.executable, "-m", "sidemirror", "forward", "--to", server.base,
+        sys.executable, "-m", "sidemirror", "forward", "--to", f"unix:{sock}",
         "--token-file", str(token_file), "--label", LABEL,
     ]  # fmt: skip
     log = (tmp_path / "forward.log").open("wb")
@@ -51,3 +54,15 @@ def test_a_forwarded_session_shows_with_its_host_label(
         os.killpg(forwarder.pid, signal.SIGTERM)
         forwarder.wait(10)
         log.close()
+
+
+def _cli(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "sidemirror", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.strip()

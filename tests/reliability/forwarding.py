@@ -11,8 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sidemirror.forward_files import forward_socket_path, read_forward_token
+
 from tests.conftest import ROOT
-from tests.reliability.harness import TOKEN, Server, wait_for
+from tests.reliability.harness import Server, wait_for
 
 
 class Forwarder:
@@ -27,18 +29,20 @@ class Forwarder:
         self.args = args
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
-        token_file = remote / "token"
-        token_file.write_text(TOKEN)
-        token_file.chmod(0o600)
-        self.token_file = token_file
 
     def start(self) -> None:
+        """Forward to the server's forward socket with its forward token (the server made both
+        when it first started)."""
         self.starts += 1
         env = {k: v for k, v in os.environ.items() if not k.startswith("SIDEMIRROR")}
-        env.update(PYTHONPATH=str(ROOT / "server"), HOME=str(self.remote))
+        token = read_forward_token(self.server.data)
+        assert token, "the server has no forward token yet"
+        env.update(
+            PYTHONPATH=str(ROOT / "server"), HOME=str(self.remote), SIDEMIRROR_FORWARD_TOKEN=token
+        )
+        sock = forward_socket_path(self.server.tmp / "run", self.server.data)
         cmd = [
-            sys.executable, "-m", "sidemirror", "forward",
-            "--to", f"http://127.0.0.1:{self.server.port}", "--token-file", str(self.token_file),
+            sys.executable, "-m", "sidemirror", "forward", "--to", f"unix:{sock}",
             "--label", self.label, "--claude-dir", str(self.claude), *self.args,
         ]  # fmt: skip
         log = (self.remote / f"forward.{self.starts}.log").open("wb")

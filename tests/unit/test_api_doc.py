@@ -15,7 +15,9 @@ import re
 from collections import Counter
 
 import pytest
+from aiohttp import web
 from sidemirror.app import create_app
+from sidemirror.web.forward_listener import forward_routes
 
 from tests.conftest import ROOT
 from tests.server.conftest import TOKEN, make_settings
@@ -41,7 +43,10 @@ def _fmt(routes: set[Route] | list[Route]) -> str:
 def app_routes(tmp_path_factory: pytest.TempPathFactory) -> set[Route]:
     app = create_app(make_settings(tmp_path_factory.mktemp("api-doc")), TOKEN)
     routes: set[Route] = set()
-    for route in app.router.routes():
+    # The forward socket's routes (web/forward_listener.py) are documented beside the port's.
+    forward = web.Application()
+    forward.add_routes(forward_routes())
+    for route in [*app.router.routes(), *forward.router.routes()]:
         if route.method == "HEAD" or route.resource is None:
             continue  # aiohttp adds a HEAD route for every GET
         routes.add((route.method, route.resource.canonical))

@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "server_check": 1,  # is the port's listener our server? The hook runs it: stdlib only
     "sock_diag": 0,  # socket owners from the kernel (netlink): stdlib only, nothing of ours
     "settings": 2,
+    "forward_files": 2,  # the forward socket's path and token, shared by `serve` and `token`
     "log_filter": 2,  # redaction of every log line, installed by runtime.py
     "index": 2,  # the embedded SQLite index (file metadata, full-text search)
     "sources": 3,

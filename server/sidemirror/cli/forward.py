@@ -17,14 +17,16 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument(
         "--to",
         required=True,
-        metavar="URL",
-        help="the server's URL as seen from here, e.g. http://127.0.0.1:47470",
+        metavar="unix:PATH",
+        help="the server's forward socket as relayed to this machine, e.g. "
+        "unix:$HOME/.sidemirror-forward.sock (`ssh -R`, see docs/remote.md)",
     )
     p.add_argument(
         "--token-file",
         type=Path,
         metavar="FILE",
-        help="a file (mode 600) holding the server's token; default: $SIDEMIRROR_TOKEN",
+        help="a file (mode 600) holding the server's forward token (`sidemirror token "
+        "--forward`); default: $SIDEMIRROR_FORWARD_TOKEN",
     )
     p.add_argument(
         "--label",

@@ -116,6 +116,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "(default 120)",
     )
     serve.add_argument(
+        "--max-hosts",
+        type=int,
+        default=32,
+        metavar="N",
+        help="how many machines `sidemirror forward` may mirror here; a new one past N is "
+        "refused (default 32)",
+    )
+    serve.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning", "error"],
@@ -138,6 +146,8 @@ def _refusal(args: argparse.Namespace) -> str | None:
         return f"refusing to listen on non-loopback host {args.host!r} without --allow-remote"
     if args.max_chars is not None and args.max_chars < 1:
         return f"--max-chars must be at least 1, got {args.max_chars}"
+    if args.max_hosts < 0:
+        return f"--max-hosts must be 0 or more, got {args.max_hosts}"
     return None
 
 

@@ -2,10 +2,12 @@
 
 Runs where the agent runs (a remote box, a container, a CI runner) and needs no browser: it
 watches the agent folders with the server's own watcher, and sends each file's new complete
-lines with their byte offset over `GET /api/forward/ws` (see web/forward.py). The server keeps a
-byte-exact mirror and acknowledges each frame with the mirror's size; one frame is in flight at a
-time, so after any disconnect, or a kill of either side, the forwarder resumes from the server's
-sizes: nothing lost, nothing sent twice.
+lines with their byte offset over `GET /api/forward/ws` (see web/forward.py), on the server's
+forward socket (web/forward_listener.py) as relayed to this machine, e.g. by `ssh -R`.
+
+The server keeps a byte-exact mirror and acknowledges each frame with the mirror's size; one
+frame is in flight at a time, so after any disconnect, or a kill of either side, the forwarder
+resumes from the server's sizes: nothing lost, nothing sent twice.
 """
 
 from __future__ import annotations
@@ -22,8 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import websockets
-from websockets.asyncio.client import ClientConnection
+import aiohttp
 
 from sidemirror.core.private import untrusted
 from sidemirror.sources.files.watch import watch_paths
@@ -49,7 +50,7 @@ class Root:
 
 @dataclass
 class _Link:
-    ws: ClientConnection
+    ws: aiohttp.ClientWebSocketResponse
     offsets: dict[str, int] = field(default_factory=dict)
 
 
@@ -84,19 +85,26 @@ def read_token_file(path: Path) -> str:
     return token
 
 
-def ws_url(to: str) -> str:
-    base = to.rstrip("/")
-    for http, ws in (("https://", "wss://"), ("http://", "ws://")):
-        if base.startswith(http):
-            base = ws + base[len(http) :]
-    return base + "/api/forward/ws"
+TOKEN_ENV = "SIDEMIRROR_FORWARD_TOKEN"
+UNIX = "unix:"
+# The host part of the URL asked for on the socket: a Unix socket has no host to name.
+WS_URL = "http://localhost/api/forward/ws"
+
+
+def socket_of(to: str) -> Path:
+    """`unix:PATH` → PATH: the forward socket, as relayed to this machine."""
+    if not to.startswith(UNIX) or not to[len(UNIX) :]:
+        raise ForwardError(
+            f"--to {to!r}: give the forward socket as unix:PATH (see docs/remote.md)"
+        )
+    return Path(to[len(UNIX) :]).expanduser()
 
 
 class Forwarder:
     def __init__(
-        self, url: str, token: str, label: str, roots: list[Root], chunk: int = CHUNK
+        self, socket_path: Path, token: str, label: str, roots: list[Root], chunk: int = CHUNK
     ) -> None:
-        self.url = url
+        self.socket_path = socket_path
         self.chunk = chunk
         self.token = token
         self.label = label
@@ -139,25 +147,13 @@ class Forwarder:
         delay = 0.1
         while not stop.is_set():
             try:
-                async with websockets.connect(
-                    self.url,
-                    additional_headers={"Authorization": f"Bearer {self.token}"},
-                    max_size=None,
-                    # Deflating MiB frames in Python cost 90 % of the forwarder's time and capped
-                    # it at ~5 MB/s; SSH compresses the link if asked to (`ssh -C`).
-                    compression=None,
-                ) as ws:
-                    link = await self._hello(ws)
-                    delay = 0.1
-                    # Everything again: the server's offsets say what it already has.
-                    self._mark(await asyncio.to_thread(self._all_files))
-                    await self._drain(link, stop)
-            except websockets.InvalidStatus as exc:
-                status = exc.response.status_code
-                if status in (401, 403):
-                    raise ForwardError(f"the server refused the token ({status})") from None
-                logger.warning("forward: server answered %s; retrying", status)
-            except (OSError, websockets.WebSocketException, TimeoutError) as exc:
+                await self._connected(stop)
+                delay = 0.1  # the link worked: a drop is retried quickly again
+            except aiohttp.WSServerHandshakeError as exc:
+                if exc.status in (401, 403):
+                    raise ForwardError(f"the server refused the token ({exc.status})") from None
+                logger.warning("forward: server answered %s; retrying", exc.status)
+            except (OSError, aiohttp.ClientError, ConnectionError, TimeoutError) as exc:
                 logger.warning("forward: connection lost (%s); retrying in %.1fs", exc, delay)
             if stop.is_set():
                 return
@@ -165,9 +161,28 @@ class Forwarder:
                 await asyncio.wait_for(stop.wait(), delay)
             delay = min(delay * 2, RETRY_MAX_S)
 
-    async def _hello(self, ws: ClientConnection) -> _Link:
-        await ws.send(json.dumps({"type": "hello", "label": self.label, "version": 1}))
-        answer = json.loads(await asyncio.wait_for(ws.recv(), ACK_TIMEOUT_S))
+    async def _connected(self, stop: asyncio.Event) -> None:
+        connector = aiohttp.UnixConnector(path=str(self.socket_path))
+        async with (
+            aiohttp.ClientSession(connector=connector) as session,
+            session.ws_connect(
+                WS_URL,
+                headers={"Authorization": f"Bearer {self.token}"},
+                max_msg_size=0,  # no limit: acks are small, and the server bounds its own
+                # Deflating MiB frames in Python cost 90 % of the forwarder's time and capped it
+                # at ~5 MB/s; SSH compresses the link if asked to (`ssh -C`).
+                compress=0,
+                heartbeat=30,
+            ) as ws,
+        ):
+            link = await self._hello(ws)
+            # Everything again: the server's offsets say what it already has.
+            self._mark(await asyncio.to_thread(self._all_files))
+            await self._drain(link, stop)
+
+    async def _hello(self, ws: aiohttp.ClientWebSocketResponse) -> _Link:
+        await ws.send_str(json.dumps({"type": "hello", "label": self.label, "version": 1}))
+        answer = await _receive(ws)
         if answer.get("type") != "welcome":
             raise ForwardError(f"the server refused the hello: {answer.get('error', answer)}")
         return _Link(ws, {str(k): int(v) for k, v in answer["offsets"].items()})
@@ -217,13 +232,24 @@ class Forwarder:
 
     async def _frame(self, link: _Link, key: str, header: dict[str, Any], data: bytes) -> int:
         head = json.dumps({"file": key, **header}).encode()
-        await link.ws.send(head + b"\n" + data)
-        answer = json.loads(await asyncio.wait_for(link.ws.recv(), ACK_TIMEOUT_S))
+        await link.ws.send_bytes(head + b"\n" + data)
+        answer = await _receive(link.ws)
         if answer.get("type") != "ack" or answer.get("file") != key:
             raise ForwardError(f"the server refused {key}: {answer.get('error', answer)}")
         size = int(answer["size"])
         link.offsets[key] = size
         return size
+
+
+async def _receive(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
+    """The server's next JSON message; a closed link raises ConnectionError (retried)."""
+    msg = await ws.receive(ACK_TIMEOUT_S)
+    if msg.type is not aiohttp.WSMsgType.TEXT:
+        raise ConnectionError(f"the server closed the link ({msg.type.name}, {msg.extra or ''})")
+    answer: Any = json.loads(msg.data)
+    if not isinstance(answer, dict):
+        raise ForwardError(f"the server answered {answer!r}")
+    return answer
 
 
 def _lines_end(path: Path, start: int, size: int) -> int:
@@ -247,11 +273,13 @@ def _read(path: Path, offset: int, length: int) -> bytes:
         return f.read(length)
 
 
-def run_forward(to: str, token: str, label: str, roots: list[Root], chunk: int = CHUNK) -> int:
-    forwarder = Forwarder(ws_url(to), token, label, roots, chunk)
+def run_forward(
+    socket_path: Path, token: str, label: str, roots: list[Root], chunk: int = CHUNK
+) -> int:
+    forwarder = Forwarder(socket_path, token, label, roots, chunk)
     print(
         f"sidemirror forward: sending {', '.join(str(r.watch) for r in roots)} "
-        f"to {to} as {label!r}",
+        f"to unix:{socket_path} as {label!r}",
         file=sys.stderr,
     )
 
@@ -271,9 +299,12 @@ def run_forward(to: str, token: str, label: str, roots: list[Root], chunk: int =
 def token_from(token_file: Path | None) -> str:
     if token_file is not None:
         return read_token_file(token_file)
-    token = os.environ.get("SIDEMIRROR_TOKEN", "")
+    token = os.environ.get(TOKEN_ENV, "").strip()
     if not token:
-        raise ForwardError("no token: give --token-file FILE (mode 600) or set SIDEMIRROR_TOKEN")
+        raise ForwardError(
+            f"no forward token: give --token-file FILE (mode 600) or set {TOKEN_ENV} "
+            "(`sidemirror token --forward` prints it on the server's machine)"
+        )
     return token
 
 
@@ -283,6 +314,7 @@ def run_from_args(args: Any, claude_dirs: list[Path], codex_dir: Path | None) ->
     if codex_dir is not None:
         roots.append(codex_root(codex_dir.expanduser()))
     try:
+        socket_path = socket_of(args.to)
         token = token_from(args.token_file)
     except (ForwardError, OSError) as exc:
         print(f"sidemirror forward: {exc}", file=sys.stderr)
@@ -290,4 +322,4 @@ def run_from_args(args: Any, claude_dirs: list[Path], codex_dir: Path | None) ->
     if not 1 <= args.frame_kib <= CHUNK >> 10:
         print(f"sidemirror forward: --frame-kib must be 1 to {CHUNK >> 10}", file=sys.stderr)
         return 2
-    return run_forward(args.to, token, args.label, roots, args.frame_kib << 10)
+    return run_forward(socket_path, token, args.label, roots, args.frame_kib << 10)

@@ -13,6 +13,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from tests.server.conftest import AUTH, ClientFactory
+from tests.server.remote.conftest import ForwardConnect
 
 KEY = "claude/-home-dev-app/s1.jsonl"
 LINE = b'{"type":"user","cwd":"/home/dev/app","sessionId":"s1","message":{"content":"hi"}}\n'
@@ -33,9 +34,11 @@ def _mirror(client: TestClient[Any, Any], tmp_path: Path) -> Path:
     return tmp_path / "data" / "remote" / "devbox" / KEY
 
 
-async def test_bytes_land_at_their_offsets_once(make_client: ClientFactory, tmp_path: Path) -> None:
+async def test_bytes_land_at_their_offsets_once(
+    make_client: ClientFactory, forward_ws: ForwardConnect, tmp_path: Path
+) -> None:
     client = await make_client()
-    async with client.ws_connect("/api/forward/ws", headers=AUTH) as ws:
+    async with forward_ws() as ws:
         assert await _hello(ws) == {"type": "welcome", "offsets": {}}
         assert await _frame(ws, {"file": KEY, "offset": 0}, LINE) == {
             "type": "ack", "file": KEY, "size": len(LINE),
@@ -47,7 +50,7 @@ async def test_bytes_land_at_their_offsets_once(make_client: ClientFactory, tmp_
         gap = await _frame(ws, {"file": KEY, "offset": 10 * len(LINE)}, LINE)
         assert gap["size"] == 2 * len(LINE)
     assert _mirror(client, tmp_path).read_bytes() == LINE + LINE
-    async with client.ws_connect("/api/forward/ws", headers=AUTH) as ws:
+    async with forward_ws() as ws:
         assert (await _hello(ws))["offsets"] == {KEY: 2 * len(LINE)}
         truncated = await _frame(ws, {"file": KEY, "truncate": 0}, b"")
         assert truncated["size"] == 0
@@ -66,10 +69,10 @@ async def test_bytes_land_at_their_offsets_once(make_client: ClientFactory, tmp_
     ],
 )
 async def test_a_key_outside_the_hosts_folder_is_refused(
-    make_client: ClientFactory, tmp_path: Path, key: str
+    make_client: ClientFactory, forward_ws: ForwardConnect, tmp_path: Path, key: str
 ) -> None:
-    client = await make_client()
-    async with client.ws_connect("/api/forward/ws", headers=AUTH) as ws:
+    await make_client()
+    async with forward_ws() as ws:
         await _hello(ws)
         answer = await _frame(ws, {"file": key, "offset": 0}, LINE)
         assert answer["type"] == "error" and "refusing file key" in answer["error"]
@@ -89,28 +92,31 @@ async def test_a_key_outside_the_hosts_folder_is_refused(
     ],
 )
 async def test_a_bad_hello_is_refused_with_a_reason(
-    make_client: ClientFactory, hello: dict[str, Any]
+    make_client: ClientFactory, forward_ws: ForwardConnect, hello: dict[str, Any]
 ) -> None:
-    client = await make_client()
-    async with client.ws_connect("/api/forward/ws", headers=AUTH) as ws:
+    await make_client()
+    async with forward_ws() as ws:
         await ws.send_str(json.dumps(hello))
         answer = await ws.receive_json()
         assert answer["type"] == "error" and answer["error"]
 
 
-async def test_without_the_token_nothing_is_accepted(make_client: ClientFactory) -> None:
-    client = await make_client()
+async def test_without_the_token_nothing_is_accepted(
+    make_client: ClientFactory, forward_ws: ForwardConnect
+) -> None:
+    await make_client()
     with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-        async with client.ws_connect("/api/forward/ws"):
+        async with forward_ws(headers={}):
             pass
     assert refused.value.status == 401
 
 
 async def test_a_forwarded_file_becomes_a_host_labelled_workspace(
     make_client: ClientFactory,
+    forward_ws: ForwardConnect,
 ) -> None:
     client = await make_client()
-    async with client.ws_connect("/api/forward/ws", headers=AUTH) as ws:
+    async with forward_ws() as ws:
         await _hello(ws)
         await _frame(ws, {"file": KEY, "offset": 0}, LINE)
     for _ in range(200):
@@ -123,10 +129,10 @@ async def test_a_forwarded_file_becomes_a_host_labelled_workspace(
 
 
 async def test_a_mirror_that_cannot_be_written_answers_an_error_and_keeps_what_it_had(
-    make_client: ClientFactory, tmp_path: Path
+    make_client: ClientFactory, forward_ws: ForwardConnect, tmp_path: Path
 ) -> None:
     client = await make_client()
-    async with client.ws_connect("/api/forward/ws", headers=AUTH) as ws:
+    async with forward_ws() as ws:
         await _hello(ws)
         await _frame(ws, {"file": KEY, "offset": 0}, LINE)
         project = _mirror(client, tmp_path).parent
@@ -138,18 +144,18 @@ async def test_a_mirror_that_cannot_be_written_answers_an_error_and_keeps_what_i
 
 
 async def test_a_backlog_is_held_aside_until_its_last_frame(
-    make_client: ClientFactory, tmp_path: Path
+    make_client: ClientFactory, forward_ws: ForwardConnect, tmp_path: Path
 ) -> None:
     client = await make_client()
     mirror = _mirror(client, tmp_path)
     part = mirror.with_name(mirror.name + ".part")
-    async with client.ws_connect("/api/forward/ws", headers=AUTH) as ws:
+    async with forward_ws() as ws:
         await _hello(ws)
         first = await _frame(ws, {"file": KEY, "offset": 0, "more": True}, LINE)
         assert first["size"] == len(LINE)
         assert part.read_bytes() == LINE and not mirror.exists()
     # A forwarder killed mid-backlog resumes where the held-aside part ends.
-    async with client.ws_connect("/api/forward/ws", headers=AUTH) as ws:
+    async with forward_ws() as ws:
         assert (await _hello(ws))["offsets"] == {KEY: len(LINE)}
         last = await _frame(ws, {"file": KEY, "offset": len(LINE), "more": False}, LINE)
         assert last["size"] == 2 * len(LINE)

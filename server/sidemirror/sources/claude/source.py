@@ -44,7 +44,7 @@ from sidemirror.sources.files.indexing import (
 from sidemirror.sources.files.regular import SpecialFiles
 from sidemirror.sources.files.removed import removed, returned
 from sidemirror.sources.files.session import BackgroundTasks
-from sidemirror.sources.files.watch import Change, watch_paths
+from sidemirror.sources.files.watch import Change, WatchPaths, watch_paths
 from sidemirror.sources.proc_watch import follow_agents
 from sidemirror.sources.procs import PidCache, pid_alive
 from sidemirror.sources.remote.names import ensure_host_workspace
@@ -69,6 +69,7 @@ class ClaudeSource:
         watch_step_ms: int = 10,
         workspace_name: str | None = None,
         host: str | None = None,
+        watch: WatchPaths = watch_paths,
     ) -> None:
         self.store = store
         self.claude_dirs = claude_dirs
@@ -76,6 +77,7 @@ class ClaudeSource:
         self.data_dir = data_dir
         self.journal_dir = data_dir / "claude-merge"
         self.watch_step_ms = watch_step_ms
+        self.watch = watch  # a mirror's sources share one watcher (sources/remote/watcher.py)
         self.workspace_name = workspace_name  # the demo labels its workspace
         self.host = host  # files mirrored from another machine: workspaces are `host:/dir`
         # By main transcript path, kept as a string: ten thousand `Path` keys were 5 MB.
@@ -98,8 +100,10 @@ class ClaudeSource:
         place (`_watching`), so the server listens first and no change is missed meanwhile."""
         self.dirs = _distinct_dirs(self.claude_dirs)
         self._tasks.spawn(self._watch(), name="claude-watch")
-        # Agents are seen as they start, before they write (proc_watch.py).
-        self._tasks.spawn(follow_agents(self.store, self._stop), name="agent-pids")
+        # Agents are seen as they start, before they write (proc_watch.py). Not for a remote
+        # host's mirror: its agents run on that machine, not among this one's processes.
+        if self.host is None:
+            self._tasks.spawn(follow_agents(self.store, self._stop), name="agent-pids")
 
     async def stop(self) -> None:
         self._stop.set()
@@ -209,7 +213,7 @@ class ClaudeSource:
     # --- live ---
 
     async def _watch(self) -> None:
-        async with watch_paths(
+        async with self.watch(
             self.dirs,
             accept=_is_transcript,
             max_depth=WATCH_DEPTH,

@@ -39,7 +39,7 @@ from sidemirror.sources.files.regular import SpecialFiles
 from sidemirror.sources.files.removed import removed, returned
 from sidemirror.sources.files.session import BackgroundTasks, FileSession
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
-from sidemirror.sources.files.watch import Change, watch_paths
+from sidemirror.sources.files.watch import Change, WatchPaths, watch_paths
 from sidemirror.sources.remote.names import ensure_host_workspace
 
 logger = logging.getLogger(__name__)
@@ -159,6 +159,7 @@ class CodexSource:
         *,
         watch_step_ms: int = 10,
         host: str | None = None,
+        watch: WatchPaths = watch_paths,
     ) -> None:
         self.store = store
         self.host = host  # files mirrored from another machine: workspaces are `host:/dir`
@@ -168,6 +169,7 @@ class CodexSource:
         self.data_dir = data_dir
         self.journal_dir = data_dir / "codex-epochs"
         self.watch_step_ms = watch_step_ms
+        self.watch = watch  # a mirror's sources share one watcher (sources/remote/watcher.py)
         self.sessions: dict[Path, CodexSession] = {}
         self._by_id: dict[str, CodexSession] = {}
         self._twins: dict[Path, CodexSession] = {}  # another file of a registered session
@@ -234,7 +236,7 @@ class CodexSource:
 
     async def _watch(self) -> None:
         # No Codex here yet: the watcher waits for the sessions dir to appear.
-        async with watch_paths(
+        async with self.watch(
             [self.sessions_dir, self.archived_dir],
             accept=_is_rollout,
             max_depth=WATCH_DEPTH,

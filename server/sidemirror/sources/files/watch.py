@@ -30,7 +30,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from asyncinotify import Event, Inotify, Watch
@@ -129,6 +129,21 @@ async def watch_paths(
     else:
         async with _watchfiles(roots, accept, stop_event, step_ms) as batches:
             yield batches
+
+
+class WatchPaths(Protocol):
+    """`watch_paths`, or a stand-in with its shape (sources/remote/watcher.py shares one watch
+    among many sources)."""
+
+    def __call__(
+        self,
+        roots: Sequence[Path],
+        *,
+        accept: Accept,
+        max_depth: int | None = None,
+        stop_event: asyncio.Event | None = None,
+        step_ms: int = 10,
+    ) -> contextlib.AbstractAsyncContextManager[AsyncIterator[Batch]]: ...
 
 
 # --- inotify ----------------------------------------------------------------------------------

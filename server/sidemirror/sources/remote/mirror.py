@@ -87,8 +87,8 @@ class HostMirror:
         path = self.path_of(key)
         part = path.with_name(path.name + PART)
         if not path.parent.is_dir():
-            private_dir(self.dir)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # Every folder on the way 0700 whatever the umask: they hold session text.
+            private_dir(path.parent)
         staged = not path.exists() and (more or part.exists())
         size = self._write(part if staged else path, offset, data)
         if staged and not more and size >= offset + len(data):

@@ -1,0 +1,67 @@
+"""`sidemirror forward`'s client on the forward socket: refusals that retrying cannot fix end it
+with the server's reason; the files arrive otherwise."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from sidemirror.clients.forward import Forwarder, ForwardError, claude_root, socket_of
+
+from tests.server.conftest import ClientFactory
+from tests.server.remote.conftest import forward_auth
+from tests.server.remote.conftest import socket_of as forward_socket
+
+LINE = b'{"type":"user","cwd":"/home/dev/app","sessionId":"s1","message":{"content":"hi"}}\n'
+
+
+def _forwarder(tmp_path: Path, token: str, label: str = "devbox") -> Forwarder:
+    projects = tmp_path / "remote-claude"
+    (projects / "-home-dev-app").mkdir(parents=True, exist_ok=True)
+    (projects / "-home-dev-app" / "s1.jsonl").write_bytes(LINE)
+    return Forwarder(forward_socket(tmp_path), token, label, [claude_root(projects)])
+
+
+def _token(tmp_path: Path) -> str:
+    return forward_auth(tmp_path)["Authorization"].removeprefix("Bearer ")
+
+
+async def test_the_forwarder_sends_its_files_over_the_socket(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    await make_client()
+    stop = asyncio.Event()
+    run = asyncio.create_task(_forwarder(tmp_path, _token(tmp_path)).run(stop))
+    mirror = tmp_path / "data" / "remote" / "devbox" / "claude" / "-home-dev-app" / "s1.jsonl"
+    try:
+        for _ in range(500):
+            if mirror.exists() and mirror.read_bytes() == LINE:
+                break
+            await asyncio.sleep(0.02)
+        assert mirror.read_bytes() == LINE
+    finally:
+        stop.set()
+        await asyncio.wait_for(run, 10)
+
+
+async def test_a_wrong_token_ends_the_forwarder_with_the_reason(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    await make_client()
+    with pytest.raises(ForwardError, match=r"refused the token \(401\)"):
+        await asyncio.wait_for(_forwarder(tmp_path, "not-the-token").run(asyncio.Event()), 30)
+
+
+async def test_a_host_past_max_hosts_ends_the_forwarder_with_the_reason(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    await make_client(max_hosts=0)
+    with pytest.raises(ForwardError, match=r"at most 0 forwarded hosts.*--max-hosts"):
+        await asyncio.wait_for(_forwarder(tmp_path, _token(tmp_path)).run(asyncio.Event()), 30)
+
+
+@pytest.mark.parametrize("to", ["http://127.0.0.1:47470", "unix:", "/run/x.sock"])
+def test_to_must_name_a_unix_socket(to: str) -> None:
+    with pytest.raises(ForwardError, match="unix:PATH"):
+        socket_of(to)
