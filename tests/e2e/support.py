@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import BrowserContext, Page, Playwright, Worker
+from sidemirror.native_host.manifest import install_host
 
 ROOT = Path(__file__).resolve().parents[2]
 EXT_DIR = ROOT / "extension"
@@ -110,9 +111,16 @@ class Server:
     """`python -m sidemirror serve` on a fixed port, restartable with the same dirs."""
 
     def __init__(
-        self, tmp: Path, port: int, claude_dir: Path, extra_args: tuple[str, ...] = ()
+        self,
+        tmp: Path,
+        port: int,
+        claude_dir: Path,
+        extra_args: tuple[str, ...] = (),
+        runtime_dir: Path | None = None,
     ) -> None:
         self.tmp = tmp
+        # Where the browser's pairing host looks (`install_pairing_host`): one per test.
+        self.runtime_dir = runtime_dir or tmp / "runtime"
         self.extra_args = extra_args  # more `serve` flags (e.g. --demo)
         self.port = port
         self.claude_dir = claude_dir
@@ -132,7 +140,7 @@ class Server:
         cmd = [
             sys.executable, "-m", "sidemirror", "serve",
             "--port", str(self.port),
-            "--runtime-dir", str(self.tmp / "runtime"),
+            "--runtime-dir", str(self.runtime_dir),
             "--data-dir", str(self.tmp / "data"),
             "--claude-dir", str(self.claude_dir),
             "--codex-dir", str(self.tmp / "no-codex"),
@@ -285,9 +293,23 @@ def stop_worker(ext: Extension, page: Page) -> None:
     wait_until(lambda: not worker_running(ext, page), message="service worker stopped")
 
 
+def install_pairing_host(profile: Path) -> None:
+    """The native messaging host the extension pairs through, as `sidemirror extension
+    install-host --dir <profile>/NativeMessagingHosts` writes it: Chromium started with a user
+    data dir reads host manifests from that folder. It answers for the servers of this test
+    (their runtime files are in `<profile's folder>/runtime`)."""
+    install_host(
+        [profile / "NativeMessagingHosts"],
+        profile.parent / "pairing-host",
+        [EXT_ID],
+        [profile.parent / "runtime"],
+    )
+
+
 def launch(
     pw: Playwright, profile: Path, dark: bool = False, locale: str | None = None
 ) -> BrowserContext:
+    install_pairing_host(profile)
     args = [
         f"--user-agent={USER_AGENT}",
         f"--disable-extensions-except={EXT_DIR}",

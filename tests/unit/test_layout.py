@@ -30,6 +30,8 @@ LAYERS: dict[str, int] = {
     "runtime_file": 1,  # finding the running server: standard library only (the hook reads it)
     "listen_socket": 1,  # the port, bound before the server is imported: standard library only
     "data_dir": 1,  # the data dir claimed and checked before the server is imported: the same
+    "panel_credential": 1,  # the credential only the extension gets: standard library only
+    "native_host": 2,  # Chrome native messaging pairing (Chrome starts it): standard library only
     "settings": 2,
     "log_filter": 2,  # redaction of every log line, installed by runtime.py
     "index": 2,  # the embedded SQLite index (file metadata, full-text search)

@@ -3,9 +3,10 @@
 - `GET /api/decisions`: the pending requests, oldest first, each with its tool and full
   (redacted) input.
 - `POST /api/decisions/{request_id}` `{"behavior": "allow"|"deny", "message"}`: answer one. It
-  needs the token and an extension Origin (the panel, from a user's click): a script that only
-  has the token cannot approve what the agent runs. An id that is not pending is refused (404
-  never issued, 409 already answered: a replayed decision changes nothing).
+  is `@panel`: it needs the token and the panel credential, which only the paired extension
+  holds (panel_credential.py), so a process with the runtime-file token, whatever Origin it
+  sends, cannot approve what the agent runs. An id that is not pending is refused (404 never
+  issued, 409 already answered: a replayed decision changes nothing).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from aiohttp import web
 from sidemirror.attention.decisions import AlreadyAnswered, Answer
 from sidemirror.web.bodies import error_response, read_json
 from sidemirror.web.hooks import ATTENTION
+from sidemirror.web.security import panel
 
 MESSAGE_CHARS = 2000
 
@@ -23,12 +25,9 @@ async def list_decisions(request: web.Request) -> web.Response:
     return web.json_response({"decisions": request.app[ATTENTION].decisions.listing()})
 
 
+@panel
 async def decide(request: web.Request) -> web.Response:
-    # The middleware has checked the token, and that an Origin, when sent, is an allowed one.
-    if request.headers.get("Origin") is None:
-        return error_response(
-            403, "forbidden_origin", "a decision comes from the paired extension (its Origin)"
-        )
+    # The middleware has checked the token and the panel credential.
     body = await read_json(request)
     behavior = body.get("behavior") if isinstance(body, dict) else None
     if behavior not in ("allow", "deny"):
