@@ -204,7 +204,12 @@ async function publish(status) {
   await showBadge(status);
   // Sessions that wait for the user: the badge counts them (lib/worker/attention-alerts.js).
   const token = (await chrome.storage.session.get(KEYS.token))[KEYS.token]?.value;
-  watchAttention(status, token, () => getStatus().then((s) => s && showBadge(s)));
+  watchAttention(
+    status,
+    token,
+    () => getStatus().then((s) => s && showBadge(s)),
+    () => checkNow("attention", { fresh: true }),
+  );
   return status;
 }
 

@@ -133,6 +133,14 @@ $("port-form").addEventListener("submit", async (ev) => {
     manualPort = port;
     renderStatus(status);
   } catch (e) {
+    if (e.code === "host_missing") {
+      // The port is kept (lib/worker/port-choice.js): what is left is the code, below.
+      editing = false;
+      manualPort = port;
+      setText(err, e.message);
+      $("code-section").open = true;
+      return;
+    }
     // Nothing changed: the status card still tells where we are, and the error says so too.
     input.setAttribute("aria-invalid", "true");
     const stay = was != null ? `Still connected to :${was}.` : "Nothing was changed.";

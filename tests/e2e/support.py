@@ -169,6 +169,10 @@ class Server:
             time.sleep(0.1)
         raise RuntimeError(f"server did not start: {self.log.read_text()[-2000:]}")
 
+    def panel_credential(self) -> str:
+        """What only the paired extension gets (the server keeps it in its data dir)."""
+        return (self.tmp / "data" / "panel_credential").read_text().strip()
+
     def own_server_id(self) -> str | None:
         try:
             return (self.tmp / "data" / "server_id").read_text().strip() or None
@@ -307,9 +311,14 @@ def install_pairing_host(profile: Path) -> None:
 
 
 def launch(
-    pw: Playwright, profile: Path, dark: bool = False, locale: str | None = None
+    pw: Playwright,
+    profile: Path,
+    dark: bool = False,
+    locale: str | None = None,
+    pairing_host: bool = True,
 ) -> BrowserContext:
-    install_pairing_host(profile)
+    if pairing_host:
+        install_pairing_host(profile)
     args = [
         f"--user-agent={USER_AGENT}",
         f"--disable-extensions-except={EXT_DIR}",
@@ -337,10 +346,15 @@ def launch(
 
 
 def start_extension(
-    pw: Playwright, profile: Path, dark: bool = False, locale: str | None = None
+    pw: Playwright,
+    profile: Path,
+    dark: bool = False,
+    locale: str | None = None,
+    pairing_host: bool = True,
 ) -> Extension:
-    """Chromium with the extension, pinned to `parked_port()` before it looks for any server."""
-    ext = Extension(launch(pw, profile, dark, locale))
+    """Chromium with the extension, pinned to `parked_port()` before it looks for any server;
+    with the pairing host installed for it, unless `pairing_host` is False."""
+    ext = Extension(launch(pw, profile, dark, locale, pairing_host))
     # The install handler has run once the alarm exists (it is created there); the extension
     # has not probed anything yet (a fresh install waits for a page or the 30 s alarm).
     ext.worker().evaluate(

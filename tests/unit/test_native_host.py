@@ -138,7 +138,7 @@ def test_pair_answers_the_token_panel_credential_port_and_server_id(
 
 def test_pair_for_a_port_where_no_server_of_ours_runs(running: dict[str, Any]) -> None:
     code, out = run_host([*running["argv"], ORIGIN], frame({"type": "pair", "port": 1234}))
-    assert code == 0 and out[0]["error"]["code"] == "not_running"
+    assert code == 0 and out[0]["error"]["code"] == "not_our_server"
     _, out = run_host([*running["argv"], ORIGIN], frame({"type": "hello"}))
     assert out[0]["error"]["code"] == "unknown_message"
 

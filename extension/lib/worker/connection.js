@@ -65,7 +65,7 @@ export async function check({ onStarting = null } = {}) {
     if (unreachable && !(await probe(port, KNOWN_PORT_TIMEOUT_MS))) {
       return status({ state: "not_running", port: manualPort, error: { code: "not_running", message: "The server went away" } });
     }
-    const hint = err.code === "identity_unproven" ? "" : " Run `sidemirror extension install-host`, or type the code `sidemirror pair` prints in the popup.";
+    const hint = err.code === "host_missing" ? " Run `sidemirror extension install-host`, or type the code `sidemirror pair` prints in the popup." : "";
     return status({ ...base, state: "error", error: { code: err.code || "pair_failed", message: `Pairing failed: ${err.message}.${hint}` } });
   }
   return status({ ...base, state: "connected" });

@@ -85,9 +85,11 @@ def pair_answer(message: dict[str, Any], config: HostConfig) -> dict[str, Any]:
         server = _server_for(port, config.runtime_dirs)
     except UntrustedRuntimeFile as exc:
         return _error("untrusted_runtime_file", str(exc))
+    except OSError as exc:  # a runtime folder this user cannot read is not this user's
+        return _error("not_our_server", f"cannot read the runtime folder: {exc}")
     if server is None:
         where = f"on port {port}" if port is not None else "at all"
-        return _error("not_running", f"no Sidemirror server of this user runs {where}")
+        return _error("not_our_server", f"no Sidemirror server of this user runs {where}")
     data_dir = Path(str(server.get("data_dir", "")))
     try:
         panel = read_panel_credential(data_dir)
