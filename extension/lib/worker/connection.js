@@ -15,7 +15,8 @@
 //   server found on another port (same server_id) is followed; any other server is offered.
 // - Never paired yet: the one server on the range is used; several are offered.
 // - The stored token goes only to a server that proved it holds it (lib/worker/identity.js);
-//   a server that cannot is asked to pair instead, and never receives it.
+//   for a server that cannot, the worker pairs again through the native messaging host
+//   (lib/worker/pairing.js), and that server never receives it.
 
 import { KEYS, PORT_RANGE, STARTING_NOTE } from "../shared/config.js";
 import { PROTOCOL_VERSION } from "../shared/protocol.gen.js";
@@ -168,7 +169,7 @@ async function ensureToken(port, health) {
       return;
     }
     // "no": not this server's token (it restarted with a new one, or it is not ours). It is not
-    // sent; pairing asks the server for its own.
+    // sent; the pairing host is asked for this server's own.
   }
   const got = await proven(port, serverId, await pairNative(port));
   await keepCredentials(port, health, got, "native");
