@@ -97,3 +97,37 @@ def test_without_the_host_the_popup_pairs_with_a_code_and_the_panel_allows(
         allow_from_the_panel(panel, server)
     finally:
         ext.ctx.close()
+
+
+def test_a_pasted_token_reads_but_its_allow_is_refused(
+    pw: Playwright, tmp_path: Path, server: Server
+) -> None:
+    """The runtime-file token, pasted into the popup of a browser without the pairing host:
+    the panel shows the session, but Allow is refused and the agent still waits."""
+    ext = start_extension(pw, tmp_path / "profile-token-only", pairing_host=False)
+    try:
+        popup = ext.open_popup()
+        ext.use_port(popup, server.port)
+        popup.get_by_text("Read with a token").click()
+        field = popup.get_by_label("Token")
+        field.fill(TOKEN)
+        field.press("Enter")
+        expect(popup.locator("#token-msg")).to_have_text("Token accepted.")
+        token = stored_token(popup)
+        assert token["source"] == "manual" and not token.get("panel")
+
+        panel = ext.open_panel()
+        expect(panel.locator(".feed [data-type=tool_use]").first).to_be_visible(timeout=15_000)
+        hook = start_hook(server, permission_request())
+        card = panel.locator(".session-tab .decision-card")
+        expect(card).to_be_visible(timeout=15_000)
+        card.get_by_role("button", name="Allow").click()
+        expect(card.locator(".decision-status")).to_contain_text(
+            "only the paired extension may do this"
+        )
+        assert hook.poll() is None  # the agent still waits for a real answer
+        assert server.get("/api/decisions")["decisions"]  # still pending
+        hook.kill()
+        hook.wait(10)
+    finally:
+        ext.ctx.close()
