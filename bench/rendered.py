@@ -26,6 +26,7 @@ import asyncio
 import os
 import shutil
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -167,8 +168,17 @@ async def clock_offset(page: Any, rounds: int = 30) -> dict[str, float]:
     return {"offset_ms": round(best[1], 3), "rtt_ms": round(best[0], 3)}
 
 
-async def _launch(pw: Any, profile: Path) -> Any:
-    """tests/e2e/support.py `launch`, with the async API (the bench runs in asyncio)."""
+async def _launch(pw: Any, profile: Path, runtime_dir: Path | None = None) -> Any:
+    """tests/e2e/support.py `launch`, with the async API (the bench runs in asyncio). With
+    `runtime_dir`, the pairing host is installed for the browser first, from the bench's own
+    installation (the extension pairs through it: docs/security.md)."""
+    if runtime_dir is not None:
+        subprocess.run(
+            [str(peers.BENCH / "venv/bin/python"), "-m", "sidemirror", "extension", "install-host",
+             "--dir", str(profile / "NativeMessagingHosts"), "--runtime-dir", str(runtime_dir),
+             "--launcher-dir", str(profile.parent / "pairing-host")],
+            check=True, capture_output=True, timeout=120,
+        )  # fmt: skip
     args = [
         f"--disable-extensions-except={EXT_DIR}",
         f"--load-extension={EXT_DIR}",
@@ -232,7 +242,7 @@ async def rendered(root: Path, args: argparse.Namespace, session_id: str) -> dic
         await peers.wait_http(base + "/health", proc, 60)
         run = peers.Running("sidemirror", proc, port, home, log_path)
         async with async_playwright() as pw:
-            ctx = await _launch(pw, root / "rendered" / "profile")
+            ctx = await _launch(pw, root / "rendered" / "profile", home.parent / "sm-runtime")
             try:
                 out["chromium"] = ctx.browser.version if ctx.browser else None
                 await _wait_worker(ctx)

@@ -3,14 +3,16 @@
 // Chrome may stop this worker at any moment, so every listener is registered at the top level and
 // all state lives in chrome.storage (keys in lib/shared/config.js):
 //   local:   port (manual), paired {server_id, port}, overlaySites
-//   session: token {value, source, instance, server_id}, status (read by the popup and side panel)
+//   session: token {value, panel, source, instance, server_id}, status (read by the popup and side panel)
 // There is exactly one retry loop: the "health" alarm. Checks are single-flight, so a burst of
 // triggers (alarm, popup, side panel) shares one probe. The check itself, and the rule that the
 // token goes only to a server that proves it holds it, are in lib/worker/connection.js.
 
-import { HEALTH_ALARM, HEALTH_PERIOD_MIN, KEYS, MSG, parsePort, parseToken } from "./lib/shared/config.js";
+import { HEALTH_ALARM, HEALTH_PERIOD_MIN, KEYS, MSG, parseCode, parsePort, parseToken } from "./lib/shared/config.js";
 import { onNotificationClicked, waitingBadge, watchAttention } from "./lib/worker/attention-alerts.js";
-import { check } from "./lib/worker/connection.js";
+import { check, keepCredentials } from "./lib/worker/connection.js";
+import { pairWithCode, proven } from "./lib/worker/pairing.js";
+import { probe } from "./lib/worker/server.js";
 import { choosePort } from "./lib/worker/port-choice.js";
 import * as overlaySites from "./lib/worker/overlay-sites.js";
 import { PageEventReporter } from "./lib/worker/page-events.js";
@@ -128,6 +130,17 @@ async function handle(message) {
       }
       return status;
     }
+    case MSG.pairCode: {
+      const code = parseCode(message.code);
+      if (code === null) throw codeError("invalid_code", "a pairing code is 6 letters and digits, as `sidemirror pair` prints it");
+      const port = (await getStatus())?.port ?? (await chrome.storage.local.get(KEYS.port))[KEYS.port];
+      const health = port ? await probe(port, 4000) : null;
+      if (!health) throw codeError("no_server", "no Sidemirror server found to pair with: start it, or set its port");
+      // The server that answered must prove it holds the token it gave before we keep it.
+      const got = await proven(port, health.server_id ?? null, await pairWithCode(port, code));
+      await keepCredentials(port, health, got, "code");
+      return checkNow("code", { fresh: true });
+    }
     case MSG.useServer: {
       // Only a server the worker itself offered: a page cannot name an arbitrary port.
       const offered = (await getStatus())?.offers?.find((o) => o.port === message.port && o.server_id === message.server_id);
@@ -191,7 +204,12 @@ async function publish(status) {
   await showBadge(status);
   // Sessions that wait for the user: the badge counts them (lib/worker/attention-alerts.js).
   const token = (await chrome.storage.session.get(KEYS.token))[KEYS.token]?.value;
-  watchAttention(status, token, () => getStatus().then((s) => s && showBadge(s)));
+  watchAttention(
+    status,
+    token,
+    () => getStatus().then((s) => s && showBadge(s)),
+    () => checkNow("attention", { fresh: true }),
+  );
   return status;
 }
 

@@ -1,4 +1,5 @@
-// Toolbar popup: connection status, manual port, token fallback, and opening the side panel.
+// Toolbar popup: connection status, manual port, the pairing-code and token fallbacks, and
+// opening the side panel.
 // One truth: the status card says which server the extension is connected to, and the port field
 // and its help line are drawn from the same status and the stored choice, never from what was
 // typed before. Picking a port connects there or says why not (lib/worker/port-choice.js).
@@ -6,7 +7,7 @@
 import { onStatus, readStatus, send } from "../lib/page/client.js";
 import { setText } from "../lib/page/dom.js";
 import { renderOffers } from "../lib/page/server-offer.js";
-import { KEYS, MSG, PORT_RANGE, SERVE_COMMAND, STARTING_NOTE, parsePort, parseToken } from "../lib/shared/config.js";
+import { KEYS, MSG, PORT_RANGE, SERVE_COMMAND, STARTING_NOTE, parseCode, parsePort, parseToken } from "../lib/shared/config.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -46,7 +47,7 @@ function renderStatus(s) {
   setText($("status-text"), text);
   setText($("status-detail"), detail);
   renderOffers($("server-offer"), s);
-  if (state === "error" && s.error?.code !== "protocol_mismatch") $("token-section").open = true;
+  if (state === "error" && s.error?.code !== "protocol_mismatch") $("code-section").open = true;
   renderPort();
 }
 
@@ -132,6 +133,14 @@ $("port-form").addEventListener("submit", async (ev) => {
     manualPort = port;
     renderStatus(status);
   } catch (e) {
+    if (e.code === "host_missing") {
+      // The port is kept (lib/worker/port-choice.js): what is left is the code, below.
+      editing = false;
+      manualPort = port;
+      setText(err, e.message);
+      $("code-section").open = true;
+      return;
+    }
     // Nothing changed: the status card still tells where we are, and the error says so too.
     input.setAttribute("aria-invalid", "true");
     const stay = was != null ? `Still connected to :${was}.` : "Nothing was changed.";
@@ -139,6 +148,36 @@ $("port-form").addEventListener("submit", async (ev) => {
   } finally {
     button.disabled = false;
     setText(button, "Connect");
+  }
+});
+
+// --- pairing code ---
+
+$("code-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const input = $("code");
+  const msg = $("code-msg");
+  const button = $("code-pair");
+  msg.classList.remove("ok-text");
+  const code = parseCode(input.value);
+  if (!code) {
+    input.setAttribute("aria-invalid", "true");
+    setText(msg, "A code is 6 letters and digits, like ABC-DEF. Run `sidemirror pair` for one.");
+    return;
+  }
+  input.removeAttribute("aria-invalid");
+  setText(msg, "Pairing…");
+  button.disabled = true;
+  try {
+    renderStatus(await send(MSG.pairCode, { code }));
+    input.value = "";
+    msg.classList.add("ok-text");
+    setText(msg, "Paired.");
+  } catch (e) {
+    input.setAttribute("aria-invalid", "true");
+    setText(msg, e.message);
+  } finally {
+    button.disabled = false;
   }
 });
 

@@ -29,6 +29,7 @@ from sidemirror.core.projection import Projector
 from sidemirror.core.store import Store
 from sidemirror.ingest.journal import IngestJournal
 from sidemirror.mcp import endpoint as mcp
+from sidemirror.panel_credential import load_panel_credential
 from sidemirror.settings import Settings
 from sidemirror.sources.base import Source
 from sidemirror.sources.files.indexing import Indexing
@@ -96,8 +97,8 @@ def routes() -> list[web.RouteDef]:
         web.get("/api/attention/stream", attention.attention_stream),
         web.post("/api/hooks/claude", hooks.claude_hook),
         web.get("/api/decisions", decisions.list_decisions),
-        web.post("/api/decisions/{request_id}", decisions.decide),  # panel-only
-        web.post("/api/decisions/{request_id}/reveal", decisions.reveal),  # panel-only
+        web.post("/api/decisions/{request_id}", decisions.decide),
+        web.post("/api/decisions/{request_id}/reveal", decisions.reveal),
         # MCP (Streamable HTTP).
         web.get("/mcp", mcp.get_mcp),
         web.post("/mcp", mcp.post_mcp),
@@ -140,7 +141,13 @@ def create_app(settings: Settings, token: str) -> web.Application:
     spill_dir = fresh_spill_dir(settings.data_dir / "spill")
     store = Store(hub, Projector(settings.max_chars), spill_dir)
     owners = OwnerCache(enabled=not settings.pairing_code)
-    guard = Guard(token, extension_origins(settings.extension_ids), Tickets(), owners=owners)
+    guard = Guard(
+        token,
+        load_panel_credential(settings.data_dir),
+        extension_origins(settings.extension_ids),
+        Tickets(),
+        owners=owners,
+    )
     state = AppState(
         settings,
         store,

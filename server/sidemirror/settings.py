@@ -57,8 +57,8 @@ class Settings:
     extension_ids: tuple[str, ...] = ()
     log_level: str = "info"
     token: str | None = None  # None: SIDEMIRROR_TOKEN or a fresh random one
-    # Pairing always needs a code from `sidemirror pair`, as where the OS cannot say which user
-    # owns a connection (also how tests run that mode on Linux).
+    # No lookup of a connection's OS user, as where the OS cannot say (how tests run that mode
+    # on Linux). Pairing needs the native messaging host or a code either way (web/pair.py).
     pairing_code: bool = False
     # How long a Claude Code PermissionRequest waits for a decision from the panel (attention/).
     decision_timeout_s: float = 120.0

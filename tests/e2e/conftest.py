@@ -106,7 +106,9 @@ def server_factory(tmp_path: Path, claude_dir: Path) -> Iterator[Any]:
             chosen = port or (
                 free_port(prefer=list(PORT_RANGE), avoid=tried) if in_range else quiet_port(tried)
             )
-            server = Server(home or tmp_path, chosen, claude or claude_dir, extra_args)
+            server = Server(
+                home or tmp_path, chosen, claude or claude_dir, extra_args, tmp_path / "runtime"
+            )
             started.append(server)
             try:
                 return server.start()

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import BrowserContext, Page, Playwright, Worker
+from sidemirror.native_host.manifest import install_host
 
 ROOT = Path(__file__).resolve().parents[2]
 EXT_DIR = ROOT / "extension"
@@ -110,9 +111,16 @@ class Server:
     """`python -m sidemirror serve` on a fixed port, restartable with the same dirs."""
 
     def __init__(
-        self, tmp: Path, port: int, claude_dir: Path, extra_args: tuple[str, ...] = ()
+        self,
+        tmp: Path,
+        port: int,
+        claude_dir: Path,
+        extra_args: tuple[str, ...] = (),
+        runtime_dir: Path | None = None,
     ) -> None:
         self.tmp = tmp
+        # Where the browser's pairing host looks (`install_pairing_host`): one per test.
+        self.runtime_dir = runtime_dir or tmp / "runtime"
         self.extra_args = extra_args  # more `serve` flags (e.g. --demo)
         self.port = port
         self.claude_dir = claude_dir
@@ -132,7 +140,7 @@ class Server:
         cmd = [
             sys.executable, "-m", "sidemirror", "serve",
             "--port", str(self.port),
-            "--runtime-dir", str(self.tmp / "runtime"),
+            "--runtime-dir", str(self.runtime_dir),
             "--data-dir", str(self.tmp / "data"),
             "--claude-dir", str(self.claude_dir),
             "--codex-dir", str(self.tmp / "no-codex"),
@@ -160,6 +168,10 @@ class Server:
                 return self
             time.sleep(0.1)
         raise RuntimeError(f"server did not start: {self.log.read_text()[-2000:]}")
+
+    def panel_credential(self) -> str:
+        """What only the paired extension gets (the server keeps it in its data dir)."""
+        return (self.tmp / "data" / "panel_credential").read_text().strip()
 
     def own_server_id(self) -> str | None:
         try:
@@ -285,9 +297,28 @@ def stop_worker(ext: Extension, page: Page) -> None:
     wait_until(lambda: not worker_running(ext, page), message="service worker stopped")
 
 
+def install_pairing_host(profile: Path) -> None:
+    """The native messaging host the extension pairs through, as `sidemirror extension
+    install-host --dir <profile>/NativeMessagingHosts` writes it: Chromium started with a user
+    data dir reads host manifests from that folder. It answers for the servers of this test
+    (their runtime files are in `<profile's folder>/runtime`)."""
+    install_host(
+        [profile / "NativeMessagingHosts"],
+        profile.parent / "pairing-host",
+        [EXT_ID],
+        [profile.parent / "runtime"],
+    )
+
+
 def launch(
-    pw: Playwright, profile: Path, dark: bool = False, locale: str | None = None
+    pw: Playwright,
+    profile: Path,
+    dark: bool = False,
+    locale: str | None = None,
+    pairing_host: bool = True,
 ) -> BrowserContext:
+    if pairing_host:
+        install_pairing_host(profile)
     args = [
         f"--user-agent={USER_AGENT}",
         f"--disable-extensions-except={EXT_DIR}",
@@ -315,10 +346,15 @@ def launch(
 
 
 def start_extension(
-    pw: Playwright, profile: Path, dark: bool = False, locale: str | None = None
+    pw: Playwright,
+    profile: Path,
+    dark: bool = False,
+    locale: str | None = None,
+    pairing_host: bool = True,
 ) -> Extension:
-    """Chromium with the extension, pinned to `parked_port()` before it looks for any server."""
-    ext = Extension(launch(pw, profile, dark, locale))
+    """Chromium with the extension, pinned to `parked_port()` before it looks for any server;
+    with the pairing host installed for it, unless `pairing_host` is False."""
+    ext = Extension(launch(pw, profile, dark, locale, pairing_host))
     # The install handler has run once the alarm exists (it is created there); the extension
     # has not probed anything yet (a fresh install waits for a page or the 30 s alarm).
     ext.worker().evaluate(

@@ -36,7 +36,7 @@ def permission_request() -> dict[str, Any]:
 def start_hook(server: Server, payload: dict[str, Any]) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sidemirror", "hook", "--runtime-dir", str(server.tmp / "runtime")],
+        [sys.executable, "-m", "sidemirror", "hook", "--runtime-dir", str(server.runtime_dir)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

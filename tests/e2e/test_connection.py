@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import threading
 import time
@@ -18,6 +19,7 @@ from decoy import Decoy
 from playwright.sync_api import expect
 from sidemirror.app import create_app
 from sidemirror.listen_socket import bind_socket
+from sidemirror.runtime_file import write_runtime_file
 from sidemirror.settings import Settings
 from sidemirror.web.about import load_server_id
 from sidemirror.web.peer import OwnerCache
@@ -66,13 +68,14 @@ def test_first_discovery_with_several_servers_asks_which_and_pairs_only_with_the
     assert status["port"] == server.port and status["instance"] == server.instance
     assert status["server_id"] == server.server_id
     token = popup.evaluate("async () => (await chrome.storage.session.get('token')).token")
-    assert token == {"value": TOKEN, "source": "paired", "instance": server.instance,
-                     "server_id": server.server_id}  # fmt: skip
+    assert token == {"value": TOKEN, "panel": server.panel_credential(), "source": "native",
+                     "instance": server.instance, "server_id": server.server_id}  # fmt: skip
     paired = popup.evaluate("async () => (await chrome.storage.local.get('paired')).paired")
     assert paired == {"server_id": server.server_id, "port": server.port}
     assert ext.badge(popup) == "on"
-    # The token never reaches persistent storage.
-    assert TOKEN not in json.dumps(popup.evaluate("() => chrome.storage.local.get()"))
+    # Neither credential ever reaches persistent storage.
+    kept = json.dumps(popup.evaluate("() => chrome.storage.local.get()"))
+    assert TOKEN not in kept and server.panel_credential() not in kept
 
     # Checks from now on ask the paired server only: the side panel opening, a check, the alarm.
     panel = ext.open_panel()
@@ -126,7 +129,7 @@ def test_not_running_state_then_manual_port_from_popup(ext: Extension, server_fa
 def test_popup_token_fallback_validates(ext: Extension, server) -> None:
     popup = ext.open_popup()
     ext.use_port(popup, server.port)
-    popup.get_by_text("Pair with a token").click()
+    popup.get_by_text("Read with a token").click()
     field = popup.get_by_label("Token")
     field.fill("not a token")
     field.press("Enter")
@@ -148,7 +151,7 @@ def starting_then_serving(port: int, root: Path) -> Iterator[tuple[str, Callable
         claude_dirs=[root / "claude"],
         codex_dir=root / "codex",
         data_dir=root / "data",
-        runtime_dir=root / "run",
+        runtime_dir=root / "runtime",  # where the browser's pairing host looks
     )
     server_id = load_server_id(settings.data_dir)
     loop = asyncio.new_event_loop()
@@ -168,6 +171,9 @@ def starting_then_serving(port: int, root: Path) -> Iterator[tuple[str, Callable
             runners.append(runner)
             starting.stop()
             await web.SockSite(runner, sock).start()
+            # As cli/serving.py does once it serves: what clients (the pairing host) read.
+            info = {"port": port, "pid": os.getpid(), "token": TOKEN}
+            write_runtime_file(settings.runtime_dir, info, settings.data_dir)
 
         def serve() -> None:
             asyncio.run_coroutine_threadsafe(take_over(), loop).result(60)

@@ -339,8 +339,8 @@ def test_another_os_user_is_refused_on_the_real_process(srv: Server) -> None:
         status, body = curl_as_nobody(srv.url(path), *args)
         assert status == 403 and "other_user" in body, (path, status, body)
         assert TOKEN not in body
-    status, _, body = call(srv, "/api/pair", method="POST", headers={"Origin": EXT})
-    assert status == 200 and json.loads(body)["token"] == TOKEN  # the owner, with no prompt
+    status, _, body = call(srv, "/api/workspaces", headers=AUTH)
+    assert status == 200  # the owner reads (pairing needs the native host or a code)
 
 
 # 12. Where the OS gives no owner (forced here), pairing needs the code `sidemirror pair` prints.
@@ -360,10 +360,43 @@ def test_pairing_code_flow_on_the_real_process(tmp_path: Path) -> None:
         code = cli.stdout.split("Pairing code: ", 1)[1].split()[0]
         data = json.dumps({"code": code}).encode()
         status, _, body = call(server, "/api/pair", method="POST", headers=pair, data=data)
-        assert status == 200 and json.loads(body) == {"token": TOKEN}
+        assert status == 200 and json.loads(body)["token"] == TOKEN
+        assert (
+            json.loads(body)["panel"]
+            == (tmp_path / "data" / "panel_credential").read_text().strip()
+        )
         assert call(server, "/api/pair", method="POST", headers=pair, data=data)[0] == 403
     finally:
         server.stop()
+
+
+# 12b. The panel credential stays where it is kept: 0600 in the data dir, and handed out only by
+# the pairing host or for a code; never in the runtime file, /health, /api/identify or a log.
+def test_the_panel_credential_reaches_no_file_answer_or_log_but_its_own(tmp_path: Path) -> None:
+    server = Server(tmp_path, "--log-level", "debug")
+    server.start()
+    try:
+        kept = server.data / "panel_credential"
+        assert oct(kept.stat().st_mode & 0o777) == "0o600"
+        panel = kept.read_text().strip()
+        (runtime,) = (tmp_path / "run").glob("server-*.json")
+        assert panel not in runtime.read_text()
+        answers = [
+            call(server, "/health")[2],
+            call(server, "/api/identify?nonce=" + "ab" * 16)[2],
+            call(server, "/api/pair", method="POST", headers={"Origin": EXT}, data=b"{}")[2],
+            call(server, "/api/workspaces", headers=AUTH)[2],
+        ]
+        # A wrong credential is refused and not echoed either.
+        status, _, body = call(server, "/api/pair/code", method="POST",
+                               headers={**AUTH, "X-Sidemirror-Panel": panel[:-1] + "x"})  # fmt: skip
+        assert status == 403
+        answers.append(body)
+        assert not [a for a in answers if panel.encode() in a]
+    finally:
+        server.stop()
+    logs = server.stderr() + "".join(p.read_text() for p in tmp_path.glob("out.*.log"))
+    assert "/api/pair" in logs and panel not in logs and panel[:-1] not in logs
 
 
 # 13. One server identity: server_id kept across restarts; the proof needs the token.

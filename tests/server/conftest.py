@@ -10,6 +10,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 from sidemirror.app import create_app
+from sidemirror.panel_credential import PANEL_HEADER
 from sidemirror.settings import Settings
 from sidemirror.web.rules import PINNED_EXTENSION_ID
 from sidemirror.web.state import APP_STATE, AppState
@@ -48,6 +49,11 @@ def state_of(client: TestClient[Any, Any]) -> AppState:
     app = client.server.app
     assert isinstance(app, web.Application)
     return app[APP_STATE]
+
+
+def panel_headers(client: TestClient[Any, Any]) -> dict[str, str]:
+    """What the paired extension sends to decide: the token and the panel credential."""
+    return {**AUTH, PANEL_HEADER: state_of(client).guard.panel_credential}
 
 
 async def ingest(

@@ -33,6 +33,8 @@ LAYERS: dict[str, int] = {
     "token_store": 1,  # the token kept in the data dir, read by `serve` and `token --rotate`
     "server_check": 1,  # is the port's listener our server? The hook runs it: stdlib only
     "sock_diag": 0,  # socket owners from the kernel (netlink): stdlib only, nothing of ours
+    "panel_credential": 1,  # the credential only the extension gets: standard library only
+    "native_host": 2,  # Chrome native messaging pairing (Chrome starts it): standard library only
     "settings": 2,
     "forward_files": 2,  # the forward socket's path and token, shared by `serve` and `token`
     "log_filter": 2,  # redaction of every log line, installed by runtime.py

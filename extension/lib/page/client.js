@@ -7,7 +7,7 @@
 // answers on that port now, so it asks the worker to check again, and until that check is done
 // no request of this page carries the token (`connection` waits for it).
 
-import { KEYS, MSG, baseUrl } from "../shared/config.js";
+import { KEYS, MSG, PANEL_HEADER, baseUrl } from "../shared/config.js";
 
 /** Send a message to the service worker; resolves to `data` or throws the worker's error. */
 export async function send(type, payload = {}) {
@@ -51,7 +51,8 @@ export class ApiError extends Error {
   }
 }
 
-/** The current {port, token, base} or throws ApiError(0, "not_connected"). */
+/** The current {port, token, panel, base} or throws ApiError(0, "not_connected"). `panel` is the
+ * panel credential (null for a token pasted by hand, which reads but cannot decide). */
 export async function connection() {
   if (checking) await checking.catch(() => {});
   const got = await chrome.storage.session.get([KEYS.status, KEYS.token]);
@@ -60,10 +61,11 @@ export async function connection() {
   if (!status || status.state !== "connected" || !status.port || !token) {
     throw new ApiError(0, "not_connected", "not connected to the Sidemirror server");
   }
-  return { port: status.port, token, base: baseUrl(status.port), status };
+  return { port: status.port, token, panel: got[KEYS.token]?.panel || null, base: baseUrl(status.port), status };
 }
 
-/** An authenticated JSON request to the server. */
+/** An authenticated JSON request to the server. A request that changes something (any method
+ * but GET) also carries the panel credential: deciding and answering need it (`@panel` routes). */
 export async function api(path, { method = "GET", body, signal } = {}) {
   const conn = await connection();
   let res;
@@ -72,6 +74,7 @@ export async function api(path, { method = "GET", body, signal } = {}) {
       method,
       headers: {
         Authorization: `Bearer ${conn.token}`,
+        ...(method !== "GET" && conn.panel ? { [PANEL_HEADER]: conn.panel } : {}),
         ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
       },
       body: body !== undefined ? JSON.stringify(body) : undefined,

@@ -13,7 +13,9 @@ export const KEYS = Object.freeze({
   port: "port", // local: the user's manual port (number): only that port is probed; absent = the range
   paired: "paired", // local: {server_id, port} of the server this extension paired with
   overlaySites: "overlaySites", // local: origins where the user turned the page overlay on
-  token: "token", // session: {value, source: "paired"|"manual", instance, server_id}
+  // session: {value, panel, source: "native"|"code"|"manual", instance, server_id}. `value` is the
+  // token (reads); `panel` the panel credential (decides, answers); a pasted token has none.
+  token: "token",
   status: "status", // session: see lib/worker/connection.js
   alerts: "alerts", // local: notifications when a session waits or finishes (opt-in, Sessions view)
   attentionFocus: "attentionFocus", // session: {workspace, session, at} a clicked notification asks the panel to show
@@ -25,11 +27,15 @@ export const MSG = Object.freeze({
   checkNow: "checkNow",
   setPort: "setPort",
   setToken: "setToken",
+  pairCode: "pairCode", // {code}: the one-time code `sidemirror pair` printed (lib/worker/pairing.js)
   useServer: "useServer", // {port, server_id}: the user picked a server the status offers
   setOverlay: "setOverlay", // {origin, on}: the page overlay on or off for one site
   pageOverlay: "pageOverlay", // with pageEvents, the only types a content script may send
   pageEvents: "pageEvents", // {events}: errors a page on an overlay site showed (browser-link)
 });
+
+// The header that carries the panel credential on deciding requests (docs/api.md).
+export const PANEL_HEADER = "X-Sidemirror-Panel";
 
 export const HEALTH_ALARM = "health";
 export const HEALTH_PERIOD_MIN = 0.5;
@@ -50,4 +56,10 @@ export function parsePort(value) {
 export function parseToken(value) {
   const text = String(value ?? "").trim();
   return /^[A-Za-z0-9._~+/=-]{16,512}$/.test(text) ? text : null;
+}
+
+/** A pairing code the user typed (`ABC-DEF`, any case, any separators): 6 code letters or null. */
+export function parseCode(value) {
+  const text = String(value ?? "").toUpperCase().replace(/[^0-9A-Z]/g, "");
+  return /^[2-9A-HJKMNP-Z]{6}$/.test(text) ? text : null;
 }

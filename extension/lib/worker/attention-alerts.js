@@ -5,7 +5,10 @@
 //
 // The worker reads `GET /api/attention/stream` with fetch (a service worker has no EventSource)
 // while it is connected; Chrome may stop the worker at any time, and the health alarm's next
-// check (service-worker.js) starts the stream again. Texts come from the server, redacted.
+// check (service-worker.js) starts the stream again. A stream that drops is not reopened by
+// itself: whoever answers on that port now has not proved who it is, so the worker checks the
+// server again first (the token goes only to a server that proves it holds it), and that
+// check's status starts the stream again. Texts come from the server, redacted.
 
 import { KEYS, baseUrl } from "../shared/config.js";
 
@@ -17,12 +20,15 @@ const NOTIFICATION_PREFIX = "sidemirror-attention:";
 const sessions = new Map(); // "ws\0session" → latest state
 let current = null; // {port, token, controller}
 let onBadgeChange = () => {};
+let onDropped = () => {};
 
 const keyOf = (s) => `${s.workspace}\u0000${s.session}`;
 
-/** Called with every status the worker publishes, and its token. */
-export function watchAttention(status, token, badgeChanged) {
+/** Called with every status the worker publishes, and its token. `dropped()` asks for a fresh
+ * check after the stream ended. */
+export function watchAttention(status, token, badgeChanged, dropped = () => {}) {
   onBadgeChange = badgeChanged;
+  onDropped = dropped;
   if (status?.state !== "connected" || !status.port || !token) {
     stop();
     return;
@@ -81,14 +87,9 @@ async function run(conn) {
     console.warn("sidemirror: attention stream", err.message);
   }
   if (current === conn) {
-    current = null; // the next status (or this retry) starts it again
-    setTimeout(() => current === null && conn.controller.signal.aborted === false && watchAgain(conn), RETRY_MS);
+    current = null; // the next connected status starts it again
+    setTimeout(() => current === null && conn.controller.signal.aborted === false && onDropped(), RETRY_MS);
   }
-}
-
-function watchAgain(conn) {
-  current = { ...conn, controller: new AbortController() };
-  run(current);
 }
 
 function frame(text) {

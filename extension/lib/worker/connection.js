@@ -15,12 +15,14 @@
 //   server found on another port (same server_id) is followed; any other server is offered.
 // - Never paired yet: the one server on the range is used; several are offered.
 // - The stored token goes only to a server that proved it holds it (lib/worker/identity.js);
-//   a server that cannot is asked to pair instead, and never receives it.
+//   for a server that cannot, the worker pairs again through the native messaging host
+//   (lib/worker/pairing.js), and that server never receives it.
 
 import { KEYS, PORT_RANGE, STARTING_NOTE } from "../shared/config.js";
 import { PROTOCOL_VERSION } from "../shared/protocol.gen.js";
 import { holdsToken } from "./identity.js";
-import { ServerError, pair, probe, scan } from "./server.js";
+import { pairNative, proven } from "./pairing.js";
+import { ServerError, probe, scan } from "./server.js";
 
 const KNOWN_PORT_TIMEOUT_MS = 4000; // the one port we expect a server on: patient under load
 const STARTING_POLL_MS = 150; // a starting server is ready in about half a second
@@ -64,7 +66,7 @@ export async function check({ onStarting = null } = {}) {
     if (unreachable && !(await probe(port, KNOWN_PORT_TIMEOUT_MS))) {
       return status({ state: "not_running", port: manualPort, error: { code: "not_running", message: "The server went away" } });
     }
-    const hint = err.code === "identity_unproven" ? "" : " Paste the output of `sidemirror token` in the popup.";
+    const hint = err.code === "host_missing" ? " Run `sidemirror extension install-host`, or type the code `sidemirror pair` prints in the popup." : "";
     return status({ ...base, state: "error", error: { code: err.code || "pair_failed", message: `Pairing failed: ${err.message}.${hint}` } });
   }
   return status({ ...base, state: "connected" });
@@ -143,8 +145,10 @@ export function offerText(offers, paired) {
 }
 
 /**
- * Keep a token this server holds: the stored one if the server proves it holds it, else a new
- * one from pairing (which sends nothing of ours). Remembers the server as the paired one.
+ * Keep a token this server holds: the stored one if the server proves it holds it, else new
+ * credentials from the native messaging host (lib/worker/pairing.js). A stored token without the
+ * panel credential (pasted by hand: it reads, it cannot decide) gains one when the host is there.
+ * Remembers the server as the paired one.
  */
 async function ensureToken(port, health) {
   const serverId = health.server_id ?? null;
@@ -153,20 +157,30 @@ async function ensureToken(port, health) {
     const answer = await holdsToken(port, stored.value, serverId);
     if (answer === "unreachable") throw new Error("the server did not answer");
     if (answer === "yes") {
-      if (stored.instance !== health.instance || stored.server_id !== serverId) {
-        await chrome.storage.session.set({ [KEYS.token]: { ...stored, instance: health.instance, server_id: serverId } });
+      let panel = stored.panel;
+      if (!panel) {
+        const got = await pairNative(port).then((g) => proven(port, serverId, g)).catch(() => null);
+        if (got?.token === stored.value) panel = got.panel;
+      }
+      if (stored.instance !== health.instance || stored.server_id !== serverId || stored.panel !== panel) {
+        await chrome.storage.session.set({ [KEYS.token]: { ...stored, panel, instance: health.instance, server_id: serverId } });
       }
       await rememberPaired(port, serverId);
       return;
     }
     // "no": not this server's token (it restarted with a new one, or it is not ours). It is not
-    // sent; pairing asks the server for its own.
+    // sent; the pairing host is asked for this server's own.
   }
-  const token = await pair(port);
-  if ((await holdsToken(port, token, serverId)) !== "yes") {
-    throw new ServerError(0, "identity_unproven", `the server on :${port} could not prove it holds the token it gave`);
-  }
-  await chrome.storage.session.set({ [KEYS.token]: { value: token, source: "paired", instance: health.instance, server_id: serverId } });
+  const got = await proven(port, serverId, await pairNative(port));
+  await keepCredentials(port, health, got, "native");
+}
+
+/** Store what pairing gave (native host or code) for the server `health` describes. */
+export async function keepCredentials(port, health, got, source) {
+  const serverId = health.server_id ?? null;
+  await chrome.storage.session.set({
+    [KEYS.token]: { value: got.token, panel: got.panel, source, instance: health.instance, server_id: serverId },
+  });
   await rememberPaired(port, serverId);
 }
 

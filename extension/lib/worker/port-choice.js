@@ -27,6 +27,11 @@ export async function choosePort(port, checkNow) {
   await chrome.storage.local.remove(KEYS.paired);
   const status = await checkNow();
   if (status.state === "connected" && status.port === port) return status;
+  // A Sidemirror server is there and this browser has no pairing host: the port stays chosen,
+  // so that the code the user types next (popup, `sidemirror pair`) goes to that server.
+  if (status.port === port && status.error?.code === "host_missing") {
+    throw codeError("host_missing", `Found the server on :${port}; pair with a code to use it. ${status.error.message}`);
+  }
   await restore(before);
   await checkNow();
   const why = status.error?.message || status.state.replace("_", " ");

@@ -1,5 +1,6 @@
-// Talking to the companion server from the service worker: health probes and pairing. Neither
-// sends the token; lib/worker/identity.js decides when a server may have it.
+// Talking to the companion server from the service worker: health probes (pairing is in
+// lib/worker/pairing.js). Neither sends the token; lib/worker/identity.js decides when a server
+// may have it.
 
 import { baseUrl } from "../shared/config.js";
 
@@ -35,7 +36,7 @@ export class ServerError extends Error {
   }
 }
 
-async function errorFrom(res) {
+export async function errorFrom(res) {
   let code = `http_${res.status}`;
   let message = `${res.status} ${res.statusText}`.trim();
   try {
@@ -48,22 +49,4 @@ async function errorFrom(res) {
     /* not JSON */
   }
   return new ServerError(res.status, code, message);
-}
-
-/** POST /api/pair (the browser adds our extension Origin). Resolves to the token. */
-export async function pair(port) {
-  const res = await fetch(`${baseUrl(port)}/api/pair`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: "{}",
-    cache: "no-store",
-    credentials: "omit",
-    signal: AbortSignal.timeout(5000),
-  });
-  if (!res.ok) throw await errorFrom(res);
-  const body = await res.json();
-  if (!body || typeof body.token !== "string" || !body.token) {
-    throw new ServerError(res.status, "bad_pair_response", "the server sent no token");
-  }
-  return body.token;
 }

@@ -1,4 +1,6 @@
 """`sidemirror extension [--zip FILE]`: where the Chrome extension is, for "Load unpacked".
+`sidemirror extension install-host`: the native messaging host the extension pairs through
+(native_host/).
 
 An installed package carries the extension as package data (`sidemirror/extension/`, see
 setup.py); a checkout has it at the top of the repository. Either way the folder printed is one
@@ -35,6 +37,46 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "Chrome can read it, then load that folder).",
     )
     ext.add_argument("--zip", type=Path, metavar="FILE", help="write the extension to FILE")
+    actions = ext.add_subparsers(
+        dest="extension_command", required=False, help="install-host: the pairing host"
+    )
+    host = actions.add_parser(
+        "install-host",
+        help="install the native messaging host the extension pairs through",
+        description="Write the native messaging host manifest (allowed for the Sidemirror "
+        "extension only) into Google Chrome's and Chromium's NativeMessagingHosts folders, "
+        "and the launcher it points at. The extension gets the token and the panel "
+        "credential through it, from no other program.",
+    )
+    host.add_argument(
+        "--dir",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="a NativeMessagingHosts folder to write to instead of Chrome's and Chromium's "
+        "(repeatable; e.g. <user data dir>/NativeMessagingHosts for a browser started with "
+        "--user-data-dir)",
+    )
+    host.add_argument(
+        "--runtime-dir",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="where the server leaves its runtime file, if not the default (repeatable)",
+    )
+    host.add_argument(
+        "--launcher-dir",
+        type=Path,
+        metavar="DIR",
+        help="where to write the launcher (default: native-host in the default data dir)",
+    )
+    host.add_argument(
+        "--extension-id",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="also allow this extension id (as `serve --extension-id`)",
+    )
 
 
 def _write_zip(source: Path, target: Path) -> None:
@@ -48,7 +90,33 @@ def _write_zip(source: Path, target: Path) -> None:
     os.replace(tmp, target)
 
 
+def install_host_command(args: argparse.Namespace) -> int:
+    from sidemirror.native_host.manifest import (
+        default_manifest_dirs,
+        extension_id_of,
+        install_host,
+    )
+    from sidemirror.runtime_file import default_data_dir, default_runtime_dir
+    from sidemirror.web.rules import PINNED_EXTENSION_ID
+
+    folder = extension_dir()
+    pinned = extension_id_of(folder / MANIFEST) if folder is not None else PINNED_EXTENSION_ID
+    ids = list(dict.fromkeys([pinned, *args.extension_id]))
+    runtime_dirs = [d.expanduser().absolute() for d in args.runtime_dir or [default_runtime_dir()]]
+    launcher_dir = (args.launcher_dir or default_data_dir() / "native-host").expanduser().absolute()
+    try:
+        written = install_host(args.dir or default_manifest_dirs(), launcher_dir, ids, runtime_dirs)
+    except OSError as exc:
+        print(f"sidemirror extension install-host: {exc}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "extension_command", None) == "install-host":
+        return install_host_command(args)
     folder = extension_dir()
     if folder is None:
         print(

@@ -104,8 +104,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     serve.add_argument(
         "--pairing-code",
         action="store_true",
-        help="pairing always needs a code from `sidemirror pair`, even where the OS shows "
-        "which user owns a connection",
+        help="do not look up which OS user owns a connection, as where the OS cannot say "
+        "(pairing needs the native messaging host or a code from `sidemirror pair` anyway)",
     )
     serve.add_argument(
         "--decision-timeout",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 DIR_MODE = 0o700
@@ -53,6 +54,25 @@ def write_private(path: Path, text: str, *, exclusive: bool = False) -> None:
             os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def kept_value(path: Path, read: Callable[[Path], str | None], make: Callable[[], str]) -> str:
+    """The value kept in the 0600 file `path`, made with `make` the first time. `read` gives the
+    file's value, or None when it is missing or unusable (then it is made again). Two processes
+    that make it at once agree on the one written first."""
+    existing = read(path)
+    if existing is not None:
+        return existing
+    private_dir(path.parent)
+    new = make()
+    try:
+        write_private(path, new + "\n", exclusive=not path.exists())
+    except FileExistsError:
+        first = read(path)
+        if first is None:
+            raise
+        return first
+    return new
 
 
 def untrusted(path: Path, *, folder: bool) -> str | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror import PROTOCOL_VERSION, __version__
-from sidemirror.core.private import private_dir, write_private
+from sidemirror.core.private import kept_value
 
 # The protocol v1.1 additions this server implements (docs/api.md, `/health`).
 FEATURES = [
@@ -34,20 +34,15 @@ _SERVER_ID = re.compile(r"[0-9a-f]{32}")
 
 def load_server_id(data_dir: Path) -> str:
     """The data dir's server id (128 random bits, hex), made the first time and kept (0600)."""
-    path = data_dir / SERVER_ID_FILE
+    return kept_value(data_dir / SERVER_ID_FILE, _read_server_id, lambda: secrets.token_hex(16))
+
+
+def _read_server_id(path: Path) -> str | None:
     try:
         existing = path.read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
-        existing = ""
-    if _SERVER_ID.fullmatch(existing):
-        return existing
-    private_dir(data_dir)
-    new = secrets.token_hex(16)
-    try:
-        write_private(path, new + "\n", exclusive=not path.exists())
-    except FileExistsError:  # another server on this data dir made it first: use theirs
-        return load_server_id(data_dir)
-    return new
+        return None
+    return existing if _SERVER_ID.fullmatch(existing) else None
 
 
 def about(server_id: str) -> dict[str, Any]:

@@ -6,8 +6,9 @@
 - `POST /api/decisions/{request_id}` `{"behavior": "allow"|"deny", "message"}`: answer one.
 - `POST /api/decisions/{request_id}/reveal`: the values masked on that request's card.
 
-Both POSTs need the token and an extension Origin (the panel, from a user's click): a script
-that only has the token cannot approve what the agent runs, nor read what the card masks. An id
+Both POSTs are `@panel`: they need the token and the panel credential, which only the paired
+extension holds (panel_credential.py), so a process with the runtime-file token, whatever
+Origin it sends, can neither approve what the agent runs nor read what the card masks. An id
 that is not pending is refused: 404 never issued, 409 `already_answered` with the real
 `outcome` (a late or replayed decision changes nothing). Allow on a card whose input could not
 be shown whole is 409 `input_not_shown`: only Deny can answer it.
@@ -20,6 +21,7 @@ from aiohttp import web
 from sidemirror.attention.decisions import AlreadyAnswered, Answer, Pending, outcome
 from sidemirror.web.bodies import error_response, read_json
 from sidemirror.web.hooks import ATTENTION
+from sidemirror.web.security import panel
 
 MESSAGE_CHARS = 2000
 
@@ -27,15 +29,6 @@ MESSAGE_CHARS = 2000
 async def list_decisions(request: web.Request) -> web.Response:
     decisions = request.app[ATTENTION].decisions
     return web.json_response({"decisions": decisions.listing(), "settled": decisions.settled()})
-
-
-def _not_from_panel(request: web.Request) -> web.Response | None:
-    # The middleware has checked the token, and that an Origin, when sent, is an allowed one.
-    if request.headers.get("Origin") is None:
-        return error_response(
-            403, "forbidden_origin", "a decision comes from the paired extension (its Origin)"
-        )
-    return None
 
 
 def _refused(exc: Exception) -> web.Response:
@@ -54,9 +47,9 @@ def _refused(exc: Exception) -> web.Response:
     return error_response(404, "unknown_request", "no pending request has this id")
 
 
+@panel
 async def decide(request: web.Request) -> web.Response:
-    if (refusal := _not_from_panel(request)) is not None:
-        return refusal
+    # The middleware has checked the token and the panel credential.
     body = await read_json(request)
     behavior = body.get("behavior") if isinstance(body, dict) else None
     if behavior not in ("allow", "deny"):
@@ -79,11 +72,10 @@ async def decide(request: web.Request) -> web.Response:
     return web.json_response({"id": pending.id, "behavior": behavior})
 
 
+@panel
 async def reveal(request: web.Request) -> web.Response:
     """The masked values of one pending card, `{"values": {mask id: value}}`. Sent to the
     panel only; never stored or logged (the access log has no bodies)."""
-    if (refusal := _not_from_panel(request)) is not None:
-        return refusal
     try:
         pending = request.app[ATTENTION].decisions.get(request.match_info["request_id"])
     except (AlreadyAnswered, KeyError) as exc:

@@ -1,11 +1,15 @@
-"""How an extension gets the token: `POST /api/pair`, and `POST /api/pair/code` behind it.
+"""The one-time code fallback of pairing: `POST /api/pair/code` and `POST /api/pair`.
 
-Where the OS shows that a connection belongs to this server's own user (web/peer.py), pairing
-answers the token to an allowed extension Origin at once. Where it cannot (macOS, Windows, a
-remote client, or `--pairing-code`), an allowed Origin is not enough: any local process can
-send one. Then the first pairing needs the user's approval: `sidemirror pair` (which holds the
-token) fetches a short code from `POST /api/pair/code` and prints it, and the user types it
-into the extension's popup, which sends it as `{"code": "..."}`.
+The extension pairs over Chrome native messaging (native_host/), a channel only the browser
+can open. Where that host is not installed, the user pairs with a code: `sidemirror pair`
+(which holds the token and reads the panel credential from the data dir) fetches a short code
+from `POST /api/pair/code` and prints it; the user types it into the popup, which sends it to
+`POST /api/pair` as `{"code": "..."}` and receives the token and the panel credential.
+
+No answer here hands out anything without the code: a connection that merely passes the
+OS-owner check proves nothing, since any same-user relay (ssh -R, socat) passes it too, and an
+Origin header is a string any process can send. Minting a code needs the panel credential, so a
+process that holds only the runtime-file token cannot pair itself into a panel.
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 from sidemirror.web.bodies import error_response, read_json
-from sidemirror.web.peer import Owner
-from sidemirror.web.security import OWNER, pairing
+from sidemirror.web.identify import SERVER_ID
+from sidemirror.web.security import pairing, panel
 from sidemirror.web.state import APP_STATE
 
 CODE_TTL_S = 300
@@ -70,12 +74,18 @@ PAIRING_CODES = web.AppKey("pairing_codes", PairingCodes)
 @pairing
 async def pair(request: web.Request) -> web.Response:
     # The middleware has checked the Host is loopback, the Origin an allowed extension, and
-    # that the connection is not another OS user's.
-    if request[OWNER] is not Owner.SAME:
-        refused = await _check_code(request)
-        if refused is not None:
-            return refused
-    return web.json_response({"token": request.app[APP_STATE].guard.token})
+    # that the connection is not another OS user's. None of that is proof: the code is.
+    refused = await _check_code(request)
+    if refused is not None:
+        return refused
+    guard = request.app[APP_STATE].guard
+    return web.json_response(
+        {
+            "token": guard.token,
+            "panel": guard.panel_credential,
+            "server_id": request.app[SERVER_ID],
+        }
+    )
 
 
 async def _check_code(request: web.Request) -> web.Response | None:
@@ -84,8 +94,8 @@ async def _check_code(request: web.Request) -> web.Response | None:
     if not isinstance(code, str) or not code:
         return error_response(
             403, "pairing_code_required",
-            "this server cannot see which OS user sent the request: run `sidemirror pair` "
-            'and send the code it prints as {"code": "..."}',
+            "pairing without the browser's native messaging host needs a code: run "
+            '`sidemirror pair` and send the code it prints as {"code": "..."}',
         )  # fmt: skip
     if not request.app[PAIRING_CODES].redeem(code):
         return error_response(
@@ -95,6 +105,7 @@ async def _check_code(request: web.Request) -> web.Response | None:
     return None
 
 
+@panel
 async def pair_code(request: web.Request) -> web.Response:
     codes = request.app[PAIRING_CODES]
     return web.json_response({"code": codes.issue(), "expires_in": int(codes.ttl_s)})

@@ -20,7 +20,8 @@ SECURITY_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosn
 PREFLIGHT_HEADERS = {
     "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
     "Access-Control-Allow-Headers": (
-        "Authorization, Content-Type, Last-Event-ID, Mcp-Session-Id, MCP-Protocol-Version"
+        "Authorization, Content-Type, Last-Event-ID, Mcp-Session-Id, MCP-Protocol-Version, "
+        "X-Sidemirror-Panel"
     ),
     "Access-Control-Max-Age": "600",
 }

@@ -2,7 +2,10 @@
 (docs/security.md).
 
 Every request passes `security_middleware` before any handler runs. Handlers declare how they
-authenticate with `@public`, `@pairing` or `@ticket_ok`; everything else needs the token.
+authenticate with `@public`, `@pairing`, `@ticket_ok` or `@panel`; everything else needs the
+token. `@panel` marks a route that acts for the user (deciding, answering, sending notes): it
+needs the token and the panel credential (panel_credential.py), which only the extension holds.
+An Origin header proves nothing: any process can send one.
 Every response, errors included, leaves with the same cache and sniffing headers
 (`security_headers`, run as each response is prepared).
 """
@@ -19,13 +22,14 @@ from typing import Literal, TypeVar
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
+from sidemirror.panel_credential import PANEL_HEADER
 from sidemirror.web.bodies import error_response
 from sidemirror.web.peer import Owner, OwnerCache
 from sidemirror.web.rules import PREFLIGHT_HEADERS, SECURITY_HEADERS, cors_headers, host_allowed
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 H = TypeVar("H", bound=Handler)
-Auth = Literal["public", "pairing", "token", "ticket_ok"]
+Auth = Literal["public", "pairing", "token", "ticket_ok", "panel"]
 
 TICKET_TTL_S = 60
 _AUTH_ATTR = "_sidemirror_auth"
@@ -44,6 +48,9 @@ def _mark(auth: Auth) -> Callable[[H], H]:
 public = _mark("public")
 pairing = _mark("pairing")
 ticket_ok = _mark("ticket_ok")
+# The token and the panel credential (`X-Sidemirror-Panel`): put `@panel` on any handler that
+# decides, answers or sends notes for the user.
+panel = _mark("panel")
 
 
 @dataclass
@@ -68,6 +75,7 @@ class Tickets:
 @dataclass(frozen=True)
 class Guard:
     token: str
+    panel_credential: str
     allowed_origins: frozenset[str]
     tickets: Tickets
     extra_hosts: frozenset[str] = frozenset()
@@ -87,6 +95,13 @@ class Guard:
             return False
         return hmac.compare_digest(sent, self.token.encode())
 
+    def panel_ok(self, request: web.Request) -> bool:
+        try:
+            sent = request.headers.get(PANEL_HEADER, "").strip().encode()
+        except UnicodeEncodeError:
+            return False
+        return bool(sent) and hmac.compare_digest(sent, self.panel_credential.encode())
+
 
 def _local_port(request: web.Request) -> int:
     sockname = request.transport.get_extra_info("sockname") if request.transport else None
@@ -97,8 +112,8 @@ def _local_port(request: web.Request) -> int:
 
 def security_middleware(guard: Guard) -> Middleware:
     """The checks every request passes before any handler runs, in this order: the connection's
-    OS user (403), Host (421), Origin (403), then the handler's own rule (token, ticket, pairing
-    or public; 401/403)."""
+    OS user (403), Host (421), Origin (403), then the handler's own rule (token, ticket, panel,
+    pairing or public; 401/403)."""
 
     @web.middleware
     async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -129,10 +144,15 @@ async def _checked(guard: Guard, request: web.Request, handler: Handler) -> web.
     auth: Auth = getattr(route_handler, _AUTH_ATTR, "token")
     if auth == "pairing" and origin is None:
         return error_response(403, "forbidden_origin", "pairing needs an extension Origin")
-    if auth in ("token", "ticket_ok") and not guard.token_ok(request):
+    if auth in ("token", "ticket_ok", "panel") and not guard.token_ok(request):
         ticket = request.query.get("ticket")
         if not (auth == "ticket_ok" and ticket and guard.tickets.redeem(ticket)):
             return error_response(401, "unauthorized", "missing or wrong token (or ticket)")
+    if auth == "panel" and not guard.panel_ok(request):
+        return error_response(
+            403, "panel_credential_required",
+            "only the paired extension may do this (the token alone reads and reports)",
+        )  # fmt: skip
     try:
         response = await handler(request)
     except web.HTTPException as exc:

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sidemirror.panel_credential import PANEL_HEADER
 
 from tests.card_inputs import CARD_INPUTS, CardInput, permission_request
 from tests.server.attention.hook_support import HookServer, event, finish, hook_server, until
-from tests.server.conftest import AUTH, EXT_ORIGIN, ClientFactory
+from tests.server.conftest import AUTH, EXT_ORIGIN, ClientFactory, panel_headers
 
-PANEL = {**AUTH, "Origin": EXT_ORIGIN}
 GH = "gh" + "p_" + "1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ"
 
 
@@ -34,7 +34,7 @@ async def _held(server: HookServer, tool_name: str, tool_input: Any) -> tuple[An
 async def _decided(server: HookServer, proc: Any, request_id: str, behavior: str) -> None:
     """Answer from the panel; the hook prints that answer."""
     url = f"/api/decisions/{request_id}"
-    resp = await server.client.post(url, json={"behavior": behavior}, headers=PANEL)
+    resp = await server.client.post(url, json={"behavior": behavior}, headers=panel_headers(server.client))
     assert resp.status == 200
     code, out = await finish(proc)
     assert code == 0 and f'"{behavior}"' in out
@@ -76,12 +76,14 @@ async def test_masks_hide_the_secret_and_reveal_gives_it_to_the_panel_only(
     assert field["text"][mask["start"] : mask["end"]] == "[REDACTED:authorization]"
     url = f"/api/decisions/{pending['id']}/reveal"
     assert (await server.client.post(url, headers=AUTH)).status == 403  # token alone: no
+    forged = {**AUTH, "Origin": EXT_ORIGIN}  # an Origin is a header anyone can send
+    assert (await server.client.post(url, headers=forged)).status == 403
     assert (await server.client.post(url, headers={"Origin": EXT_ORIGIN})).status == 401
-    resp = await server.client.post(url, headers=PANEL)
+    resp = await server.client.post(url, headers=panel_headers(server.client))
     assert resp.status == 200 and resp.headers["Cache-Control"] == "no-store"
     assert (await resp.json())["values"] == {mask["id"]: GH}
     await _decided(server, proc, pending["id"], "deny")
-    gone = await server.client.post(url, headers=PANEL)
+    gone = await server.client.post(url, headers=panel_headers(server.client))
     assert gone.status == 409 and (await gone.json())["error"]["outcome"] == "deny"
 
 
@@ -107,7 +109,7 @@ async def test_an_input_over_the_cap_offers_only_deny(
     card = pending["card"]
     assert card["whole"] is False and card["fields"] == [] and card["chars"] > card["limit"]
     url = f"/api/decisions/{pending['id']}"
-    allow = await server.client.post(url, json={"behavior": "allow"}, headers=PANEL)
+    allow = await server.client.post(url, json={"behavior": "allow"}, headers=panel_headers(server.client))
     assert allow.status == 409 and (await allow.json())["error"]["code"] == "input_not_shown"
     assert proc.returncode is None  # still waiting: the refused Allow decided nothing
     await _decided(server, proc, pending["id"], "deny")
@@ -121,7 +123,7 @@ async def test_a_late_allow_gets_409_with_the_real_outcome(
     code, out = await finish(proc)
     assert (code, out) == (0, "")
     late = await server.client.post(
-        f"/api/decisions/{pending['id']}", json={"behavior": "allow"}, headers=PANEL
+        f"/api/decisions/{pending['id']}", json={"behavior": "allow"}, headers=panel_headers(server.client)
     )
     assert late.status == 409
     error = (await late.json())["error"]
@@ -143,7 +145,8 @@ async def test_an_allow_that_lands_with_the_timeout_is_one_answer(
     body = json.dumps({"behavior": "allow"}).encode()
     head = (
         f"POST /api/decisions/{pending['id']} HTTP/1.1\r\nHost: 127.0.0.1:{server.client.port}\r\n"
-        f"Authorization: {AUTH['Authorization']}\r\nOrigin: {EXT_ORIGIN}\r\n"
+        f"Authorization: {AUTH['Authorization']}\r\n"
+        f"{PANEL_HEADER}: {panel_headers(server.client)[PANEL_HEADER]}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
         "Connection: close\r\n\r\n"
     )

@@ -20,7 +20,7 @@ from tests.server.attention.hook_support import (
     hook_server,
     until,
 )
-from tests.server.conftest import AUTH, EXT_ORIGIN, ClientFactory
+from tests.server.conftest import EXT_ORIGIN, ClientFactory, panel_headers
 
 ALLOW = {
     "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
@@ -45,7 +45,9 @@ async def _pending(server: HookServer) -> dict[str, Any] | None:
 
 async def _decide(server: HookServer, request_id: str, body: dict[str, Any], **headers: str) -> Any:
     return await server.client.post(
-        f"/api/decisions/{request_id}", json=body, headers={**AUTH, "Origin": EXT_ORIGIN, **headers}
+        f"/api/decisions/{request_id}",
+        json=body,
+        headers={**panel_headers(server.client), "Origin": EXT_ORIGIN, **headers},
     )
 
 

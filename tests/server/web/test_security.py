@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+from typing import Any
 
-from tests.server.conftest import AUTH, EXT_ORIGIN, NDJSON, TOKEN, ClientFactory, ingest, state_of
+import pytest
+from aiohttp.test_utils import TestClient
+
+from tests.server.conftest import (
+    AUTH,
+    EXT_ORIGIN,
+    NDJSON,
+    TOKEN,
+    ClientFactory,
+    ingest,
+    panel_headers,
+    state_of,
+)
+
+
+async def _code(client: TestClient[Any, Any]) -> str:
+    resp = await client.post("/api/pair/code", headers=panel_headers(client))
+    code: str = (await resp.json())["code"]
+    return code
 
 
 @pytest.mark.parametrize(
@@ -70,13 +89,30 @@ async def test_health_has_no_token_and_reports_the_contract(make_client: ClientF
     assert resp.headers["X-Content-Type-Options"] == "nosniff"
 
 
-async def test_pair_gives_the_token_to_the_pinned_extension_only(
+async def test_pair_without_a_code_gives_nothing_even_to_the_owner(
+    make_client: ClientFactory,
+) -> None:
+    """The same OS user and the extension's Origin prove nothing (a relay passes both)."""
+    client = await make_client()
+    resp = await client.post("/api/pair", headers={"Origin": EXT_ORIGIN})
+    assert resp.status == 403
+    assert (await resp.json())["error"]["code"] == "pairing_code_required"
+    assert TOKEN not in await resp.text()
+    assert state_of(client).guard.panel_credential not in await resp.text()
+
+
+async def test_pair_with_a_code_gives_both_credentials_to_the_pinned_extension(
     make_client: ClientFactory,
 ) -> None:
     client = await make_client()
-    resp = await client.post("/api/pair", headers={"Origin": EXT_ORIGIN})
+    body = json.dumps({"code": await _code(client)})
+    headers = {"Origin": EXT_ORIGIN, "Content-Type": "application/json"}
+    resp = await client.post("/api/pair", headers=headers, data=body)
     assert resp.status == 200
-    assert (await resp.json()) == {"token": TOKEN}
+    answer = await resp.json()
+    guard = state_of(client).guard
+    assert answer["token"] == TOKEN and answer["panel"] == guard.panel_credential
+    assert answer["server_id"] == (await (await client.get("/health")).json())["server_id"]
     assert resp.headers["Access-Control-Allow-Origin"] == EXT_ORIGIN
     assert resp.headers["Vary"] == "Origin"
 
@@ -103,7 +139,11 @@ async def test_pair_refuses_other_origins(make_client: ClientFactory, origin: st
 async def test_extra_extension_id_is_allowed(make_client: ClientFactory) -> None:
     other = "abcdefghijklmnopabcdefghijklmnop"
     client = await make_client(extension_ids=(other,))
-    resp = await client.post("/api/pair", headers={"Origin": f"chrome-extension://{other}"})
+    resp = await client.post(
+        "/api/pair",
+        headers={"Origin": f"chrome-extension://{other}", "Content-Type": "application/json"},
+        data=json.dumps({"code": await _code(client)}),
+    )
     assert resp.status == 200
 
 
@@ -193,7 +233,7 @@ async def test_json_endpoint_checks_content_type(make_client: ClientFactory) -> 
     resp = await client.post(
         "/api/pair", headers={"Origin": EXT_ORIGIN, "Content-Type": "text/plain"}, data="x"
     )
-    assert resp.status == 200  # pairing reads no body: content type is irrelevant
+    assert resp.status == 415  # pairing reads the code: JSON only
 
 
 async def test_preflight_echoes_exact_origin_never_star(make_client: ClientFactory) -> None:

@@ -29,6 +29,7 @@ from tests.server.conftest import (
     ClientFactory,
     ingest,
     make_settings,
+    panel_headers,
     state_of,
 )
 
@@ -77,9 +78,8 @@ async def test_another_os_user_gets_403_everywhere_and_the_owner_still_works(
         assert status == 403, (path, status, body)
         assert json.loads(body)["error"]["code"] == "other_user"
         assert TOKEN not in body and "private" not in body
-    # The same user's client, on its own connections, pairs with no prompt and reads.
-    resp = await client.post("/api/pair", headers={"Origin": EXT_ORIGIN})
-    assert (resp.status, await resp.json()) == (200, {"token": TOKEN})
+    # The same user's client, on its own connections, reads (pairing needs a code or the
+    # native messaging host, whoever asks).
     assert (await client.get("/api/workspaces", headers=AUTH)).status == 200
 
 
@@ -118,17 +118,24 @@ async def test_pairing_needs_a_code_when_the_owner_is_unknown(make_client: Clien
     assert refused.status == 403
     assert (await refused.json())["error"]["code"] == "pairing_code_required"
     assert TOKEN not in await refused.text()
-    assert (await client.post("/api/pair/code")).status == 401  # only the token holder
-    answer = await (await client.post("/api/pair/code", headers=AUTH)).json()
+    assert (await client.post("/api/pair/code")).status == 401
+    # The runtime-file token alone cannot mint a code (it would pair itself into a panel).
+    token_only = await client.post("/api/pair/code", headers=AUTH)
+    assert (await token_only.json())["error"]["code"] == "panel_credential_required"
+    answer = await (await client.post("/api/pair/code", headers=panel_headers(client))).json()
     assert answer["expires_in"] == 300 and len(answer["code"]) == 7
     pair = {"Origin": EXT_ORIGIN, "Content-Type": "application/json"}
     body = json.dumps({"code": answer["code"].lower().replace("-", " ")})
     ok = await client.post("/api/pair", headers=pair, data=body)
-    assert (ok.status, await ok.json()) == (200, {"token": TOKEN})
+    assert ok.status == 200
+    got = await ok.json()
+    assert (got["token"], got["panel"]) == (TOKEN, state_of(client).guard.panel_credential)
     again = await client.post("/api/pair", headers=pair, data=body)
     assert (await again.json())["error"]["code"] == "wrong_pairing_code"  # single use
     # Still needs the extension Origin and a loopback Host, like every pairing.
-    code = (await (await client.post("/api/pair/code", headers=AUTH)).json())["code"]
+    code = (await (await client.post("/api/pair/code", headers=panel_headers(client))).json())[
+        "code"
+    ]
     no_origin = await client.post("/api/pair", data=json.dumps({"code": code}),
                                   headers={"Content-Type": "application/json"})  # fmt: skip
     assert no_origin.status == 403
@@ -136,7 +143,8 @@ async def test_pairing_needs_a_code_when_the_owner_is_unknown(make_client: Clien
 
 async def test_wrong_guesses_void_the_live_code(make_client: ClientFactory) -> None:
     client = await make_client(pairing_code=True)
-    code = (await (await client.post("/api/pair/code", headers=AUTH)).json())["code"]
+    minted = await client.post("/api/pair/code", headers=panel_headers(client))
+    code = (await minted.json())["code"]
     pair = {"Origin": EXT_ORIGIN, "Content-Type": "application/json"}
     for n in range(MAX_FAILURES):
         guess = json.dumps({"code": f"ZZZ-ZZ{n}"})
@@ -163,7 +171,9 @@ async def test_sidemirror_pair_prints_a_code_that_pairs(
 ) -> None:
     client = await make_client(pairing_code=True)
     runtime = tmp_path / "pair-run"
-    write_runtime_file(runtime, {"port": client.port, "token": TOKEN, "pid": os.getpid()})
+    write_runtime_file(
+        runtime, {"port": client.port, "token": TOKEN, "pid": os.getpid()}, tmp_path / "data"
+    )
     loop = asyncio.get_running_loop()
     code = await loop.run_in_executor(None, cli_main, ["pair", "--runtime-dir", str(runtime)])
     assert code == 0
@@ -171,7 +181,7 @@ async def test_sidemirror_pair_prints_a_code_that_pairs(
     shown = printed.split("Pairing code: ", 1)[1].split()[0]
     resp = await client.post("/api/pair", data=json.dumps({"code": shown}),
                              headers={"Origin": EXT_ORIGIN, "Content-Type": "application/json"})  # fmt: skip
-    assert (await resp.json()) == {"token": TOKEN}
+    assert (await resp.json())["token"] == TOKEN
 
 
 # --- one server identity ---
@@ -259,7 +269,7 @@ async def test_every_status_carries_no_store_and_nosniff(
     ext = {"Origin": EXT_ORIGIN}
     cases: list[tuple[int, str, str, dict[str, str], bytes | None]] = [
         (200, "GET", "/health", {}, None),
-        (200, "POST", "/api/pair", ext, None),
+        (200, "GET", "/api/identify?nonce=" + "0" * 32, ext, None),
         (200, "GET", f"/workspace/{ws}/session/stream", AUTH, None),
         (204, "OPTIONS", "/api/workspaces", {**ext, "Access-Control-Request-Method": "GET"}, None),
         (400, "GET", f"/workspace/{ws}/session?limit=0", AUTH, None),
