@@ -25,9 +25,6 @@ from pathlib import Path
 
 from sidemirror.core.private import open_private
 
-# Write errors that mean "the disk cannot take it" (full, over quota, failing), answered 507.
-STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG, errno.EROFS})
-
 
 class WriteFailed(Exception):
     """A write stopped part way: `written` bytes of it reached the file."""
