@@ -1,7 +1,7 @@
 """The security checklists of issues 8 and 14, one test per line, against the real process.
 
-Lines already proven elsewhere are named in docs/reliability.md (tests/server/test_security.py,
-test_cli.py, test_activity.py, test_mcp.py); the tests here add what those do not cover: the same
+Lines already proven elsewhere are named in docs/reliability.md (tests/server/web/test_security.py,
+test_cli.py, test_activity.py, mcp/test_endpoint.py); the tests here add what those do not cover: the same
 checks on every entry point (SSE, WebSocket upgrades on the wire, MCP), and the variants."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Clients use a runtime file only if it is ours: otherwise a clear message and exit status 2,
-before anything is sent (runtime.py, cli.py, clients/)."""
+before anything is sent (runtime.py, cli/__init__.py, clients/)."""
 
 from __future__ import annotations
 

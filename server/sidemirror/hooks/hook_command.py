@@ -7,7 +7,7 @@ wrong — no server, a stale runtime file, a refused request, bad input — it p
 exits 0, so Claude Code behaves exactly as if the hook were not installed.
 
 It runs on every tool call of every session, so it must start in milliseconds: it imports
-nothing but the standard library (tests/unit/test_hook_imports.py), and `http.client` only
+nothing but the standard library (tests/unit/hooks/test_hook_imports.py), and `http.client` only
 once it knows a server runs.
 """
 

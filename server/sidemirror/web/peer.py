@@ -4,7 +4,7 @@ The kernel lists every TCP socket of this network namespace with its owner's uid
 /proc/net/tcp and /proc/net/tcp6. The client's socket is the entry whose local address is our
 peer address and whose remote address is our own address, so one exact 4-tuple finds it.
 Other systems (and a connection whose socket is not listed) give no owner: `Owner.UNKNOWN`,
-for which pairing needs a code the user reads with `sidemirror pair` (web/pairing.py).
+for which pairing needs a code the user reads with `sidemirror pair` (web/pair.py).
 
 The lookup reads the whole table (every socket of the namespace), so it runs once per
 connection, when its first request arrives, and the answer is kept with the connection's
