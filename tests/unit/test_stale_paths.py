@@ -1,10 +1,11 @@
 """No comment, docstring or doc names a repository file that does not exist: a module that moves
-(`sources/claude_sync.py` became `sources/claude/sync.py`, `cli.py` a package) leaves its old
-name behind in prose that no checker reads, and the reader who follows it finds nothing.
+(the Claude modules went into `sources/claude/`, the CLI module became a package) leaves its
+old name behind in prose that no checker reads, and the reader who follows it finds nothing.
 
 A name counts as found when a tracked file's path is it or ends with it (`web/peer.py`,
 `peer.py`), or, for `./` and `../` names, when it resolves from the naming file's folder.
-Fenced code blocks in Markdown are example data (transcripts, API answers), not references.
+Fenced code blocks in Markdown are example data (transcripts, API answers), not references;
+CHANGELOG.md names what was removed.
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ def test_every_repository_path_named_in_prose_exists() -> None:
     for rel in files:
         if not rel.endswith((".py", ".md", ".js", ".mjs")) or "/vendor/" in rel:
             continue
+        if rel == "CHANGELOG.md":
+            continue  # history: it names files that are gone
         if rel.startswith("tests/fixtures/") or not (ROOT / rel).exists():
             continue  # recorded transcripts are data; a file deleted but not yet staged
         for text in _prose(rel):
