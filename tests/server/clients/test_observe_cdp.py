@@ -13,7 +13,6 @@ from typing import Any
 
 import aiohttp
 import pytest
-import websockets
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 from sidemirror.clients.cdp_events import CdpMapper
@@ -88,10 +87,10 @@ async def page_server(refused_port: int) -> TestServer:
 
 
 async def cdp_call(ws_url: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    async with websockets.connect(ws_url, max_size=None) as ws:
-        await ws.send(json.dumps({"id": 1, "method": method, "params": params}))
+    async with aiohttp.ClientSession() as http, http.ws_connect(ws_url, max_msg_size=0) as ws:
+        await ws.send_str(json.dumps({"id": 1, "method": method, "params": params}))
         while True:
-            msg = json.loads(await ws.recv())
+            msg = json.loads(await ws.receive_str())
             if msg.get("id") == 1:
                 result: dict[str, Any] = msg.get("result", {})
                 return result
