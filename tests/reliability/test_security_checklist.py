@@ -21,6 +21,7 @@ import pytest
 from sidemirror.web.rules import PINNED_EXTENSION_ID
 
 from tests.conftest import ROOT
+from tests.ports import free_port
 
 from .harness import AUTH, TOKEN, Server
 
@@ -485,7 +486,7 @@ def test_runtime_dir_fallback_is_private_and_ours(tmp_path: Path) -> None:
     import signal as signals
 
     env = {"PYTHONPATH": str(ROOT / "server"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    port = str(srv_port())
+    port = str(free_port())
     proc = subprocess.Popen(
         [sys.executable, "-m", "sidemirror", "serve", "--port", port, "--data-dir",
          str(tmp_path / "d"), "--claude-dir", str(tmp_path / "c"), "--codex-dir",
@@ -501,9 +502,3 @@ def test_runtime_dir_fallback_is_private_and_ours(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signals.SIGTERM)
         proc.wait(10)
-
-
-def srv_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -20,17 +19,12 @@ from sidemirror.clients.observe_cdp import observe
 from sidemirror.core.store import workspace_id_for
 from sidemirror.runtime_file import write_runtime_file
 
+from tests.ports import free_port
 from tests.server.conftest import AUTH, TOKEN, ClientFactory
 from tests.server.sse import Frame, SSEReader
 
 CHROMIUM = Path("/usr/bin/chromium")
 WS_DIR = "/home/dev/browsing"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
