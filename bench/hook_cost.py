@@ -12,7 +12,6 @@ import asyncio
 import json
 import os
 import resource
-import socket
 import statistics
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from typing import Any
 
 import aiohttp
 import client
+from peers import free_port
 from sidemirror.runtime_file import read_runtime_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,14 +67,8 @@ def no_server(root: Path, n: int = 40) -> dict[str, Any]:
     }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def to_waiting(root: Path, n: int = 20) -> dict[str, Any]:
-    run, data, port = root / "hook-run", root / "hook-data", _free_port()
+    run, data, port = root / "hook-run", root / "hook-data", free_port()
     proc = subprocess.Popen(
         [SIDEMIRROR, "serve", "--port", str(port), "--runtime-dir", str(run),
          "--data-dir", str(data), "--claude-dir", str(root / "hook-none"),

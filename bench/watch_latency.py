@@ -1,7 +1,7 @@
 """Where append→event time goes: file write → change notification, outside the server.
 
 Compares `watchfiles.awatch` with the server's settings (step=10 ms, debounce=400 ms, in
-sources/claude_source.py) against a bare inotify fd read by the asyncio loop (ctypes, Linux).
+sources/files/watch.py) against a bare inotify fd read by the asyncio loop (ctypes, Linux).
 Bounded: `--n` writes `--interval` s apart per watcher (default 50 × 0.1 s).
 Usage: .bench/venv/bin/python bench/watch_latency.py
 """

@@ -3,8 +3,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${SIDEMIRROR_VENV:-$ROOT/.venv}"
-installed_since_last_change() {  # the stamp exists and is newer than the packaging files
-  [ -f "$1" ] && [ ! "$ROOT/pyproject.toml" -nt "$1" ] && [ ! "$ROOT/setup.py" -nt "$1" ]
+installed_since_last_change() {  # the stamp exists and is newer than the packaging file
+  [ -f "$1" ] && [ ! "$ROOT/pyproject.toml" -nt "$1" ]
 }
 ensure_venv() {
   local extra="${1:-}"

@@ -9,9 +9,6 @@ from pathlib import Path
 from sidemirror.core.projection import DEFAULT_MAX_CHARS
 from sidemirror.runtime_file import default_data_dir, default_runtime_dir
 
-DEFAULT_PORT = 47470
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-
 
 def default_claude_dirs() -> list[Path]:
     """Where Claude Code keeps transcripts: $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects,
@@ -64,6 +61,5 @@ class Settings:
     decision_timeout_s: float = 120.0
     snapshot_limit: int = 200
     queue_size: int = 2048
-    watch_sources: bool = True
     # Hosts `sidemirror forward` may mirror here; the next new label is refused (sources/remote/).
     max_hosts: int = 32

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import urllib.parse
 from typing import Any
 
 from playwright.sync_api import expect
 from support import PORT_RANGE, ROOT, Extension, Server
+
+from tests.ports import free_port
 
 ACP = ROOT / "tests" / "fixtures" / "acp"
 WS = "/tmp/e2e-acp-session"
@@ -26,9 +27,7 @@ def port_outside_the_range() -> int:
     """A free port the extension would not probe: the panel is pinned to it, so this test never
     takes a port another server on the machine may be using."""
     while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = int(s.getsockname()[1])
+        port = free_port()
         if port not in PORT_RANGE:
             return port
 

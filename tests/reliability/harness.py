@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ import aiohttp
 import psutil
 
 from tests.conftest import FIXTURES, ROOT
+from tests.ports import free_port
 
 TOKEN = "reliability-token-0123456789abcdef0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -32,12 +32,6 @@ NDJSON = {**AUTH, "Content-Type": "application/x-ndjson"}
 CLAUDE_FIX = FIXTURES / "claude"
 LONG_SESSION = CLAUDE_FIX / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 MID_SESSION = CLAUDE_FIX / "sample-project" / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Server:

@@ -1,7 +1,7 @@
 """The security checklists of issues 8 and 14, one test per line, against the real process.
 
-Lines already proven elsewhere are named in docs/reliability.md (tests/server/test_security.py,
-test_cli.py, test_activity.py, test_mcp.py); the tests here add what those do not cover: the same
+Lines already proven elsewhere are named in docs/reliability.md (tests/server/web/test_security.py,
+test_cli.py, test_activity.py, mcp/test_endpoint.py); the tests here add what those do not cover: the same
 checks on every entry point (SSE, WebSocket upgrades on the wire, MCP), and the variants."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 from sidemirror.web.rules import PINNED_EXTENSION_ID
 
 from tests.conftest import ROOT
+from tests.ports import free_port
 
 from .harness import AUTH, TOKEN, Server
 
@@ -518,7 +519,7 @@ def test_runtime_dir_fallback_is_private_and_ours(tmp_path: Path) -> None:
     import signal as signals
 
     env = {"PYTHONPATH": str(ROOT / "server"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    port = str(srv_port())
+    port = str(free_port())
     proc = subprocess.Popen(
         [sys.executable, "-m", "sidemirror", "serve", "--port", port, "--data-dir",
          str(tmp_path / "d"), "--claude-dir", str(tmp_path / "c"), "--codex-dir",
@@ -534,9 +535,3 @@ def test_runtime_dir_fallback_is_private_and_ours(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signals.SIGTERM)
         proc.wait(10)
-
-
-def srv_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])

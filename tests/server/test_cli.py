@@ -19,6 +19,7 @@ from pathlib import Path
 from sidemirror.listen_socket import PORT_RANGE
 
 from tests.conftest import ROOT
+from tests.ports import free_port
 
 ROOT_SERVER = ROOT / "server"
 
@@ -29,12 +30,6 @@ def _env(**extra: str) -> dict[str, str]:
     env["HOME"] = extra.pop("HOME", env.get("HOME", "/tmp"))
     env.update(extra)
     return env
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
@@ -84,7 +79,7 @@ def _get(port: int, path: str, token: str | None = None) -> tuple[int, bytes]:
 
 
 def test_runtime_file_is_private_and_removed_on_exit(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     with serve(tmp_path, "--port", str(port)) as (proc, bound):
         assert bound == port
         (runtime,) = (tmp_path / "run").glob("server-*.json")
@@ -204,7 +199,7 @@ def test_health_answers_while_the_server_starts_and_the_server_takes_over(
 ) -> None:
     """The port answers before the server is imported: `/health` says "starting" and the API asks
     to come back (503), until the server itself answers — and never "starting" again."""
-    port, token = _free_port(), "t" * 40
+    port, token = free_port(), "t" * 40
     cmd = [sys.executable, "-m", "sidemirror", "serve", "--port", str(port),
            "--runtime-dir", str(tmp_path / "run"), "--data-dir", str(tmp_path / "data"),
            "--claude-dir", str(tmp_path / "claude"), "--codex-dir", str(tmp_path / "codex")]  # fmt: skip

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.ports import free_port
 
 # Stops the real `sidemirror serve` at the moment it first imports the server's code, after
 # checking from outside whether the port already accepts connections.
@@ -35,14 +36,8 @@ sys.exit(main(["serve", "--port", str(port), "--data-dir", sys.argv[2],
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_the_port_accepts_connections_before_the_server_is_imported(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     empty = tmp_path / "none"
     empty.mkdir()
     result = subprocess.run(

@@ -1,10 +1,12 @@
-"""The installed package carries the Chrome extension: a wheel built from the repository and
-installed in a fresh venv (no checkout next to it) answers `sidemirror extension` with a folder
-Chrome can load, and `--zip` writes the same files."""
+"""The installed package carries the Chrome extension and its data files: a wheel built from the
+repository (pyproject.toml alone) and installed with its dependencies in a fresh venv (no
+checkout next to it) answers `sidemirror extension` with a folder Chrome can load, `--zip`
+writes the same files, the price table and demo session are there, and the server imports."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -37,20 +39,24 @@ def test_a_wheel_installed_in_a_fresh_venv_carries_the_extension(tmp_path: Path)
     )  # fmt: skip
     (wheel,) = wheels.glob("sidemirror-*.whl")
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    # --no-deps: `sidemirror extension` needs only the standard library, and the venv stays
-    # quick to make; the wheel's own content is what is under test.
+    # No pip of its own (the quick part): this interpreter's pip installs into it, from the
+    # package indexes pip is configured with, as scripts/_venv.sh installs.
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
     subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
-        check=True, capture_output=True, timeout=300,
+        [sys.executable, "-m", "pip", "--python", python, "install", "-q", str(wheel)],
+        check=True, capture_output=True, timeout=600,
     )  # fmt: skip
     shutil.rmtree(clone)  # no checkout to fall back on
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the venv's code only
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        )
 
     def sidemirror(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(venv / "bin" / "sidemirror"), *args], cwd=tmp_path, capture_output=True,
-            text=True, timeout=60,
-        )  # fmt: skip
+        return run(str(venv / "bin" / "sidemirror"), *args)
 
     printed = sidemirror("extension")
     assert printed.returncode == 0, printed.stderr
@@ -70,3 +76,21 @@ def test_a_wheel_installed_in_a_fresh_venv_carries_the_extension(tmp_path: Path)
     assert zipped.returncode == 0, zipped.stderr
     with zipfile.ZipFile(tmp_path / "sidemirror.zip") as zf:
         assert set(zf.namelist()) == source
+
+    # The data files travel with their package, and the declared dependencies are enough for
+    # the whole server to import.
+    data = ROOT / "server" / "sidemirror" / "data"
+    packaged = folder.parent / "data"
+    assert {p.relative_to(packaged) for p in packaged.rglob("*") if p.is_file()} >= {
+        p.relative_to(data) for p in data.rglob("*") if p.is_file() and p.suffix != ".py"
+    }
+    reads = (
+        "import sidemirror, sidemirror.app\n"
+        "from sidemirror.core.pricing import pricing_as_of\n"
+        "from sidemirror.sources.claude.demo import sample_lines\n"
+        "print(sidemirror.__file__, pricing_as_of(), len(sample_lines()))"
+    )
+    imported = run(python, "-c", reads)
+    assert imported.returncode == 0, imported.stderr
+    where, as_of, demo_lines = imported.stdout.split()
+    assert Path(where).is_relative_to(venv) and as_of and int(demo_lines) > 0

@@ -15,25 +15,19 @@ from __future__ import annotations
 import json
 import re
 import signal
-import socket
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.ports import free_port
 
 VENV = Path(sys.prefix)
 FAKE_CLAUDE = """#!/bin/sh
 # Stands in for Claude Code's CLI: records its arguments, as JSON, one call per line.
 python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@" >> "$HOME/claude-calls"
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _readme_mcp_line() -> str:
@@ -70,7 +64,7 @@ def _mcp_initialize(url: str, token: str) -> int:
 def test_readme_command_1_then_the_commands_in_a_new_login_shell(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    port = _free_port()  # never 47470: a user's own server may be there
+    port = free_port()  # never 47470: a user's own server may be there
     err_log = tmp_path / "serve.err"
     with err_log.open("w") as err:
         serve = subprocess.Popen(

@@ -1,5 +1,5 @@
 """Clients use a runtime file only if it is ours: otherwise a clear message and exit status 2,
-before anything is sent (runtime.py, cli.py, clients/). A runtime file whose server is gone is
+before anything is sent (runtime.py, cli/__init__.py, clients/). A runtime file whose server is gone is
 set aside, and whatever listens on the port must be that server (server_check.py) before the
 hook or a command sends it the token or believes its answer."""
 
@@ -263,10 +263,11 @@ def test_client_commands_say_a_runtime_file_is_stale_and_that_nothing_runs(
 
 def test_the_hook_reaches_the_real_server_through_the_check(tmp_path: Path) -> None:
     # The runtime file as `sidemirror serve` writes it passes every check: the event arrives.
-    from tests.server.test_cli import _free_port, _get, serve
+    from tests.ports import free_port
+    from tests.server.test_cli import _get, serve
 
     session_start = (FIXTURES / "hooks" / "permission-request.jsonl").read_text().splitlines()[0]
-    with serve(tmp_path, "--port", str(_free_port())) as (proc, port):
+    with serve(tmp_path, "--port", str(free_port())) as (proc, port):
         (runtime,) = (tmp_path / "run").glob("server-*.json")
         info = json.loads(runtime.read_text())
         health = json.loads(_get(port, "/health")[1])

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.server.test_cli import _env, _free_port, _get, serve
+from tests.ports import free_port
+from tests.server.test_cli import _env, _get, serve
 
 
 def _runtime_token(tmp_path: Path) -> str:
@@ -32,11 +33,11 @@ def _sidemirror(*argv: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_token_is_kept_across_restarts_until_rotated(tmp_path: Path) -> None:
     token_file = tmp_path / "data" / "token"
-    with serve(tmp_path, "--port", str(_free_port())):
+    with serve(tmp_path, "--port", str(free_port())):
         first = _runtime_token(tmp_path)
         assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
         assert token_file.read_text().strip() == first
-    with serve(tmp_path, "--port", str(_free_port())) as (_, port):
+    with serve(tmp_path, "--port", str(free_port())) as (_, port):
         assert _runtime_token(tmp_path) == first  # the extension stays paired
         rotated = _sidemirror(
             "token", "--rotate", "--runtime-dir", str(tmp_path / "run"),
@@ -49,7 +50,7 @@ def test_the_token_is_kept_across_restarts_until_rotated(tmp_path: Path) -> None
         assert "still accepts the old token until it restarts" in rotated.stderr
         assert token_file.read_text().strip() == new
         assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
-    with serve(tmp_path, "--port", str(_free_port())) as (_, port):
+    with serve(tmp_path, "--port", str(free_port())) as (_, port):
         assert _runtime_token(tmp_path) == new
         assert _get(port, "/api/workspaces", new)[0] == 200
         assert _get(port, "/api/workspaces", first)[0] == 401  # the old one no longer works

@@ -3,8 +3,8 @@
 (native_host/).
 
 An installed package carries the extension as package data (`sidemirror/extension/`, see
-setup.py); a checkout has it at the top of the repository. Either way the folder printed is one
-Chrome can load as it is (its manifest.json at the top).
+pyproject.toml); a checkout has it at the top of the repository. Either way the folder printed
+is one Chrome can load as it is (its manifest.json at the top).
 """
 
 from __future__ import annotations

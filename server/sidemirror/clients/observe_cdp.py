@@ -22,8 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-import websockets
-from websockets.asyncio.client import ClientConnection
 
 from sidemirror.clients.cdp_events import CdpMapper
 from sidemirror.runtime_file import UntrustedRuntimeFile, read_runtime_file
@@ -43,7 +41,9 @@ class CdpConnection:
     """Request/response over one CDP WebSocket; events go to `on_event` in arrival order."""
 
     def __init__(
-        self, ws: ClientConnection, on_event: Callable[[str, dict[str, Any], str | None], None]
+        self,
+        ws: aiohttp.ClientWebSocketResponse,
+        on_event: Callable[[str, dict[str, Any], str | None], None],
     ) -> None:
         self.ws = ws
         self.on_event = on_event
@@ -60,7 +60,7 @@ class CdpConnection:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[msg_id] = future
         try:
-            await self.ws.send(json.dumps(message))
+            await self.ws.send_str(json.dumps(message))
             return await future
         finally:
             self._pending.pop(msg_id, None)
@@ -68,8 +68,10 @@ class CdpConnection:
     async def read_loop(self) -> None:
         """Until the socket closes; pending calls then fail instead of hanging."""
         try:
-            async for raw in self.ws:
-                msg = json.loads(raw)
+            async for frame in self.ws:  # ends at the close frame
+                if frame.type is not aiohttp.WSMsgType.TEXT:
+                    break  # an error (or a binary frame, which CDP never sends)
+                msg = json.loads(frame.data)
                 if "id" in msg:
                     future = self._pending.get(msg["id"])
                     if future is not None and not future.done():
@@ -257,7 +259,9 @@ async def observe(
             while True:
                 try:
                     url = await browser_ws_url(http, cdp)
-                    async with websockets.connect(url, max_size=None, ping_interval=None) as ws:
+                    # No size limit (a page's console can log megabytes in one message) and
+                    # no heartbeat: the browser is local, and a busy one may answer pings late.
+                    async with http.ws_connect(url, max_msg_size=0, autoping=True) as ws:
                         logger.info("observing %s", cdp)
                         backoff = 0.25
                         observer = Observer(poster.put, workspace)
@@ -266,7 +270,6 @@ async def observe(
                 except (
                     OSError,
                     aiohttp.ClientError,
-                    websockets.WebSocketException,
                     CdpError,
                     KeyError,
                     ValueError,

@@ -39,7 +39,7 @@ class ItemLog:
     """Positional access to every item of one session log, and lookup by seq.
 
     Seqs only ever increase, but need not be dense: a transcript's items are numbered from
-    their byte positions (see sources/claude_positions.py), so an index is not a seq.
+    their byte positions (see sources/claude/positions.py), so an index is not a seq.
     """
 
     def __init__(self, spill_path: Path | None = None, window: int = DEFAULT_WINDOW) -> None:

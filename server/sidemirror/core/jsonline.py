@@ -23,7 +23,8 @@ def decode_line(line: bytes) -> tuple[bool, Any]:
         # pydantic-core's parser (already a dependency) is ~2.5x faster than json.loads on
         # transcript lines. It rejects everything json.loads would (and more: lone surrogates,
         # a BOM, UTF-16, very deep nesting), so any failure falls back to json.loads, which
-        # keeps the final say: the values are the same either way (tests/unit/test_jsonline.py).
+        # keeps the final say: the values are the same either way
+        # (tests/unit/core/test_jsonline.py).
         return True, from_json(line)
     except (ValueError, RecursionError):
         pass

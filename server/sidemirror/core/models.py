@@ -157,7 +157,7 @@ class TurnCompleteEvent(_Event):
 
     type: Literal["turn_complete"] = "turn_complete"
     # 1-based; null when the session's start was not read (a huge transcript is read from
-    # near its end, so the turns before are not counted: sources/claude_sync.py).
+    # near its end, so the turns before are not counted: sources/claude/sync.py).
     turn: int | None
     input_tokens: int = 0
     output_tokens: int = 0

@@ -2,7 +2,7 @@
 
 An item's id is `<epoch>.<seq>`: its position in the session's source under that log's epoch.
 Seqs increase along the log. Ingested logs number their items 1, 2, 3…; a transcript numbers
-them from byte positions in its file (sources/claude_positions.py), so a tail can be parsed
+them from byte positions in its file (sources/claude/positions.py), so a tail can be parsed
 without what precedes it. Sources keep logs append-only and deterministic (a transcript parsed
 again yields the same items at the same positions; ingested data is replayed from its persisted
 log), so ids survive restarts.
@@ -112,7 +112,7 @@ class SessionLog:
     # The load in progress: every reader awaits it, not only the first (see Store.load).
     loading: asyncio.Future[None] | None = None
     # Bytes of the source before the first item held: a huge transcript is read from a point
-    # near its end, and what precedes that point is not parsed (sources/claude_sync.py).
+    # near its end, and what precedes that point is not parsed (sources/claude/sync.py).
     skipped_bytes: int = 0
     # Reads items of that skipped part on demand (core/history.py): given a seq bound and a
     # count, the last `count` items below the bound, oldest first, and whether more precede them.

@@ -10,7 +10,7 @@ nothing on stdout and exits 0, so Claude Code behaves exactly as if the hook wer
 why goes to stderr, which Claude Code shows in its debug output.
 
 It runs on every tool call of every session, so it must start in milliseconds: it imports
-nothing but the standard library (tests/unit/test_hook_imports.py), and `http.client` only
+nothing but the standard library (tests/unit/hooks/test_hook_imports.py), and `http.client` only
 once it knows a server runs.
 """
 

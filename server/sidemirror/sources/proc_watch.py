@@ -44,7 +44,6 @@ class AgentScanner:
         self._agents: dict[int, str] = {}  # pid -> cwd
         self._young: dict[int, int] = {}  # pid -> looks left before it is settled as not ours
         self._settled: set[int] = set()  # pids looked at: not an agent (or not the user's)
-        self.looked_at = 0  # cmdlines read, over the scanner's life (the benchmark's figure)
 
     def _pids(self) -> list[int]:
         if self._listing is not None:
@@ -69,7 +68,6 @@ class AgentScanner:
         return found
 
     def _look(self, pid: int) -> None:
-        self.looked_at += 1
         try:
             if os.stat(PROC / str(pid)).st_uid != self.uid:
                 self._settled.add(pid)  # another user's agent is not this user's session

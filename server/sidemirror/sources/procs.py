@@ -2,8 +2,9 @@
 `active` while one is); proc_watch.py sees them start.
 
 Linux: read `/proc/<pid>/cmdline` and the `/proc/<pid>/cwd` link of the user's own processes (no
-extra dependency, a few milliseconds). Elsewhere (macOS, Windows): psutil when it is installed,
-otherwise nothing is found and `active` falls back to recent log growth.
+extra dependency, a few milliseconds). Elsewhere (macOS, Windows): psutil, a dependency there
+only (pyproject.toml); should it be missing, nothing is found and `active` falls back to recent
+log growth.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def _linux_procs() -> Iterable[tuple[int, list[str], str]]:
 
 def _psutil_procs() -> Iterable[tuple[int, list[str], str]]:
     try:
-        psutil: Any = importlib.import_module("psutil")  # optional: not a runtime dependency
+        psutil: Any = importlib.import_module("psutil")  # untyped; declared off Linux only
     except ImportError:
         return
     for proc in psutil.process_iter(["pid", "cmdline"]):

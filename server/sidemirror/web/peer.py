@@ -9,8 +9,8 @@ fallback reads /proc/net/tcp and tcp6, which list every socket of the network na
 table any local user can inflate, so that read runs in a thread, once per connection, when its
 first request arrives. Either answer is kept with the connection's transport for as long as it
 lives. Other systems (and a connection whose socket is not found) give no owner:
-`Owner.UNKNOWN`, for which pairing needs a code the user reads with `sidemirror pair`
-(web/pairing.py).
+`Owner.UNKNOWN`, served like the owner's (no worse than where the OS cannot tell: pairing always
+needs the native messaging host or a code, web/pair.py).
 """
 
 from __future__ import annotations

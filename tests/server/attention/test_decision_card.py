@@ -34,7 +34,9 @@ async def _held(server: HookServer, tool_name: str, tool_input: Any) -> tuple[An
 async def _decided(server: HookServer, proc: Any, request_id: str, behavior: str) -> None:
     """Answer from the panel; the hook prints that answer."""
     url = f"/api/decisions/{request_id}"
-    resp = await server.client.post(url, json={"behavior": behavior}, headers=panel_headers(server.client))
+    resp = await server.client.post(
+        url, json={"behavior": behavior}, headers=panel_headers(server.client)
+    )
     assert resp.status == 200
     code, out = await finish(proc)
     assert code == 0 and f'"{behavior}"' in out
@@ -109,7 +111,9 @@ async def test_an_input_over_the_cap_offers_only_deny(
     card = pending["card"]
     assert card["whole"] is False and card["fields"] == [] and card["chars"] > card["limit"]
     url = f"/api/decisions/{pending['id']}"
-    allow = await server.client.post(url, json={"behavior": "allow"}, headers=panel_headers(server.client))
+    allow = await server.client.post(
+        url, json={"behavior": "allow"}, headers=panel_headers(server.client)
+    )
     assert allow.status == 409 and (await allow.json())["error"]["code"] == "input_not_shown"
     assert proc.returncode is None  # still waiting: the refused Allow decided nothing
     await _decided(server, proc, pending["id"], "deny")
@@ -123,7 +127,9 @@ async def test_a_late_allow_gets_409_with_the_real_outcome(
     code, out = await finish(proc)
     assert (code, out) == (0, "")
     late = await server.client.post(
-        f"/api/decisions/{pending['id']}", json={"behavior": "allow"}, headers=panel_headers(server.client)
+        f"/api/decisions/{pending['id']}",
+        json={"behavior": "allow"},
+        headers=panel_headers(server.client),
     )
     assert late.status == 409
     error = (await late.json())["error"]

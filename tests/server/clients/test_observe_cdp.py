@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,7 +12,6 @@ from typing import Any
 
 import aiohttp
 import pytest
-import websockets
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 from sidemirror.clients.cdp_events import CdpMapper
@@ -21,17 +19,12 @@ from sidemirror.clients.observe_cdp import observe
 from sidemirror.core.store import workspace_id_for
 from sidemirror.runtime_file import write_runtime_file
 
+from tests.ports import free_port
 from tests.server.conftest import AUTH, TOKEN, ClientFactory
 from tests.server.sse import Frame, SSEReader
 
 CHROMIUM = Path("/usr/bin/chromium")
 WS_DIR = "/home/dev/browsing"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -88,10 +81,10 @@ async def page_server(refused_port: int) -> TestServer:
 
 
 async def cdp_call(ws_url: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    async with websockets.connect(ws_url, max_size=None) as ws:
-        await ws.send(json.dumps({"id": 1, "method": method, "params": params}))
+    async with aiohttp.ClientSession() as http, http.ws_connect(ws_url, max_msg_size=0) as ws:
+        await ws.send_str(json.dumps({"id": 1, "method": method, "params": params}))
         while True:
-            msg = json.loads(await ws.recv())
+            msg = json.loads(await ws.receive_str())
             if msg.get("id") == 1:
                 result: dict[str, Any] = msg.get("result", {})
                 return result

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -28,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from sidemirror.app import create_app
 from sidemirror.mcp.endpoint import MCP_SESSIONS
 
+from tests.ports import free_port
 from tests.server.conftest import AUTH, NDJSON, TOKEN, make_settings
 from tests.server.sse import SSEReader
 
@@ -162,15 +162,9 @@ async def test_reported_action_appears_on_the_activity_stream(server: TestServer
         stream.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def test_sdk_against_sidemirror_serve(tmp_path: Path) -> None:
     """`sidemirror serve` as a user runs it: the endpoint and token a Connect snippet names."""
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "SIDEMIRROR_TOKEN": TOKEN,

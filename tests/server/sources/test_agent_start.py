@@ -15,9 +15,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from sidemirror.core.hub import Hub
 from sidemirror.core.projection import Projector
 from sidemirror.core.store import Store, workspace_id_for
+from sidemirror.sources import proc_watch
 from sidemirror.sources.claude.source import ClaudeSource
 from sidemirror.sources.proc_watch import SCAN_S, AgentScanner
 
@@ -79,11 +81,19 @@ async def test_an_agent_started_in_a_workspace_is_seen_before_it_writes(tmp_path
         await source.stop()
 
 
-def test_a_scan_reads_only_processes_it_has_not_settled() -> None:
+def test_a_scan_reads_only_processes_it_has_not_settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[int] = []
+    real_cmdline = proc_watch._cmdline
+
+    def counted(pid: int) -> list[str] | None:
+        read.append(pid)
+        return real_cmdline(pid)
+
+    monkeypatch.setattr(proc_watch, "_cmdline", counted)
     pids = [os.getpid(), os.getppid()]
     scanner = AgentScanner(listing=lambda: list(pids))
     for _ in range(5):
         scanner.scan()
-    # Each non-agent process is looked at on its first few scans (it may not have exec'd yet),
-    # then never again.
-    assert scanner.looked_at == 2 * 3
+    # Each non-agent process's cmdline is read on its first few scans (it may not have exec'd
+    # yet), then never again.
+    assert sorted(read) == sorted(pids * 3)

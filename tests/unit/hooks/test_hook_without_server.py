@@ -4,7 +4,6 @@ were not installed."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 from sidemirror.runtime_file import write_runtime_file
 
 from tests.conftest import FIXTURES
+from tests.ports import free_port
 
 SIDEMIRROR = Path(sys.executable).with_name("sidemirror")
 EVENT = (FIXTURES / "hooks" / "permission-request.jsonl").read_text().splitlines()[-1]
@@ -33,18 +33,14 @@ def test_no_runtime_file(tmp_path: Path) -> None:
 
 
 def test_a_stale_runtime_file(tmp_path: Path) -> None:
-    with socket.socket() as s:  # a port nothing listens on any more
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # nothing listens there
     write_runtime_file(tmp_path / "run", {"port": port, "token": "t", "pid": 1})
     done = _hook(tmp_path / "run")
     assert (done.returncode, done.stdout) == (0, "")
 
 
 def test_input_that_is_not_json(tmp_path: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     write_runtime_file(tmp_path / "run", {"port": port, "token": "t", "pid": 1})
     for stdin in ("", "not json", json.dumps([1, 2])):
         done = _hook(tmp_path / "run", stdin)

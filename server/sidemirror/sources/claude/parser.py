@@ -85,7 +85,7 @@ class ClaudeParser:
         from_start: bool = True,
         earlier_call: Callable[[str], tuple[str, str] | None] | None = None,
     ) -> None:
-        # False when the parse starts at a sync point (claude_sync.py): turns are not counted.
+        # False when the parse starts at a sync point (sync.py): turns are not counted.
         self.turns = TurnTracker(counted=from_start)
         # There, a result of a call made before the start: its (name, ts) (straddle.py).
         self._earlier_call = earlier_call

@@ -4,8 +4,8 @@ Ids are positions in append-only logs. Counting items from the start of the file
 id of the newest item of a 1 GB transcript depend on parsing the whole gigabyte; a byte position
 does not. Each line of the session's own file owns the seqs `end * SLOTS + 1 … end * SLOTS +
 SLOTS`, where `end` is the offset just past it: its items take the first of them, and sub-agent
-items merged after it (claude_session.py) the next. Seqs therefore increase along the merged log,
-and a parse that starts at any line (claude_sync.py) numbers the items from there on exactly as
+items merged after it (session.py) the next. Seqs therefore increase along the merged log,
+and a parse that starts at any line (sync.py) numbers the items from there on exactly as
 a parse from byte 0 does.
 
 SLOTS bounds how many items may follow one main-file line before the next: sub-agents write to

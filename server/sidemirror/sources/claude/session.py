@@ -2,8 +2,8 @@
 
 Reading and parsing run in a worker thread (a first load may parse megabytes); store writes run
 on the event loop. A per-session lock keeps the parser and tailers single-owner throughout.
-A transcript too big to parse quickly is read from a sync point near its end (claude_start.py);
-item seqs come from byte positions (claude_positions.py), so they do not depend on where a parse
+A transcript too big to parse quickly is read from a sync point near its end (start.py);
+item seqs come from byte positions (positions.py), so they do not depend on where a parse
 started.
 """
 
@@ -85,7 +85,7 @@ class ClaudeSession(FileSession):
 
     def _fresh(self, starts: dict[str, int], keep_from: int) -> None:
         """A parser and tailers for a parse starting at `starts` (file key -> byte offset) that
-        keeps the items from main-file offset `keep_from` on (claude_sync.py)."""
+        keeps the items from main-file offset `keep_from` on (sync.py)."""
         self.starts = starts
         self.keep_from = keep_from
         # Items of the line ending at `keep_from` (the sync point's prompt) and the sub-agent

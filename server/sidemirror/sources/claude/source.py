@@ -20,7 +20,7 @@ import os
 import time
 from pathlib import Path
 
-from sidemirror.core.store import SessionLog, Store, Workspace
+from sidemirror.core.store import Store, Workspace
 from sidemirror.sources.claude.agent_attach import AgentAttachments
 from sidemirror.sources.claude.agent_files import (
     agent_files_of,
@@ -289,9 +289,6 @@ class ClaudeSource:
         # file written by something else) must not cost a /proc scan per write, hence the cache.
         if ws is not None and (ws.pid is None or not pid_alive(ws.pid)):
             ws.pid = self._pids.get().get(ws.directory)
-
-    def session_for(self, log_: SessionLog) -> ClaudeSession | None:
-        return next((s for s in self.sessions.values() if s.log is log_), None)
 
 
 def _entries(path: str | Path) -> list[os.DirEntry[str]]:

@@ -1,5 +1,5 @@
 """Where a Claude Code session's parse starts: byte 0, or a sync point near the end of a huge
-transcript (claude_sync.py), for a first read and for a restart that replays the merge journal.
+transcript (sync.py), for a first read and for a restart that replays the merge journal.
 
 A start is where each file's tailer begins (`starts`: file key -> byte offset; the session's own
 file under MAIN) and the main-file offset from which items are kept (`keep_from`): what the

@@ -35,7 +35,7 @@ class SubagentLinker:
     def task_finished(self, tool_id: str) -> None:
         # A sub-agent's first prompt comes before its Task's result, so a finished Task's
         # prompt can only claim a later thread by mistake (a later Task asked the same thing).
-        # Dropping it also keeps a parse from a sync point in step (claude_sync.py).
+        # Dropping it also keeps a parse from a sync point in step (sync.py).
         self._open_tasks.discard(tool_id)
         self._task_prompts.pop(tool_id, None)
 

@@ -54,7 +54,7 @@ UserKind = Literal["tool_results", "meta", "compact", "interrupted", "local_comm
 
 def user_kind(record: dict[str, Any]) -> tuple[UserKind, str]:
     """What a `user` line is, and its flattened text (empty for tool results). Only `prompt`
-    opens a turn; the parser and the sync-point scan (claude_sync.py) both decide by this."""
+    opens a turn; the parser and the sync-point scan (sync.py) both decide by this."""
     message = record.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list) and has_tool_result(content):

@@ -37,7 +37,7 @@ class MergeOrder:
     epoch: str
     entries: list[Entry] = field(default_factory=list)
     # Where the parse starts in each file: 0, except for a big transcript read from near its
-    # end (claude_sync.py) and its sub-agent files placed against it; the items of the lines up
+    # end (claude/sync.py) and its sub-agent files placed against it; the items of the lines up
     # to the one ending at `keep_from` (the sync point's prompt) are the skipped part's.
     starts: dict[str, int] = field(default_factory=dict)
     keep_from: int = 0

@@ -1,4 +1,4 @@
-"""sources/watch.py: file changes under roots that come and go, on inotify and on the fallback."""
+"""sources/files/watch.py: file changes under roots that come and go, on inotify and on the fallback."""
 
 from __future__ import annotations
 
