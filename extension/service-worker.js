@@ -100,7 +100,8 @@ async function handlePage(message, sender) {
   if (!(await overlaySites.isOn(sender.url))) return { off: true, connected: false, refs: [], acted: null };
   const reply = await overlay.lookup(sender.url);
   if (reply.unreachable) checkNow("overlay"); // the server went away: update the badge too
-  const { unreachable, error, ...data } = reply;
+  // The page gets the overlay's data only, never why the server could not be reached.
+  const { unreachable: _unreachable, error: _error, ...data } = reply;
   return data;
 }
 

@@ -8,7 +8,7 @@
 // rate-limits them.
 
 (() => {
-  if (window.__sidemirrorPageEvents) return; // injected again: the first copy is listening
+  if (/** @type {any} */ (window).__sidemirrorPageEvents) return; // injected again: the first copy is listening
   Object.defineProperty(window, "__sidemirrorPageEvents", { value: true });
   const MARK = "__sidemirrorPageEvent";
   const target = location.origin === "null" ? "*" : location.origin;

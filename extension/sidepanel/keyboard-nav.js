@@ -18,16 +18,17 @@ const TYPING = /^(INPUT|TEXTAREA|SELECT)$/;
  */
 export function installKeys(root, timeline, { onSearch, onError } = {}) {
   root.addEventListener("keydown", (ev) => {
+    const target = /** @type {HTMLElement} */ (ev.target);
     if (ev.defaultPrevented || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    if (TYPING.test(ev.target.tagName) || ev.target.isContentEditable) return;
+    if (TYPING.test(target.tagName) || target.isContentEditable) return;
     if (ev.key === "/" && onSearch) {
       ev.preventDefault();
       onSearch();
       return;
     }
-    const article = ev.target.closest?.("article");
-    const onItem = Boolean(article) && ev.target === article && timeline.list.contains(article);
-    const inFeed = timeline.scroller.contains(ev.target);
+    const article = target.closest?.("article");
+    const onItem = Boolean(article) && target === article && timeline.list.contains(article);
+    const inFeed = timeline.scroller.contains(target);
     if ((ev.key === "e" || ev.key === "E") && onError && (onItem || inFeed)) {
       ev.preventDefault();
       onError(ev.key === "e" ? 1 : -1);

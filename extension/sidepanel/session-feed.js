@@ -14,6 +14,39 @@ import { AUTO } from "./session-pickers.js";
 const CONTROL = new Set(CONTROL_TYPES);
 
 export class SessionFeed {
+  // The state the class chain shares. SessionTab (session-tab.js) builds it in its constructor;
+  // declaring it here, at the root, lets the type checker see one shape for all three classes.
+  /** @type {any} */ ctx;
+  /** @type {string | null} */ ws = null;
+  /** @type {string} */ sessionChoice;
+  /** @type {SessionStream | null} */ stream = null;
+  /** @type {string | null} */ view = null;
+  /** @type {import("./timeline.js").Timeline} */ timeline;
+  /** @type {import("./decision-card.js").DecisionList} */ decisions;
+  /** @type {import("./session-review.js").SessionReview} */ review;
+  /** @type {import("./indexing-note.js").IndexingNote} */ indexing;
+  /** @type {HTMLElement} */ panel;
+  /** @type {HTMLElement} */ banner;
+  /** @type {HTMLElement} */ bannerText;
+  /** @type {HTMLButtonElement} */ bannerButton;
+  /** @type {HTMLElement} */ stateChip;
+  /** @type {HTMLElement} */ mismatchBanner;
+  /** @type {HTMLElement} */ demoBanner;
+  /** @type {HTMLElement} */ browserChip;
+  /** @type {HTMLSelectElement} */ wsSelect;
+  /** @type {HTMLSelectElement} */ sessionSelect;
+
+  // Defined further down the chain; stated here so the stream half can call them.
+  /** Show a full-panel state (session-tab.js). @param {string} _view @param {{code: string, message: string} | null} [_error] @returns {Promise<void>} */
+  async _state(_view, _error = null) {
+    throw new Error("SessionTab defines _state");
+  }
+
+  /** Reload the session list (session-choice.js). @returns {Promise<boolean>} */
+  async _loadSessions() {
+    throw new Error("SessionChoice defines _loadSessions");
+  }
+
   _startStream() {
     this._stopStream();
     this.timeline.reset();

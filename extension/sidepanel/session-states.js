@@ -12,7 +12,7 @@ export async function stateContent(view, { error = null, checkNow }) {
   }
   if (view === "not_running") {
     const { [KEYS.port]: port } = await chrome.storage.local.get(KEYS.port);
-    const command = port && !PORT_RANGE.includes(port) ? `${SERVE_COMMAND} --port ${port}` : SERVE_COMMAND;
+    const command = typeof port === "number" && !PORT_RANGE.includes(port) ? `${SERVE_COMMAND} --port ${port}` : SERVE_COMMAND;
     const copied = h("span", { class: "copied", attrs: { role: "status" } });
     const copy = h(
       "button",

@@ -53,7 +53,7 @@ export function createSessionsView(ctx) {
       }),
     );
   };
-  const order = (all) => [...all].sort((a, b) => (a.state !== "waiting") - (b.state !== "waiting") || Date.parse(b.since || 0) - Date.parse(a.since || 0));
+  const order = (all) => [...all].sort((a, b) => Number(a.state !== "waiting") - Number(b.state !== "waiting") || Date.parse(b.since || "0") - Date.parse(a.since || "0"));
 
   attentionFeed().subscribe((all) => {
     rows = order(all);

@@ -96,7 +96,7 @@ function buildTabs() {
   }
   nav.addEventListener("keydown", (ev) => {
     const ids = TABS.map((t) => t.id);
-    const i = ids.indexOf(ev.target.id.replace(/^tab-/, ""));
+    const i = ids.indexOf(/** @type {HTMLElement} */ (ev.target).id.replace(/^tab-/, ""));
     if (i < 0) return;
     let j = null;
     if (ev.key === "ArrowRight") j = (i + 1) % ids.length;

@@ -9,6 +9,36 @@ import { attachResult, settlePending, showProgress } from "./item-renderers.js";
 import { buildRow, isBuilt, nestElement, newRow } from "./timeline-rows.js";
 
 export class TimelineModel {
+  // The view's half (timeline.js builds these): the model reads them, never makes them.
+  /** @type {any} */ renderCtx;
+  /** @type {import("./virtual-list.js").VirtualList} */ vlist;
+
+  // The view's answers to what the model decides; timeline.js defines each.
+  /** A partial row gives way to the item that completes it. @param {any} _old @param {any} _row */
+  _replace(_old, _row) {
+    throw new Error("Timeline defines _replace");
+  }
+
+  /** A row changed while it may not be built. @param {any} _row */
+  _stale(_row) {
+    throw new Error("Timeline defines _stale");
+  }
+
+  /** A row may now pass the view's filter. @param {any} _row */
+  _refilter(_row) {
+    throw new Error("Timeline defines _refilter");
+  }
+
+  /** The rows the view shows. @returns {any[]} */
+  _visibleRows() {
+    throw new Error("Timeline defines _visibleRows");
+  }
+
+  /** Show these rows, keeping the reader's place. @param {any[]} _rows @param {any} _at */
+  _view(_rows, _at) {
+    throw new Error("Timeline defines _view");
+  }
+
   /** Forget every item. */
   clearModel() {
     this.rows = []; // every top-level row, in order

@@ -24,7 +24,7 @@ import { attachResult, renderItem, renderPartial, settlePending, showProgress } 
 
 /** @returns {Row} */
 export function newRow(item, partial = false) {
-  return { item, result: null, children: null, parent: null, progress: null, settled: false, partial: partial ? [] : null, el: null, card: null, group: null, h: 0 };
+  return { item, result: null, children: null, parent: null, progress: null, settled: false, partial: partial ? [] : null, el: null, card: null, abandoned: null, h: 0 };
 }
 
 /** The top-level row a (possibly nested) row belongs to. */

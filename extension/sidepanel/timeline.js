@@ -31,6 +31,8 @@ export class Timeline extends TimelineModel {
    */
   constructor(scroller, { fetchFull, onUnseen, onRender, onItems, onToolResult = null }) {
     super();
+    /** @type {(() => void) | null} set by the history loader (history-loader.js) */
+    this.onLoadEarlier = null;
     this.scroller = scroller;
     this.onItems = onItems;
     this.fetchFull = fetchFull;
@@ -109,7 +111,7 @@ export class Timeline extends TimelineModel {
       this.vlist.syncPinned();
       const anchor = this.vlist.pinned ? "bottom" : this.vlist.anchor() || "anchor";
       this.folds.update(this.rows);
-      const standIn = anchor.row && this.folds.standIn(anchor.row);
+      const standIn = typeof anchor === "object" && this.folds.standIn(anchor.row);
       this._view(this._visibleRows(), standIn ? { row: standIn, delta: 0 } : anchor);
     } else if (fresh.length) {
       if (this.view !== this.rows) this.view.push(...fresh);
@@ -229,7 +231,7 @@ export class Timeline extends TimelineModel {
     setOpen(group, !group.fold.open);
     const el = group.el;
     const anchor = el?.isConnected ? { row: group, delta: this.scroller.getBoundingClientRect().top - el.getBoundingClientRect().top } : "anchor";
-    const focused = el?.contains(document.activeElement) ? document.activeElement : null;
+    const focused = el?.contains(document.activeElement) ? /** @type {HTMLElement} */ (document.activeElement) : null;
     this.vlist.pinned = false; // a reader at the end would otherwise see the group run away
     this._view(this._visibleRows(), anchor);
     this.vlist.pinned = this.vlist.atBottom();

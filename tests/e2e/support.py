@@ -40,7 +40,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLE_SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
 PORT_RANGE = range(47470, 47480)
 TOKEN = "e2e-token-" + "7f3a9c1d5b2e4f60"  # given to the server via SIDEMIRROR_TOKEN
-AXE_JS = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
+AXE_JS = Path(__file__).parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 PANEL_SIZE = {"width": 420, "height": 820}
 # In the User-Agent of every request the browser under test makes, so the decoy can tell its
 # requests from those of other processes on this machine that probe the range too.

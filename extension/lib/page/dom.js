@@ -105,7 +105,7 @@ export async function copyText(text) {
     const area = h("textarea", { value: text, attrs: { "aria-hidden": "true" }, class: "offscreen" });
     document.body.append(area);
     area.select();
-    let ok = false;
+    let ok;
     try {
       ok = document.execCommand("copy");
     } catch {

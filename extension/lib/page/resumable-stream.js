@@ -29,7 +29,7 @@ export class ResumableStream {
   /**
    * @param {object} opts
    * @param {string} opts.path  server path of the SSE endpoint
-   * @param {string[]} opts.events  SSE event names to listen to
+   * @param {readonly string[]} opts.events  SSE event names to listen to
    * @param {object} opts.on  handlers: message(type, data, ev), state(state, info)
    * @param {boolean} [opts.liveOnOpen]  "live" when the connection opens (else a subclass says so)
    * @param {boolean} [opts.share]  share one connection with other pages (default: where possible)

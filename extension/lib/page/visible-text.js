@@ -14,7 +14,7 @@
 
 const INVISIBLE = /[\p{Cf}\u2028\u2029]/gu;
 const JOINERS = new Set(["\u200c", "\u200d"]);
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[^\u0000-\u007f]/; // eslint-disable-line no-control-regex -- the ASCII range starts at NUL
 
 /** The marker shown in place of one invisible character. */
 export function marker(ch) {

@@ -94,8 +94,8 @@ async function register(origin) {
   const scripts = [
     have.has(id) ? null : { id, matches, ...SCRIPT, runAt: "document_idle", allFrames: false, persistAcrossSessions: true },
     have.has(mainId) ? null : { id: mainId, matches, ...MAIN_SCRIPT, allFrames: false, persistAcrossSessions: true },
-  ].filter(Boolean);
-  if (scripts.length) await chrome.scripting.registerContentScripts(scripts);
+  ].filter((s) => s !== null);
+  if (scripts.length) await chrome.scripting.registerContentScripts(/** @type {chrome.scripting.RegisteredContentScript[]} */ (scripts));
 }
 
 /** The registered script runs on the next load; tabs already showing the site get it now. */

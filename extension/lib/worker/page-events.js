@@ -33,6 +33,7 @@ export class PageEventReporter {
     const conn = await this.current();
     if (!conn || !Array.isArray(events)) return { reported: 0 };
     const workspace = await this._workspace(conn);
+    /** @type {Array<ReturnType<typeof entryOf> & {workspace?: string}>} */
     const entries = events.slice(0, MAX_EVENTS).map((e) => entryOf(e || {}, sender)).filter(Boolean);
     if (!entries.length) return { reported: 0 };
     for (const entry of entries) if (workspace) entry.workspace = workspace;

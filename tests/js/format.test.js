@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { byteSize, compactNumber, cost, duration, relativeTime } from "../../extension/lib/page/format.js";
+
+test("token counts read as a person says them", () => {
+  assert.equal(compactNumber(999), "999");
+  assert.equal(compactNumber(1000), "1k");
+  assert.equal(compactNumber(1250), "1.3k");
+  assert.equal(compactNumber(152_000), "152k");
+  assert.equal(compactNumber(2_000_000), "2M");
+  assert.equal(compactNumber(null), "–");
+});
+
+test("sizes use decimal units, as file managers do", () => {
+  assert.equal(byteSize(512), "512 B");
+  assert.equal(byteSize(1500), "1.5 kB");
+  assert.equal(byteSize(104_857_600), "105 MB");
+  assert.equal(byteSize(undefined), "");
+});
+
+test("durations pick the unit that keeps them short", () => {
+  assert.equal(duration(250), "250 ms");
+  assert.equal(duration(4200), "4.2 s");
+  assert.equal(duration(61_000), "1 m 1 s");
+  assert.equal(duration(3_600_000 + 120_000), "1 h 2 m");
+});
+
+test("an estimated cost says so, and small costs keep their digits", () => {
+  assert.equal(cost(0.0042, "estimated"), "≈$0.0042");
+  assert.equal(cost(0.5, "reported"), "$0.500");
+  assert.equal(cost(12.345, "reported"), "$12.35");
+  assert.equal(cost(null, "reported"), null);
+});
+
+test("relative times take ISO strings, epoch seconds and milliseconds", () => {
+  const now = Date.parse("2026-12-05T12:00:00Z");
+  assert.equal(relativeTime("2026-12-05T11:59:50Z", now), "just now");
+  assert.equal(relativeTime(now / 1000 - 600, now), "10 min ago");
+  assert.equal(relativeTime(now - 3 * 3600 * 1000, now), "3 h ago");
+  assert.equal(relativeTime("not a date", now), "");
+});

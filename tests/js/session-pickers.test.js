@@ -1,0 +1,49 @@
+import "./dom-env.js";
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+const { AUTO, SETTLE_MS, autoWorkspace, browserWorkspace, sessionOptions } = await import(
+  "../../extension/sidepanel/session-pickers.js"
+);
+
+const now = Date.parse("2026-12-05T12:00:00Z");
+const at = (msAgo) => new Date(now - msAgo).toISOString();
+
+test("Auto follows the workspace that changed last", () => {
+  const list = [
+    { id: "b", last_activity: at(1000) },
+    { id: "a", last_activity: at(60_000) },
+  ];
+  assert.equal(autoWorkspace(list, null, now).id, "b");
+  assert.equal(autoWorkspace(list, "a", now).id, "b");
+});
+
+test("Auto stays on the workspace shown while it changed within the settle time", () => {
+  const list = [
+    { id: "b", last_activity: at(100) },
+    { id: "a", last_activity: at(SETTLE_MS / 2) },
+  ];
+  assert.equal(autoWorkspace(list, "a", now).id, "a");
+});
+
+test("the browser hint lasts two minutes", () => {
+  assert.equal(browserWorkspace({ workspace: "w", ts: at(60_000) }, now), "w");
+  assert.equal(browserWorkspace({ workspace: "w", ts: at(3 * 60_000) }, now), null);
+  assert.equal(browserWorkspace(null, now), null);
+});
+
+test("a sub-agent's thread is listed right under the session that spawned it", () => {
+  const sessions = [
+    { id: "s2", title: "second", last_activity: at(1000) },
+    { id: "sub", title: "helper", parent_id: "s1", last_activity: at(2000) },
+    { id: "s1", title: "first", last_activity: at(3000) },
+  ];
+  const options = sessionOptions(sessions);
+  assert.equal(options[0].value, AUTO);
+  assert.deepEqual(
+    options.slice(1).map((o) => o.value),
+    ["s2", "s1", "sub"],
+  );
+  assert.match(options[3].textContent, /^↳ /);
+});

@@ -1,0 +1,83 @@
+import "./dom-env.js";
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+const { TimelineModel } = await import("../../extension/sidepanel/timeline-model.js");
+
+// The model with a view that draws nothing: what the tests read is where each item went.
+class Model extends TimelineModel {
+  constructor() {
+    super();
+    this.clearModel();
+    this.vlist = /** @type {any} */ ({ pinned: true });
+  }
+  _replace(old, row) {
+    this.rows[this.rows.indexOf(old)] = row;
+  }
+  _stale() {}
+  _refilter() {}
+  _visibleRows() {
+    return this.rows;
+  }
+  _view() {}
+}
+
+const add = (model, items) => items.forEach((item) => model._add(item));
+const types = (model) => model.rows.map((r) => r.item.type);
+
+test("an item seen again (a reconnect's replay) is not shown twice", () => {
+  const model = new Model();
+  add(model, [
+    { id: "s.1", seq: 1, type: "user", text: "hi" },
+    { id: "s.2", seq: 2, type: "assistant", text: "hello" },
+    { id: "s.2", seq: 2, type: "assistant", text: "hello" },
+  ]);
+  assert.deepEqual(types(model), ["user", "assistant"]);
+});
+
+test("a tool result lands on its tool card, not as a row of its own", () => {
+  const model = new Model();
+  add(model, [
+    { id: "s.1", seq: 1, type: "tool_use", tool_use_id: "t1", name: "Bash" },
+    { id: "s.2", seq: 2, type: "tool_result", tool_use_id: "t1", text: "ok" },
+  ]);
+  assert.deepEqual(types(model), ["tool_use"]);
+  assert.equal(model.rows[0].result.text, "ok");
+  assert.equal(model.running.size, 0);
+});
+
+test("a sub-agent's items nest under its Task card", () => {
+  const model = new Model();
+  add(model, [
+    { id: "s.1", seq: 1, type: "tool_use", tool_use_id: "task", name: "Task" },
+    { id: "s.2", seq: 2, type: "assistant", text: "inside", parent_tool_use_id: "task" },
+  ]);
+  assert.deepEqual(types(model), ["tool_use"]);
+  assert.equal(model.rows[0].children[0].item.text, "inside");
+});
+
+test("live text gives way to the complete reply with the same segment", () => {
+  const model = new Model();
+  add(model, [
+    { type: "assistant_delta", segment_id: "g1", text: "Hel" },
+    { type: "assistant_delta", segment_id: "g1", text: "lo" },
+  ]);
+  assert.deepEqual(model.rows[0].partial, ["Hel", "lo"]);
+  add(model, [{ id: "s.5", seq: 5, type: "assistant", segment_id: "g1", text: "Hello" }]);
+  assert.equal(model.rows.length, 1);
+  assert.equal(model.rows[0].item.text, "Hello");
+  assert.equal(model.rows[0].partial, null);
+});
+
+test("an earlier page goes before the rows held, and its results find their cards", () => {
+  const model = new Model();
+  add(model, [{ id: "s.9", seq: 9, type: "tool_result", tool_use_id: "t1", text: "late" }]);
+  assert.deepEqual(types(model), ["tool_result"]);
+  model.placeEarlier([
+    { id: "s.1", seq: 1, type: "user", text: "go" },
+    { id: "s.2", seq: 2, type: "tool_use", tool_use_id: "t1", name: "Bash" },
+  ]);
+  assert.deepEqual(types(model), ["user", "tool_use"]);
+  assert.equal(model.rows[1].result.text, "late");
+});
