@@ -82,8 +82,8 @@ async function ensureAlarm() {
 async function liveConnection() {
   if (inflight) await inflight.catch(() => {}); // a check is deciding who the server is: wait
   const got = await chrome.storage.session.get([KEYS.status, KEYS.token]);
-  const status = got[KEYS.status];
-  const token = got[KEYS.token]?.value;
+  const status = /** @type {import("./lib/shared/config.js").ConnectionStatus | undefined} */ (got[KEYS.status]);
+  const token = /** @type {import("./lib/shared/config.js").StoredToken | undefined} */ (got[KEYS.token])?.value;
   return status?.state === "connected" && status.port && token ? { port: status.port, token } : null;
 }
 const overlay = new PageOverlaySource(liveConnection);
@@ -92,10 +92,12 @@ const pageEvents = new PageEventReporter(liveConnection);
 
 async function handlePage(message, sender) {
   if (message?.type === MSG.pageEvents) {
-    if (sender.frameId !== 0 || !/^https?:/.test(sender.url || "") || !(await overlaySites.isOn(sender.url))) return { off: true };
+    if (sender.frameId !== 0 || !/^https?:/.test(sender.url || "") || !(await overlaySites.isOn(sender.url)))
+      return { off: true };
     return pageEvents.report(message.events, sender);
   }
-  if (message?.type !== MSG.pageOverlay) throw codeError("forbidden", "content scripts may only ask for the page overlay");
+  if (message?.type !== MSG.pageOverlay)
+    throw codeError("forbidden", "content scripts may only ask for the page overlay");
   if (sender.frameId !== 0 || !/^https?:/.test(sender.url || "")) return { connected: false, refs: [], acted: null };
   if (!(await overlaySites.isOn(sender.url))) return { off: true, connected: false, refs: [], acted: null };
   const reply = await overlay.lookup(sender.url);
@@ -116,16 +118,19 @@ async function handle(message) {
     case MSG.setPort: {
       const auto = message.port === null || message.port === "";
       const port = auto ? null : parsePort(message.port);
-      if (!auto && port === null) throw codeError("invalid_port", `not a port: ${JSON.stringify(message.port)} (1–65535)`);
+      if (!auto && port === null)
+        throw codeError("invalid_port", `not a port: ${JSON.stringify(message.port)} (1–65535)`);
       // Connects there or rejects, keeping the server we had (lib/worker/port-choice.js).
       return choosePort(port, () => checkNow("port", { fresh: true }));
     }
     case MSG.setToken: {
       const token = parseToken(message.token);
       if (token === null) throw codeError("invalid_token", "that does not look like a token (run `sidemirror token`)");
-      await chrome.storage.session.set({ [KEYS.token]: { value: token, source: "manual", instance: null, server_id: null } });
+      await chrome.storage.session.set({
+        [KEYS.token]: { value: token, source: "manual", instance: null, server_id: null },
+      });
       const status = await checkNow("token", { fresh: true });
-      const stored = (await chrome.storage.session.get(KEYS.token))[KEYS.token];
+      const stored = await storedToken();
       if (status.state === "connected" && stored?.value !== token) {
         throw codeError("token_rejected", "the server rejected that token; paired automatically instead");
       }
@@ -133,7 +138,8 @@ async function handle(message) {
     }
     case MSG.pairCode: {
       const code = parseCode(message.code);
-      if (code === null) throw codeError("invalid_code", "a pairing code is 6 letters and digits, as `sidemirror pair` prints it");
+      if (code === null)
+        throw codeError("invalid_code", "a pairing code is 6 letters and digits, as `sidemirror pair` prints it");
       const port = (await getStatus())?.port ?? (await chrome.storage.local.get(KEYS.port))[KEYS.port];
       const health = port ? await probe(port, 4000) : null;
       if (!health) throw codeError("no_server", "no Sidemirror server found to pair with: start it, or set its port");
@@ -144,7 +150,9 @@ async function handle(message) {
     }
     case MSG.useServer: {
       // Only a server the worker itself offered: a page cannot name an arbitrary port.
-      const offered = (await getStatus())?.offers?.find((o) => o.port === message.port && o.server_id === message.server_id);
+      const offered = (await getStatus())?.offers?.find(
+        (o) => o.port === message.port && o.server_id === message.server_id,
+      );
       if (!offered) throw codeError("not_offered", `no server on :${message.port} is on offer now`);
       // A token never moves from one server to another.
       await chrome.storage.session.remove(KEYS.token);
@@ -174,22 +182,30 @@ let queued = null;
  */
 function checkNow(reason, { fresh = false } = {}) {
   if (inflight && fresh) {
-    queued ||= inflight.catch(() => {}).then(() => {
-      queued = null;
-      return checkNow(reason);
-    });
+    queued ||= inflight
+      .catch(() => {})
+      .then(() => {
+        queued = null;
+        return checkNow(reason);
+      });
     return queued;
   }
   if (!inflight) {
-    inflight = runCheck(reason).finally(() => {
+    inflight = runCheck().finally(() => {
       inflight = null;
     });
   }
   return inflight;
 }
 
+/** @returns {Promise<import("./lib/shared/config.js").ConnectionStatus | null>} */
 async function getStatus() {
-  return (await chrome.storage.session.get(KEYS.status))[KEYS.status] || null;
+  return /** @type {any} */ ((await chrome.storage.session.get(KEYS.status))[KEYS.status]) || null;
+}
+
+/** @returns {Promise<import("./lib/shared/config.js").StoredToken | undefined>} */
+async function storedToken() {
+  return /** @type {any} */ ((await chrome.storage.session.get(KEYS.token))[KEYS.token]);
 }
 
 async function runCheck() {
@@ -204,7 +220,7 @@ async function publish(status) {
   await chrome.storage.session.set({ [KEYS.status]: status });
   await showBadge(status);
   // Sessions that wait for the user: the badge counts them (lib/worker/attention-alerts.js).
-  const token = (await chrome.storage.session.get(KEYS.token))[KEYS.token]?.value;
+  const token = (await storedToken())?.value;
   watchAttention(
     status,
     token,
@@ -215,8 +231,16 @@ async function publish(status) {
 }
 
 const BADGES = {
-  connected: { text: "on", color: "#1a7f37", title: (s) => `Sidemirror — connected to 127.0.0.1:${s.port} (server ${s.version})` },
-  other_server: { text: "?", color: "#8a5a00", title: (s) => `Sidemirror — ${s.error?.message || "another server found"}` },
+  connected: {
+    text: "on",
+    color: "#1a7f37",
+    title: (s) => `Sidemirror — connected to 127.0.0.1:${s.port} (server ${s.version})`,
+  },
+  other_server: {
+    text: "?",
+    color: "#8a5a00",
+    title: (s) => `Sidemirror — ${s.error?.message || "another server found"}`,
+  },
   connecting: { text: "…", color: "#6e7781", title: () => "Sidemirror — connecting…" },
   not_running: { text: "off", color: "#6e7781", title: () => "Sidemirror — server not running" },
   error: { text: "!", color: "#cf222e", title: (s) => `Sidemirror — ${s.error?.message || "error"}` },

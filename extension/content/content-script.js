@@ -139,7 +139,12 @@
     }
     if (flash) {
       const r = flash.target.getBoundingClientRect();
-      Object.assign(flash.el.style, { left: `${r.left - 3}px`, top: `${r.top - 3}px`, width: `${r.width + 6}px`, height: `${r.height + 6}px` });
+      Object.assign(flash.el.style, {
+        left: `${r.left - 3}px`,
+        top: `${r.top - 3}px`,
+        width: `${r.width + 6}px`,
+        height: `${r.height + 6}px`,
+      });
     }
   }
 
@@ -153,9 +158,11 @@
   // --- finding elements ---
 
   const ROLE_SELECTORS = {
-    button: 'button, input[type="button" i], input[type="submit" i], input[type="reset" i], input[type="image" i], summary, [role="button"]',
+    button:
+      'button, input[type="button" i], input[type="submit" i], input[type="reset" i], input[type="image" i], summary, [role="button"]',
     link: "a[href], area[href], [role=link]",
-    textbox: 'input:not([type]), input[type="text" i], input[type="email" i], input[type="tel" i], input[type="url" i], input[type="password" i], textarea, [role=textbox], [contenteditable=""], [contenteditable="true" i]',
+    textbox:
+      'input:not([type]), input[type="text" i], input[type="email" i], input[type="tel" i], input[type="url" i], input[type="password" i], textarea, [role=textbox], [contenteditable=""], [contenteditable="true" i]',
     searchbox: 'input[type="search" i], [role=searchbox]',
     checkbox: 'input[type="checkbox" i], [role=checkbox]',
     radio: 'input[type="radio" i], [role=radio]',
@@ -218,7 +225,10 @@
   }
 
   function norm(s) {
-    return String(s || "").replace(/\s+/g, " ").trim().toLowerCase();
+    return String(s || "")
+      .replace(/\s+/g, " ")
+      .trim()
+      .toLowerCase();
   }
 
   function accessibleName(el) {

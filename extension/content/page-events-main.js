@@ -23,7 +23,9 @@
   };
   // The first frame of a stack that is not this script's: where the page logged or threw.
   const frameOf = (stack) => {
-    for (const line of String(stack || "").split("\n").slice(1)) {
+    for (const line of String(stack || "")
+      .split("\n")
+      .slice(1)) {
       const t = line.trim();
       if (t.startsWith("at ") && !t.includes("page-events-main.js")) return t;
     }
@@ -62,14 +64,28 @@
       post({ kind: "request", method, url, text: text(err) });
       throw err;
     }
-    if (res.status >= 400) post({ kind: "request", method, url: res.url || url, status: res.status, text: `HTTP ${res.status} ${res.statusText}`.trim() });
+    if (res.status >= 400)
+      post({
+        kind: "request",
+        method,
+        url: res.url || url,
+        status: res.status,
+        text: `HTTP ${res.status} ${res.statusText}`.trim(),
+      });
     return res;
   };
   const open = XMLHttpRequest.prototype.open;
   XMLHttpRequest.prototype.open = function (method, url, ...rest) {
     const req = { method: String(method).toUpperCase(), url: String(url) };
     this.addEventListener("loadend", () => {
-      if (this.status >= 400) post({ kind: "request", ...req, url: this.responseURL || req.url, status: this.status, text: `HTTP ${this.status} ${this.statusText}`.trim() });
+      if (this.status >= 400)
+        post({
+          kind: "request",
+          ...req,
+          url: this.responseURL || req.url,
+          status: this.status,
+          text: `HTTP ${this.status} ${this.statusText}`.trim(),
+        });
       else if (this.status === 0) post({ kind: "request", ...req, text: "network error" });
     });
     return open.call(this, method, url, ...rest);

@@ -7,9 +7,25 @@
 import { onStatus, readStatus, send } from "../lib/page/client.js";
 import { setText } from "../lib/page/dom.js";
 import { renderOffers } from "../lib/page/server-offer.js";
-import { KEYS, MSG, PORT_RANGE, SERVE_COMMAND, STARTING_NOTE, parseCode, parsePort, parseToken } from "../lib/shared/config.js";
+import {
+  KEYS,
+  MSG,
+  PORT_RANGE,
+  SERVE_COMMAND,
+  STARTING_NOTE,
+  parseCode,
+  parsePort,
+  parseToken,
+} from "../lib/shared/config.js";
 
-const $ = (id) => document.getElementById(id);
+/** @param {string} id */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** @param {string} id */
+const inputEl = (id) => /** @type {HTMLInputElement} */ ($(id));
+/** @param {string} id */
+const buttonEl = (id) => /** @type {HTMLButtonElement} */ ($(id));
+/** @param {string} id */
+const detailsEl = (id) => /** @type {HTMLDetailsElement} */ ($(id));
 
 let windowId = null;
 chrome.windows.getCurrent().then((w) => {
@@ -33,7 +49,8 @@ function renderStatus(s) {
     text = "Not connected";
   } else if (state === "not_running") {
     text = "Server not running";
-    const command = manualPort != null && !PORT_RANGE.includes(manualPort) ? `${SERVE_COMMAND} --port ${manualPort}` : SERVE_COMMAND;
+    const command =
+      manualPort != null && !PORT_RANGE.includes(manualPort) ? `${SERVE_COMMAND} --port ${manualPort}` : SERVE_COMMAND;
     detail = `Start it with: ${command}`;
   } else if (state === "error") {
     text = s.error?.code === "protocol_mismatch" ? "Protocol mismatch" : "Connection error";
@@ -47,20 +64,26 @@ function renderStatus(s) {
   setText($("status-text"), text);
   setText($("status-detail"), detail);
   renderOffers($("server-offer"), s);
-  if (state === "error" && s.error?.code !== "protocol_mismatch") $("code-section").open = true;
+  if (state === "error" && s.error?.code !== "protocol_mismatch") detailsEl("code-section").open = true;
   renderPort();
 }
 
 /** The port field and its help line, from the stored choice and the status. */
 function renderPort() {
-  if (!editing) $("port").value = manualPort != null ? String(manualPort) : "";
+  if (!editing) inputEl("port").value = manualPort != null ? String(manualPort) : "";
   const connected = lastStatus?.state === "connected" ? lastStatus.port : null;
   const range = `${PORT_RANGE[0]}–${PORT_RANGE.at(-1)}`;
   let help;
   if (manualPort != null) {
-    help = connected === manualPort ? `Using port ${manualPort} only. Empty the field and press Connect to find the server by itself.` : `Looking on port ${manualPort} only.`;
+    help =
+      connected === manualPort
+        ? `Using port ${manualPort} only. Empty the field and press Connect to find the server by itself.`
+        : `Looking on port ${manualPort} only.`;
   } else {
-    help = connected != null ? `Found by itself on port ${connected} (it looks on ${range}).` : `Looking on ports ${range}. Type a port to use another one.`;
+    help =
+      connected != null
+        ? `Found by itself on port ${connected} (it looks on ${range}).`
+        : `Looking on ports ${range}. Type a port to use another one.`;
   }
   setText($("port-help"), help);
 }
@@ -111,8 +134,8 @@ $("port").addEventListener("input", () => {
 
 $("port-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const input = $("port");
-  const button = $("port-connect");
+  const input = inputEl("port");
+  const button = buttonEl("port-connect");
   const raw = input.value.trim();
   const err = $("port-error");
   const port = raw === "" ? null : parsePort(raw);
@@ -138,7 +161,7 @@ $("port-form").addEventListener("submit", async (ev) => {
       editing = false;
       manualPort = port;
       setText(err, e.message);
-      $("code-section").open = true;
+      detailsEl("code-section").open = true;
       return;
     }
     // Nothing changed: the status card still tells where we are, and the error says so too.
@@ -155,9 +178,9 @@ $("port-form").addEventListener("submit", async (ev) => {
 
 $("code-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const input = $("code");
+  const input = inputEl("code");
   const msg = $("code-msg");
-  const button = $("code-pair");
+  const button = buttonEl("code-pair");
   msg.classList.remove("ok-text");
   const code = parseCode(input.value);
   if (!code) {
@@ -185,7 +208,7 @@ $("code-form").addEventListener("submit", async (ev) => {
 
 $("token-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const input = $("token");
+  const input = inputEl("token");
   const msg = $("token-msg");
   msg.classList.remove("ok-text");
   const token = parseToken(input.value);

@@ -37,7 +37,12 @@ export function fillRow(rec, { onToggle, names, openLink = null }) {
       on: { click: onToggle },
     },
     h("span", { class: "act-cat", title: CATEGORY_LABELS[cat], attrs: { "aria-hidden": "true" } }),
-    h("time", { class: "act-time", dateTime: entry.ts || null, title: fullTime(entry.ts), text: clockTimeSeconds(entry.ts) }),
+    h("time", {
+      class: "act-time",
+      dateTime: entry.ts || null,
+      title: fullTime(entry.ts),
+      text: clockTimeSeconds(entry.ts),
+    }),
     h("span", { class: "act-cmd", text: entry.command || entry.type }),
     target ? h("span", { class: "act-args", text: target }) : h("span", { class: "act-args" }),
     statusMark(entry, end, cat),
@@ -47,7 +52,9 @@ export function fillRow(rec, { onToggle, names, openLink = null }) {
   if (rec.open) fillDetails(rec, details, names);
   const linked = [end, entry].find((e) => e?.link);
   const from = linked && openLink ? backLink(linked, openLink) : null; // browser-summary.js
-  li.replaceChildren(...[summary, from, err ? h("p", { class: "act-error", text: err }) : null, details].filter(Boolean));
+  li.replaceChildren(
+    ...[summary, from, err ? h("p", { class: "act-error", text: err }) : null, details].filter(Boolean),
+  );
   rec.detailsEl = details;
   rec.summary = summary;
   rec.ts = last.ts;
@@ -106,7 +113,11 @@ export function fillDetails(rec, box, names) {
     const list = h(
       "ul",
       { class: "act-refs" },
-      refs.slice(0, 50).map((r) => h("li", {}, h("code", { text: r.ref || "?" }), ` ${r.role || ""} ${r.name ? `“${r.name}”` : ""}`.trimEnd())),
+      refs
+        .slice(0, 50)
+        .map((r) =>
+          h("li", {}, h("code", { text: r.ref || "?" }), ` ${r.role || ""} ${r.name ? `“${r.name}”` : ""}`.trimEnd()),
+        ),
     );
     box.replaceChildren(h("dl", { class: "act-dl" }, rows), list);
   } else {

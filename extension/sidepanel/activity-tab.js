@@ -75,8 +75,19 @@ class ActivityTab {
       h("button", { type: "button", class: "link-button", text: "Dismiss", on: { click: () => this._clearGap() } }),
     );
     this.connText = h("span", { class: "banner-text" });
-    this.connRetry = h("button", { type: "button", class: "link-button", text: "Retry now", hidden: true, on: { click: () => (this.stream ? this.stream.retryNow() : this.ctx.checkNow()) } });
-    this.connBanner = h("div", { class: "banner", hidden: true, attrs: { role: "status", "aria-live": "polite" } }, this.connText, this.connRetry);
+    this.connRetry = h("button", {
+      type: "button",
+      class: "link-button",
+      text: "Retry now",
+      hidden: true,
+      on: { click: () => (this.stream ? this.stream.retryNow() : this.ctx.checkNow()) },
+    });
+    this.connBanner = h(
+      "div",
+      { class: "banner", hidden: true, attrs: { role: "status", "aria-live": "polite" } },
+      this.connText,
+      this.connRetry,
+    );
 
     this.list = h("ol", { class: "act-list", attrs: { "aria-label": "Browser activity" } });
     this.empty = h("div", { class: "state empty act-empty" });
@@ -98,7 +109,17 @@ class ActivityTab {
     );
     this.footer = h("div", { class: "act-footer" }, this.count);
     this.overlay = new OverlayToggles();
-    this.panel = h("div", { class: "activity-tab" }, toolbar, this.overlay.el, this.connBanner, this.gapBanner, this.scroller, this.pill, this.footer);
+    this.panel = h(
+      "div",
+      { class: "activity-tab" },
+      toolbar,
+      this.overlay.el,
+      this.connBanner,
+      this.gapBanner,
+      this.scroller,
+      this.pill,
+      this.footer,
+    );
     this._renderEmpty();
     this._sync();
   }
@@ -241,7 +262,11 @@ class ActivityTab {
 
   /** (Re)build a row from its start (or lone entry) and its end. */
   _fill(rec) {
-    fillRow(rec, { onToggle: () => this._toggle(rec), names: this.workspaceNames, openLink: (target) => this.ctx.openItem(target) });
+    fillRow(rec, {
+      onToggle: () => this._toggle(rec),
+      names: this.workspaceNames,
+      openLink: (target) => this.ctx.openItem(target),
+    });
     rec.li.hidden = !this._matches(rec);
   }
 
@@ -308,7 +333,9 @@ class ActivityTab {
   _renderEmpty() {
     this.empty.replaceChildren(
       h("h2", { text: "No browser activity yet" }),
-      h("p", { text: "When an agent works in a browser, each navigation, click and snapshot shows up here as it happens." }),
+      h("p", {
+        text: "When an agent works in a browser, each navigation, click and snapshot shows up here as it happens.",
+      }),
       h(
         "p",
         { class: "muted" },
@@ -336,7 +363,8 @@ class ActivityTab {
     this.noMatch.hidden = !(total > 0 && shown === 0);
     if (!this.noMatch.hidden) setText(this.noMatch, `No entries match “${this.filterInput.value.trim()}”.`);
     const parts = [];
-    if (total) parts.push(this.filter ? `${shown} of ${total} entries` : `${total} ${total === 1 ? "entry" : "entries"}`);
+    if (total)
+      parts.push(this.filter ? `${shown} of ${total} entries` : `${total} ${total === 1 ? "entry" : "entries"}`);
     if (pending) parts.push(`${pending} running`);
     const text = parts.join(" · ");
     if (this.count.textContent !== text) this.count.textContent = text;

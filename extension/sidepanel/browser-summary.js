@@ -54,7 +54,9 @@ function entryLine(e) {
     h("time", { class: "ts", dateTime: e.ts || null, text: clockTimeSeconds(e.ts) }),
     h("span", { class: "browser-entry-cmd", text: e.command || e.type }),
     h("span", { class: "browser-entry-text", text: entryText(e) }),
-    e.command === "request.failed" && e.args?.length ? h("span", { class: "browser-entry-where", text: e.args.slice(0, 2).join(" ") }) : null,
+    e.command === "request.failed" && e.args?.length
+      ? h("span", { class: "browser-entry-where", text: e.args.slice(0, 2).join(" ") })
+      : null,
   );
 }
 
@@ -139,7 +141,15 @@ export function drawSummary(card, body) {
   head?.querySelector(".browser-mark")?.remove();
   if (errors && head) {
     const label = `${plural(errors, "error")} in the browser`;
-    head.insertBefore(h("span", { class: "browser-mark", title: label, attrs: { role: "img", "aria-label": label }, text: `⚠ ${errors}` }), card.status);
+    head.insertBefore(
+      h("span", {
+        class: "browser-mark",
+        title: label,
+        attrs: { role: "img", "aria-label": label },
+        text: `⚠ ${errors}`,
+      }),
+      card.status,
+    );
   }
 }
 

@@ -43,32 +43,48 @@ export class ChangesView {
     try {
       data = await api(changesPath(here.ws, { session: here.session }));
     } catch (err) {
-      this.status.textContent = err.status === 404 ? "This server does not list changes (update it)" : `Couldn't load changes: ${err.message}`;
+      this.status.textContent =
+        err.status === 404 ? "This server does not list changes (update it)" : `Couldn't load changes: ${err.message}`;
       return;
     }
     const files = Array.isArray(data?.files) ? data.files : [];
-    this.status.textContent = files.length ? `${files.length} ${files.length === 1 ? "file" : "files"} changed` : "No file changed in this session";
+    this.status.textContent = files.length
+      ? `${files.length} ${files.length === 1 ? "file" : "files"} changed`
+      : "No file changed in this session";
     this.list.replaceChildren(...files.map((f) => this._file(f)));
   }
 
   _file(file) {
     const ids = Array.isArray(file.item_ids) ? file.item_ids : [];
     const calls = ids.map((id, k) =>
-      h("button", { type: "button", class: "change-call", text: String(k + 1), attrs: { "aria-label": `Edit ${k + 1} of ${ids.length} to ${file.path}` }, on: { click: () => this.jump(id) } }),
+      h("button", {
+        type: "button",
+        class: "change-call",
+        text: String(k + 1),
+        attrs: { "aria-label": `Edit ${k + 1} of ${ids.length} to ${file.path}` },
+        on: { click: () => this.jump(id) },
+      }),
     );
     return h(
       "li",
       { class: "change-file" },
       h(
         "button",
-        { type: "button", class: "change-path", disabled: ids.length === 0, on: { click: () => ids[0] && this.jump(ids[0]) } },
+        {
+          type: "button",
+          class: "change-path",
+          disabled: ids.length === 0,
+          on: { click: () => ids[0] && this.jump(ids[0]) },
+        },
         h("span", { class: "diff-path", text: file.path || "(file)" }),
         " ",
         h("span", { class: "diff-added", text: `+${file.added || 0}` }),
         " ",
         h("span", { class: "diff-removed", text: `−${file.removed || 0}` }),
       ),
-      ids.length > 1 ? h("span", { class: "change-calls", attrs: { role: "group", "aria-label": `Edits to ${file.path}` } }, calls) : null,
+      ids.length > 1
+        ? h("span", { class: "change-calls", attrs: { role: "group", "aria-label": `Edits to ${file.path}` } }, calls)
+        : null,
     );
   }
 }

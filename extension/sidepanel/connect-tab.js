@@ -37,7 +37,17 @@ class ConnectTab {
     this.endpoint = h("code", { id: "mcp-endpoint", class: "endpoint", text: "—" });
     this.copyEndpoint = this._copyButton("Copy endpoint URL", () => this._endpointUrl());
     this.healthText = h("span", { class: "health-text", text: "Checking…" });
-    this.health = h("p", { id: "mcp-health", class: "health", dataset: { state: "checking" }, attrs: { role: "status", "aria-live": "polite" } }, h("span", { class: "dot", attrs: { "aria-hidden": "true" } }), this.healthText);
+    this.health = h(
+      "p",
+      {
+        id: "mcp-health",
+        class: "health",
+        dataset: { state: "checking" },
+        attrs: { role: "status", "aria-live": "polite" },
+      },
+      h("span", { class: "dot", attrs: { "aria-hidden": "true" } }),
+      this.healthText,
+    );
     this.protocol = h("dd", { id: "mcp-protocol", text: MCP_PROTOCOL_VERSION });
     this.serverName = h("dd", { id: "mcp-server", text: "—" });
     this.transport = h("dd", { text: "Streamable HTTP (JSON responses)" });
@@ -73,15 +83,37 @@ class ConnectTab {
         h("h2", { id: "mcp-endpoint-heading", class: "section-title", text: "MCP endpoint" }),
         h("div", { class: "command endpoint-row" }, this.endpoint, this.copyEndpoint),
         this.health,
-        h("dl", { class: "facts" }, h("dt", { text: "Protocol" }), this.protocol, h("dt", { text: "Server" }), this.serverName, h("dt", { text: "Transport" }), this.transport),
+        h(
+          "dl",
+          { class: "facts" },
+          h("dt", { text: "Protocol" }),
+          this.protocol,
+          h("dt", { text: "Server" }),
+          this.serverName,
+          h("dt", { text: "Transport" }),
+          this.transport,
+        ),
       ),
       h("section", { class: "connect-section" }, this.toolsHeading, this.toolsNote, this.tools),
       h(
         "section",
         { class: "connect-section", attrs: { "aria-labelledby": "snippets-heading" } },
-        h("div", { class: "snippet-bar" }, h("h2", { id: "snippets-heading", class: "section-title", text: "Connect an agent" }), this.revealButton),
-        snippet("Claude Code", "snippet-claude-title", this.claudeSnippet, "Copy Claude Code command", () => this._claudeCommand(this.token)),
-        snippet("JSON config (Cursor, VS Code, others)", "snippet-json-title", this.jsonSnippet, "Copy JSON config", () => this._jsonConfig(this.token)),
+        h(
+          "div",
+          { class: "snippet-bar" },
+          h("h2", { id: "snippets-heading", class: "section-title", text: "Connect an agent" }),
+          this.revealButton,
+        ),
+        snippet("Claude Code", "snippet-claude-title", this.claudeSnippet, "Copy Claude Code command", () =>
+          this._claudeCommand(this.token),
+        ),
+        snippet(
+          "JSON config (Cursor, VS Code, others)",
+          "snippet-json-title",
+          this.jsonSnippet,
+          "Copy JSON config",
+          () => this._jsonConfig(this.token),
+        ),
         this.copied,
         h(
           "p",
@@ -111,7 +143,11 @@ class ConnectTab {
           click: async () => {
             const value = text();
             const ok = value ? await copyText(value) : false;
-            this.copied.textContent = ok ? "Copied to the clipboard." : value ? "Copy failed — select the text instead." : "Not connected yet.";
+            this.copied.textContent = ok
+              ? "Copied to the clipboard."
+              : value
+                ? "Copy failed — select the text instead."
+                : "Not connected yet.";
             clearTimeout(this.copiedTimer);
             this.copiedTimer = setTimeout(() => (this.copied.textContent = ""), 2500);
           },
@@ -201,7 +237,12 @@ class ConnectTab {
         h(
           "li",
           { class: "mcp-tool", dataset: { tool: String(t.name || "") } },
-          h("div", { class: "mcp-tool-head" }, h("code", { class: "mcp-tool-name", text: t.name || "?" }), t.annotations?.readOnlyHint ? h("span", { class: "chip", text: "read-only" }) : null),
+          h(
+            "div",
+            { class: "mcp-tool-head" },
+            h("code", { class: "mcp-tool-name", text: t.name || "?" }),
+            t.annotations?.readOnlyHint ? h("span", { class: "chip", text: "read-only" }) : null,
+          ),
           t.title ? h("p", { class: "mcp-tool-title", text: t.title }) : null,
           t.description ? h("p", { class: "mcp-tool-desc muted", text: t.description }) : null,
           this._params(t.inputSchema),
@@ -214,7 +255,12 @@ class ConnectTab {
     const props = Object.keys(schema?.properties || {});
     if (!props.length) return null;
     const required = new Set(schema.required || []);
-    return h("p", { class: "mcp-tool-params" }, "Parameters: ", props.map((p, i) => [i ? ", " : "", h("code", { text: required.has(p) ? `${p}*` : p })]));
+    return h(
+      "p",
+      { class: "mcp-tool-params" },
+      "Parameters: ",
+      props.map((p, i) => [i ? ", " : "", h("code", { text: required.has(p) ? `${p}*` : p })]),
+    );
   }
 
   // --- endpoint and snippets ---
@@ -245,7 +291,11 @@ class ConnectTab {
     const shown = this.token ? (this.reveal ? this.token : MASK) : "TOKEN";
     const url = this._endpointUrl() || "http://127.0.0.1:PORT/mcp";
     const claude = `claude mcp add --transport http sidemirror ${url} --header "Authorization: Bearer ${shown}"`;
-    const json = JSON.stringify({ mcpServers: { sidemirror: { type: "http", url, headers: { Authorization: `Bearer ${shown}` } } } }, null, 2);
+    const json = JSON.stringify(
+      { mcpServers: { sidemirror: { type: "http", url, headers: { Authorization: `Bearer ${shown}` } } } },
+      null,
+      2,
+    );
     if (this.claudeSnippet.textContent !== claude) this.claudeSnippet.textContent = claude;
     if (this.jsonSnippet.textContent !== json) this.jsonSnippet.textContent = json;
   }

@@ -23,7 +23,11 @@ export class ContextGauge {
     this.label = h("span", { class: "gauge-text" });
     this.el = h(
       "span",
-      { class: "context-gauge", hidden: true, attrs: { role: "meter", "aria-valuemin": "0", "aria-valuemax": "100", "aria-label": "Context window used" } },
+      {
+        class: "context-gauge",
+        hidden: true,
+        attrs: { role: "meter", "aria-valuemin": "0", "aria-valuemax": "100", "aria-label": "Context window used" },
+      },
       h("span", { class: "gauge-track", attrs: { "aria-hidden": "true" } }, this.bar),
       this.label,
     );

@@ -21,8 +21,13 @@ const SETTLED = {
 
 function refusal(err) {
   if (!(err instanceof ApiError)) return { text: `Could not send: ${err.message}`, settled: false };
-  if (err.code === "input_not_shown") return { text: "Not allowed: the input could not be shown whole", settled: false };
-  if (err.status === 409) return { text: SETTLED[err.detail?.outcome] || "Already answered (in the terminal, or it timed out)", settled: true };
+  if (err.code === "input_not_shown")
+    return { text: "Not allowed: the input could not be shown whole", settled: false };
+  if (err.status === 409)
+    return {
+      text: SETTLED[err.detail?.outcome] || "Already answered (in the terminal, or it timed out)",
+      settled: true,
+    };
   if (err.status === 404) return { text: "No longer waiting: this request is unknown to the server", settled: true };
   return { text: `Could not send: ${err.message}`, settled: false };
 }
@@ -37,11 +42,17 @@ function decisionCard(request) {
     attrs: { "aria-label": "Message to Claude, sent with Deny" },
   });
   // Disabled until the whole input is in the page (`showWhenRendered`); absent when it cannot be.
-  const allow = input.whole ? h("button", { type: "button", class: "decision-allow", text: "Allow", disabled: true }) : null;
+  const allow = input.whole
+    ? h("button", { type: "button", class: "decision-allow", text: "Allow", disabled: true })
+    : null;
   const deny = h("button", { type: "button", class: "decision-deny", text: "Deny" });
   const card = h(
     "article",
-    { class: "decision-card", dataset: { id: request.id }, attrs: { "aria-label": `Permission request: ${request.tool_name}` } },
+    {
+      class: "decision-card",
+      dataset: { id: request.id },
+      attrs: { "aria-label": `Permission request: ${request.tool_name}` },
+    },
     h("header", { class: "decision-head", text: `Claude wants to use ${request.tool_name}` }),
     input.el,
     message,
@@ -52,7 +63,10 @@ function decisionCard(request) {
   const decide = async (behavior) => {
     for (const b of buttons()) b.disabled = true;
     try {
-      await api(path.decision(request.id), { method: "POST", body: { behavior, message: behavior === "deny" ? message.value : "" } });
+      await api(path.decision(request.id), {
+        method: "POST",
+        body: { behavior, message: behavior === "deny" ? message.value : "" },
+      });
       card.dataset.answered = behavior;
       setText(status, behavior === "allow" ? "Allowed" : "Denied");
     } catch (err) {
@@ -93,14 +107,21 @@ const ELSEWHERE =
 /** The pending requests that `filter(request)` keeps, kept current from the attention feed.
  * `shown()` → {workspace, session} | null names the session whose read-only wait is explained. */
 export class DecisionList {
+  /**
+   * @param {(request: any) => boolean} [filter]
+   * @param {() => {workspace: string, session: string} | null} [shown]
+   */
   constructor(filter = () => true, shown = () => null) {
     this.filter = filter;
     this.shown = shown;
     this.cards = new Map(); // id → card
     this.sessions = [];
-    this.notice = h("article", { class: "decision-notice", hidden: true, attrs: { role: "note" } },
+    this.notice = h(
+      "article",
+      { class: "decision-notice", hidden: true, attrs: { role: "note" } },
       h("header", { class: "decision-head", text: "Waiting for permission" }),
-      h("p", { class: "decision-status", text: ELSEWHERE }));
+      h("p", { class: "decision-status", text: ELSEWHERE }),
+    );
     this.el = h("section", { class: "decision-list", attrs: { "aria-label": "Permission requests" } }, this.notice);
     this.loading = null;
     attentionFeed().subscribe((sessions) => {
@@ -142,7 +163,10 @@ export class DecisionList {
         card.dataset.answered = "elsewhere";
         const outcome = settled.get(id);
         if (outcome) card.dataset.outcome = outcome;
-        setText(card.querySelector(".decision-status"), SETTLED[outcome] || "No longer waiting here: answered in the terminal, or it is asked there now");
+        setText(
+          card.querySelector(".decision-status"),
+          SETTLED[outcome] || "No longer waiting here: answered in the terminal, or it is asked there now",
+        );
         for (const b of card.querySelectorAll("button")) b.disabled = true;
       }
     }

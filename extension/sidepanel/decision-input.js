@@ -23,7 +23,14 @@ function usableMasks(field) {
   let at = 0;
   const masks = [];
   for (const m of [...(field.masks || [])].sort((a, b) => a.start - b.start)) {
-    if (!(Number.isInteger(m.start) && Number.isInteger(m.end) && m.start >= at && m.end <= text.length && m.end > m.start)) continue;
+    if (!(
+      Number.isInteger(m.start) &&
+      Number.isInteger(m.end) &&
+      m.start >= at &&
+      m.end <= text.length &&
+      m.end > m.start
+    ))
+      continue;
     masks.push(m);
     at = m.end;
   }
@@ -57,7 +64,12 @@ function maskView(mask, marker, reveals) {
     text: "Reveal",
     attrs: { "aria-label": `Reveal the masked ${mask.rule}`, "aria-pressed": "false" },
   });
-  const el = h("span", { class: "decision-mask", dataset: { maskId: String(mask.id), rule: String(mask.rule) } }, shown, button);
+  const el = h(
+    "span",
+    { class: "decision-mask", dataset: { maskId: String(mask.id), rule: String(mask.rule) } },
+    shown,
+    button,
+  );
   button.addEventListener("click", async () => {
     if (el.dataset.revealed) {
       setText(shown, marker);
@@ -76,7 +88,11 @@ function maskView(mask, marker, reveals) {
 
 function fieldView(field, reveals) {
   const text = String(field.text);
-  const pre = h("pre", { class: "decision-field-text", tabIndex: 0, attrs: { "aria-label": `${field.path}, in full` } });
+  const pre = h("pre", {
+    class: "decision-field-text",
+    tabIndex: 0,
+    attrs: { "aria-label": `${field.path}, in full` },
+  });
   const expected = [];
   let at = 0;
   for (const mask of usableMasks(field)) {
@@ -90,10 +106,19 @@ function fieldView(field, reveals) {
   }
   pre.append(textNode(text.slice(at)));
   expected.push(visible(text.slice(at)));
-  const size = text.length > LONG_FIELD ? h("span", { class: "decision-field-size", text: `${text.length.toLocaleString()} characters, shown whole: scroll to read it all` }) : null;
-  const el = h("section", { class: "decision-field", dataset: { path: String(field.path) } },
+  const size =
+    text.length > LONG_FIELD
+      ? h("span", {
+          class: "decision-field-size",
+          text: `${text.length.toLocaleString()} characters, shown whole: scroll to read it all`,
+        })
+      : null;
+  const el = h(
+    "section",
+    { class: "decision-field", dataset: { path: String(field.path) } },
     h("div", { class: "decision-field-path" }, h("code", { text: String(field.path) }), size),
-    pre);
+    pre,
+  );
   return { el, pre, expected: expected.join("") };
 }
 
@@ -102,7 +127,8 @@ function shownText(pre) {
   let out = "";
   for (const node of pre.childNodes) {
     if (node.nodeType === Node.TEXT_NODE) out += node.data;
-    else if (node.classList?.contains("decision-mask")) out += node.dataset.revealed ? "\u0000" : node.querySelector(".decision-mask-text").textContent;
+    else if (node.classList?.contains("decision-mask"))
+      out += node.dataset.revealed ? "\u0000" : node.querySelector(".decision-mask-text").textContent;
   }
   return out;
 }
@@ -121,7 +147,11 @@ export function decisionInput(request, onRevealError) {
   }
   const reveals = new Reveals(request.id, onRevealError);
   const fields = card.fields.map((f) => fieldView(f, reveals));
-  const el = h("div", { class: "decision-input" }, fields.map((f) => f.el));
+  const el = h(
+    "div",
+    { class: "decision-input" },
+    fields.map((f) => f.el),
+  );
   const rendered = () => el.isConnected && fields.every((f) => f.pre.isConnected && shownText(f.pre) === f.expected);
   return { el, whole: true, rendered };
 }

@@ -13,7 +13,11 @@ export function diffBlock(item, ctx) {
   const files = Array.isArray(item?.diffs) ? item.diffs.filter(isDiff) : [];
   if (files.length > 1) {
     const blocks = files.map((diff, index) => fileBlock(item, ctx, diff, (full) => full?.diffs?.[index]));
-    return h("div", { class: "diff-files", attrs: { role: "group", "aria-label": `${files.length} files changed` } }, ...blocks);
+    return h(
+      "div",
+      { class: "diff-files", attrs: { role: "group", "aria-label": `${files.length} files changed` } },
+      ...blocks,
+    );
   }
   return isDiff(item?.diff) ? fileBlock(item, ctx, item.diff, (full) => full?.diff) : null;
 }
@@ -49,7 +53,11 @@ function fillHunks(body, diff, limit = MAX_LINES_SHOWN) {
   for (const hunk of diff.hunks) {
     if (shown >= limit) break;
     const head = `@@ −${hunk.old_start},${hunk.old_lines} +${hunk.new_start},${hunk.new_lines} @@`;
-    const pre = h("pre", { class: "diff-hunk", tabIndex: 0, attrs: { "aria-label": `Lines ${hunk.new_start} to ${hunk.new_start + Math.max(0, hunk.new_lines - 1)}` } });
+    const pre = h("pre", {
+      class: "diff-hunk",
+      tabIndex: 0,
+      attrs: { "aria-label": `Lines ${hunk.new_start} to ${hunk.new_start + Math.max(0, hunk.new_lines - 1)}` },
+    });
     pre.append(h("span", { class: "diff-line diff-head", text: head }));
     let oldNo = hunk.old_start;
     let newNo = hunk.new_start;
@@ -73,7 +81,8 @@ function fillHunks(body, diff, limit = MAX_LINES_SHOWN) {
     body.append(pre);
   }
   const total = countLines(diff);
-  if (total > shown) body.append(h("p", { class: "diff-more muted", text: `${(total - shown).toLocaleString()} more lines` }));
+  if (total > shown)
+    body.append(h("p", { class: "diff-more muted", text: `${(total - shown).toLocaleString()} more lines` }));
 }
 
 /** "Open the whole change": the full item's hunks, fetched once. */

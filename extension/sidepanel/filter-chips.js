@@ -10,12 +10,28 @@ const WEB_TOOL = /^(WebFetch|WebSearch|web_search|fetch)$|^mcp__.*(playwright|ch
 /** Categories: label and whether one item falls in it (`row` for its result). */
 export const CATEGORIES = Object.freeze([
   { id: "prompts", label: "Prompts", test: (item) => item.type === "user" },
-  { id: "edits", label: "Edits", test: (item) => item.type === "tool_use" && (item.kind === "edit" || item.kind === "write") },
+  {
+    id: "edits",
+    label: "Edits",
+    test: (item) => item.type === "tool_use" && (item.kind === "edit" || item.kind === "write"),
+  },
   { id: "commands", label: "Commands", test: (item) => item.type === "tool_use" && item.kind === "execute" },
-  { id: "reads", label: "Reads", test: (item) => item.type === "tool_use" && (item.kind === "read" || item.kind === "search") },
-  { id: "web", label: "Web", test: (item) => item.type === "tool_use" && (item.kind === "fetch" || WEB_TOOL.test(item.name || "")) },
+  {
+    id: "reads",
+    label: "Reads",
+    test: (item) => item.type === "tool_use" && (item.kind === "read" || item.kind === "search"),
+  },
+  {
+    id: "web",
+    label: "Web",
+    test: (item) => item.type === "tool_use" && (item.kind === "fetch" || WEB_TOOL.test(item.name || "")),
+  },
   { id: "errors", label: "Errors", test: (item, row) => isError(item, row) },
-  { id: "subagents", label: "Sub-agents", test: (item, row) => item.type === "tool_use" && (item.kind === "task" || Boolean(row.children?.length)) },
+  {
+    id: "subagents",
+    label: "Sub-agents",
+    test: (item, row) => item.type === "tool_use" && (item.kind === "task" || Boolean(row.children?.length)),
+  },
 ]);
 
 /** Whether a row's own item (or its result) is an error. */
@@ -51,7 +67,13 @@ export class FilterChips {
         on: { click: () => this.toggle(c.id) },
       }),
     );
-    this.clear = h("button", { type: "button", class: "filter-chip clear", text: "All", hidden: true, on: { click: () => this.set([]) } });
+    this.clear = h("button", {
+      type: "button",
+      class: "filter-chip clear",
+      text: "All",
+      hidden: true,
+      on: { click: () => this.set([]) },
+    });
     this.nextError = h("button", {
       type: "button",
       class: "link-button next-error",

@@ -57,7 +57,12 @@ export function renderItem(item, ctx) {
 }
 
 function unknown(item) {
-  return article(item, ["unknown"], head(item, item.type || "item"), h("p", { class: "muted", text: JSON.stringify(item).slice(0, 300) }));
+  return article(
+    item,
+    ["unknown"],
+    head(item, item.type || "item"),
+    h("p", { class: "muted", text: JSON.stringify(item).slice(0, 300) }),
+  );
 }
 
 function article(item, classes, ...children) {
@@ -102,7 +107,11 @@ function attachments(item) {
   const chips = list.map((a) => {
     const size = typeof a.size === "number" ? ` · ${byteSize(a.size)}` : "";
     const kind = String(a.media_type || "").startsWith("audio/") ? "Audio" : "Image";
-    return h("span", { class: ["chip", "attachment"], title: `${kind} ${a.media_type || ""}`, text: `${kind} ${a.media_type || ""}${size}` });
+    return h("span", {
+      class: ["chip", "attachment"],
+      title: `${kind} ${a.media_type || ""}`,
+      text: `${kind} ${a.media_type || ""}${size}`,
+    });
   });
   return h("div", { class: "attachments" }, chips);
 }
@@ -114,7 +123,12 @@ function thinking(item, ctx) {
   const details = h(
     "details",
     { class: "thinking" },
-    h("summary", {}, h("span", { class: "who", id, text: "Thinking" }), h("span", { class: "preview", text: firstLine(item.content) })),
+    h(
+      "summary",
+      {},
+      h("span", { class: "who", id, text: "Thinking" }),
+      h("span", { class: "preview", text: firstLine(item.content) }),
+    ),
     body,
     more(item, ctx, body, renderPlain),
   );
@@ -125,7 +139,11 @@ function tool(item, ctx) {
   const kind = KIND_LABELS[item.kind] ? item.kind : "other";
   const nameId = nextId("t");
   const input = h("code", { class: "tool-input", text: item.input || "" });
-  const status = h("span", { class: "tool-status pending", attrs: { role: "img", "aria-label": "Running" } }, h("span", { class: "spinner", attrs: { "aria-hidden": "true" } }));
+  const status = h(
+    "span",
+    { class: "tool-status pending", attrs: { role: "img", "aria-label": "Running" } },
+    h("span", { class: "spinner", attrs: { "aria-hidden": "true" } }),
+  );
   const toolHead = h(
     "div",
     { class: "tool-head" },
@@ -134,7 +152,14 @@ function tool(item, ctx) {
     status,
     item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: clockTime(item.ts) }) : null,
   );
-  const el = article(item, ["tool", `kind-${kind}`], toolHead, item.input ? input : null, more(item, ctx, input, renderPlain), diffBlock(item, ctx));
+  const el = article(
+    item,
+    ["tool", `kind-${kind}`],
+    toolHead,
+    item.input ? input : null,
+    more(item, ctx, input, renderPlain),
+    diffBlock(item, ctx),
+  );
   el.setAttribute("aria-labelledby", nameId);
   if (item.tool_use_id) ctx.onToolCard(item.tool_use_id, { el, status, kind, name: item.name || null });
   return el;
@@ -183,7 +208,13 @@ function resultBlock(item, ctx) {
   const out = h("pre", { class: "tool-output", tabIndex: 0, attrs: { "aria-label": `${item.name || "Tool"} output` } });
   renderPlain(out, item.output || "(no output)");
   if (!item.output) out.classList.add("muted");
-  return h("div", { class: ["tool-result", item.is_error && "error"], dataset: { itemId: item.id, type: "tool_result" } }, attachments(item), out, more(item, ctx, out, renderPlain));
+  return h(
+    "div",
+    { class: ["tool-result", item.is_error && "error"], dataset: { itemId: item.id, type: "tool_result" } },
+    attachments(item),
+    out,
+    more(item, ctx, out, renderPlain),
+  );
 }
 
 /** A result whose tool card is not shown (capped away, or never sent) stands on its own. */
@@ -195,11 +226,22 @@ function orphanResult(item, ctx) {
     { class: "tool-head" },
     h("span", { class: "tool-icon" }, icon("other")),
     h("span", { class: "tool-name", id: nameId, text: `${item.name || "Tool"} result` }),
-    h("span", { class: `tool-status ${item.is_error ? "error" : "ok"}` }, h("span", { class: "mark", text: mark }), item.duration_ms != null ? h("span", { class: "dur", text: duration(item.duration_ms) }) : null),
+    h(
+      "span",
+      { class: `tool-status ${item.is_error ? "error" : "ok"}` },
+      h("span", { class: "mark", text: mark }),
+      item.duration_ms != null ? h("span", { class: "dur", text: duration(item.duration_ms) }) : null,
+    ),
   );
   const out = h("pre", { class: "tool-output", tabIndex: 0, attrs: { "aria-label": "Tool output" } });
   renderPlain(out, item.output || "(no output)");
-  const el = article(item, ["tool", "orphan-result", item.is_error && "failed"], toolHead, out, more(item, ctx, out, renderPlain));
+  const el = article(
+    item,
+    ["tool", "orphan-result", item.is_error && "failed"],
+    toolHead,
+    out,
+    more(item, ctx, out, renderPlain),
+  );
   el.setAttribute("aria-labelledby", nameId);
   return el;
 }
@@ -228,7 +270,8 @@ function turn(item) {
   }
   const outcome = item.status === "ok" ? null : item.status === "stopped" ? "stopped" : "failed";
   // The agent's own reason, when it says more than the status (cancelled, max_tokens, auth…).
-  const reason = item.stop_reason && !["end_turn", "error", "interrupted"].includes(item.stop_reason) ? item.stop_reason : null;
+  const reason =
+    item.stop_reason && !["end_turn", "error", "interrupted"].includes(item.stop_reason) ? item.stop_reason : null;
   const statusText = outcome && reason ? `${outcome} · ${reason}` : outcome;
   const el = article(
     item,
@@ -253,7 +296,11 @@ function turn(item) {
 function turnContext(item) {
   const fig = contextFigure(item);
   if (!fig) return null;
-  return h("span", { class: ["turn-context", fig.frac >= WARN_AT && "warn"], title: `Context: ${fig.text} tokens`, text: `ctx ${fig.pct}%` });
+  return h("span", {
+    class: ["turn-context", fig.frac >= WARN_AT && "warn"],
+    title: `Context: ${fig.text} tokens`,
+    text: `ctx ${fig.pct}%`,
+  });
 }
 
 function plan(item) {
@@ -264,7 +311,11 @@ function plan(item) {
       h(
         "li",
         { class: ["plan-entry", `st-${safeToken(e.status)}`] },
-        h("span", { class: "plan-mark", attrs: { "aria-hidden": "true" }, text: e.status === "completed" ? "☑" : e.status === "in_progress" ? "◐" : "☐" }),
+        h("span", {
+          class: "plan-mark",
+          attrs: { "aria-hidden": "true" },
+          text: e.status === "completed" ? "☑" : e.status === "in_progress" ? "◐" : "☐",
+        }),
         h("span", { class: "visually-hidden", text: `${e.status || "pending"}: ` }),
         h("span", { class: "plan-text", text: e.content }),
       ),
@@ -332,8 +383,18 @@ export function renderPartial(item) {
   const text = h("div", { class: "text" });
   const el = h(
     "article",
-    { class: ["item", thinking ? "thinking-item" : "assistant", "streaming"], tabIndex: 0, dataset: { segmentId: item.segment_id || "" }, attrs: { "aria-label": `${who} (writing…)`, "aria-busy": "true" } },
-    h("header", { class: "item-head" }, h("span", { class: "who", text: who }), h("span", { class: "typing", text: "writing…" })),
+    {
+      class: ["item", thinking ? "thinking-item" : "assistant", "streaming"],
+      tabIndex: 0,
+      dataset: { segmentId: item.segment_id || "" },
+      attrs: { "aria-label": `${who} (writing…)`, "aria-busy": "true" },
+    },
+    h(
+      "header",
+      { class: "item-head" },
+      h("span", { class: "who", text: who }),
+      h("span", { class: "typing", text: "writing…" }),
+    ),
     text,
   );
   return { el, text };
@@ -342,7 +403,9 @@ export function renderPartial(item) {
 // --- text rendering (never HTML) ---
 
 function firstLine(text) {
-  const line = String(text || "").trim().split("\n", 1)[0];
+  const line = String(text || "")
+    .trim()
+    .split("\n", 1)[0];
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 

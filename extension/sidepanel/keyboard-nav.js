@@ -84,7 +84,9 @@ function toggle(article) {
     details.open = !details.open;
     return true;
   }
-  const more = article.querySelector(":scope > button.more, :scope .tool-result button.more, :scope > button[aria-expanded]");
+  const more = article.querySelector(
+    ":scope > button.more, :scope .tool-result button.more, :scope > button[aria-expanded]",
+  );
   if (more) {
     more.click();
     return true;

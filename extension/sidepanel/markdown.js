@@ -18,10 +18,33 @@ import markdownit from "../lib/page/vendor/markdown-it.js";
 export const MARKDOWN_MAX_CHARS = 100_000;
 const NESTING_LIMIT = 40;
 
-const md = markdownit("default", { html: false, linkify: true, breaks: true, typographer: false, maxNesting: NESTING_LIMIT });
+const md = markdownit("default", {
+  html: false,
+  linkify: true,
+  breaks: true,
+  typographer: false,
+  maxNesting: NESTING_LIMIT,
+});
 
 const SAFE_LINK = /^(https?:\/\/|mailto:)/i;
-const BLOCK_TAGS = new Set(["p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "thead", "tbody", "tr", "th", "td"]);
+const BLOCK_TAGS = new Set([
+  "p",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "li",
+  "blockquote",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+]);
 const INLINE_TAGS = new Set(["em", "strong", "s"]);
 const ALIGN = /text-align:\s*(left|right|center)/;
 
@@ -115,7 +138,10 @@ function inline(children) {
   for (const t of children) {
     const parent = stack[stack.length - 1];
     if (t.nesting === 1) {
-      const el = t.type === "link_open" ? link(t.attrGet("href"), t.attrGet("title")) : h(INLINE_TAGS.has(t.tag) ? t.tag : "span");
+      const el =
+        t.type === "link_open"
+          ? link(t.attrGet("href"), t.attrGet("title"))
+          : h(INLINE_TAGS.has(t.tag) ? t.tag : "span");
       parent.append(el);
       stack.push(el);
     } else if (t.nesting === -1) {
@@ -136,8 +162,14 @@ function inline(children) {
 /** An anchor for a web or mail link, opened in a new tab; anything else is its text only. */
 function link(href, title) {
   const url = String(href || "");
-  if (!SAFE_LINK.test(url)) return h("span", { class: "md-link-refused", title: "Link not opened: only http, https and mailto links are" });
-  const a = h("a", { target: "_blank", rel: "noopener noreferrer", referrerPolicy: "no-referrer", title: title || url });
+  if (!SAFE_LINK.test(url))
+    return h("span", { class: "md-link-refused", title: "Link not opened: only http, https and mailto links are" });
+  const a = h("a", {
+    target: "_blank",
+    rel: "noopener noreferrer",
+    referrerPolicy: "no-referrer",
+    title: title || url,
+  });
   a.href = url; // checked above; dom.js refuses href in `attrs` so no other path sets one
   return a;
 }

@@ -20,7 +20,12 @@ export class OverlayToggles {
     this.busy = new Set(); // origins waiting for Chrome or the worker
     this.list = h("ul", { class: "overlay-sites" });
     this.note = h("p", { class: "overlay-note muted", attrs: { role: "status" } });
-    this.el = h("div", { class: "overlay-toggles", hidden: true, attrs: { role: "group", "aria-label": "Page overlay" } }, this.list, this.note);
+    this.el = h(
+      "div",
+      { class: "overlay-toggles", hidden: true, attrs: { role: "group", "aria-label": "Page overlay" } },
+      this.list,
+      this.note,
+    );
     chrome.storage.local.get(KEYS.overlaySites).then((got) => this._setSites(got[KEYS.overlaySites]));
     chrome.storage.onChanged.addListener((changes, area) => {
       if (area === "local" && changes[KEYS.overlaySites]) this._setSites(changes[KEYS.overlaySites].newValue);
@@ -72,7 +77,8 @@ export class OverlayToggles {
     this.busy.add(origin);
     input.disabled = true;
     input.checked = this.sites.includes(origin); // the switch shows what is, not what is asked
-    if (on && !LOOPBACK.has(new URL(origin).hostname)) setText(this.note, `Chrome is asking whether Sidemirror may show element refs on ${site}…`);
+    if (on && !LOOPBACK.has(new URL(origin).hostname))
+      setText(this.note, `Chrome is asking whether Sidemirror may show element refs on ${site}…`);
     granting
       .then(async (granted) => {
         if (!granted) {
@@ -81,7 +87,9 @@ export class OverlayToggles {
         }
         await send(MSG.setOverlay, { origin, on });
         const loopback = LOOPBACK.has(new URL(origin).hostname);
-        const done = on ? `Element refs show on ${site}.` : `Element refs no longer show on ${site}${loopback ? "." : "; Sidemirror gave its access back."}`;
+        const done = on
+          ? `Element refs show on ${site}.`
+          : `Element refs no longer show on ${site}${loopback ? "." : "; Sidemirror gave its access back."}`;
         setText(this.note, done);
       })
       .catch((err) => setText(this.note, `Could not turn the overlay ${on ? "on" : "off"} for ${site}: ${err.message}`))

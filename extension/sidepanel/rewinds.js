@@ -13,7 +13,12 @@ import { h } from "../lib/page/dom.js";
 
 /** Whether an item is a rewind line that says what it abandoned. */
 export function isRewind(item) {
-  return item?.type === "system" && item.subtype === "rewind" && typeof item.abandoned_after === "number" && typeof item.seq === "number";
+  return (
+    item?.type === "system" &&
+    item.subtype === "rewind" &&
+    typeof item.abandoned_after === "number" &&
+    typeof item.seq === "number"
+  );
 }
 
 const inSpan = (rewind, seq) => typeof seq === "number" && seq > rewind.abandoned_after && seq < rewind.seq;
@@ -126,7 +131,16 @@ const isOpen = (group) => group.fold.open;
 
 /** A group row: not an item (no id), built by `buildGroup`. */
 function newGroup(rewindRow, onToggle) {
-  return { item: { type: "abandoned_group" }, fold: { rewind: rewindRow, open: false, count: 0, within: [], onToggle }, result: null, children: null, parent: null, partial: null, el: null, h: 0 };
+  return {
+    item: { type: "abandoned_group" },
+    fold: { rewind: rewindRow, open: false, count: 0, within: [], onToggle },
+    result: null,
+    children: null,
+    parent: null,
+    partial: null,
+    el: null,
+    h: 0,
+  };
 }
 
 /** A group row's element: a focusable article (the feed's own kind of child) holding the button

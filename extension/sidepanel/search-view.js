@@ -12,7 +12,15 @@ import { clockTime, fullTime } from "../lib/page/format.js";
 import { searchAllPath, searchPath } from "./review-api.js";
 
 const DEBOUNCE_MS = 250;
-const TYPE_LABELS = { user: "Prompt", assistant: "Reply", thinking: "Thinking", tool_use: "Tool call", tool_result: "Tool output", system: "Notice", plan: "Plan" };
+const TYPE_LABELS = {
+  user: "Prompt",
+  assistant: "Reply",
+  thinking: "Thinking",
+  tool_use: "Tool call",
+  tool_result: "Tool output",
+  system: "Notice",
+  plan: "Plan",
+};
 
 export class SearchView {
   /**
@@ -26,7 +34,13 @@ export class SearchView {
     this.open = open;
     this.label = label;
     this.gen = 0;
-    this.input = h("input", { type: "search", id: "session-search", placeholder: "Search (/)", autocomplete: "off", attrs: { "aria-label": "Search text", "aria-controls": "search-results" } });
+    this.input = h("input", {
+      type: "search",
+      id: "session-search",
+      placeholder: "Search (/)",
+      autocomplete: "off",
+      attrs: { "aria-label": "Search text", "aria-controls": "search-results" },
+    });
     this.scope = h(
       "select",
       { id: "search-scope", attrs: { "aria-label": "Search in" }, on: { change: () => this.run() } },
@@ -34,7 +48,12 @@ export class SearchView {
       h("option", { value: "all", text: "All sessions" }),
     );
     this.status = h("p", { class: "search-status", attrs: { role: "status", "aria-live": "polite" } });
-    this.results = h("ul", { class: "search-results", id: "search-results", hidden: true, attrs: { "aria-label": "Search results" } });
+    this.results = h("ul", {
+      class: "search-results",
+      id: "search-results",
+      hidden: true,
+      attrs: { "aria-label": "Search results" },
+    });
     this.input.addEventListener("input", () => {
       clearTimeout(this.timer);
       this.timer = setTimeout(() => this.run(), DEBOUNCE_MS);
@@ -50,7 +69,11 @@ export class SearchView {
     });
     this.form = h(
       "form",
-      { class: "search-form", attrs: { role: "search", "aria-label": "Search sessions" }, on: { submit: (ev) => (ev.preventDefault(), this.run(true)) } },
+      {
+        class: "search-form",
+        attrs: { role: "search", "aria-label": "Search sessions" },
+        on: { submit: (ev) => (ev.preventDefault(), this.run(true)) },
+      },
       this.input,
       this.scope,
     );
@@ -114,7 +137,8 @@ export class SearchView {
     );
     btn.addEventListener("keydown", (ev) => {
       const li = btn.parentElement;
-      const next = ev.key === "ArrowDown" ? li.nextElementSibling : ev.key === "ArrowUp" ? li.previousElementSibling : null;
+      const next =
+        ev.key === "ArrowDown" ? li.nextElementSibling : ev.key === "ArrowUp" ? li.previousElementSibling : null;
       if (ev.key === "ArrowUp" && !li.previousElementSibling) {
         ev.preventDefault();
         this.input.focus();
@@ -149,7 +173,8 @@ export function highlighted(snippet, matches) {
   let at = 0;
   for (const span of Array.isArray(matches) ? matches : []) {
     const [start, end] = Array.isArray(span) ? span : [];
-    if (!Number.isInteger(start) || !Number.isInteger(end) || start < at || end <= start || end > snippet.length) continue;
+    if (!Number.isInteger(start) || !Number.isInteger(end) || start < at || end <= start || end > snippet.length)
+      continue;
     if (start > at) parts.push(snippet.slice(at, start));
     parts.push(h("mark", { class: "hit-match", text: snippet.slice(start, end) }));
     at = end;

@@ -3,7 +3,15 @@
 // switch asked for from elsewhere (a search hit, a notification, an Activity row).
 
 import { ApiError, api, path } from "../lib/page/client.js";
-import { AUTO, autoWorkspace, browserWorkspace, fillPicker, isDemo, sessionOptions, workspaceOptions } from "./session-pickers.js";
+import {
+  AUTO,
+  autoWorkspace,
+  browserWorkspace,
+  fillPicker,
+  isDemo,
+  sessionOptions,
+  workspaceOptions,
+} from "./session-pickers.js";
 import { SessionFeed } from "./session-feed.js";
 
 export class SessionChoice extends SessionFeed {
@@ -60,7 +68,11 @@ export class SessionChoice extends SessionFeed {
 
   _fillWorkspaces() {
     const inBrowser = browserWorkspace(this.browser);
-    fillPicker(this.wsSelect, workspaceOptions(this.workspaces, autoWorkspace(this.workspaces, this.ws), inBrowser), this.wsChoice);
+    fillPicker(
+      this.wsSelect,
+      workspaceOptions(this.workspaces, autoWorkspace(this.workspaces, this.ws), inBrowser),
+      this.wsChoice,
+    );
     this.browserChip.hidden = !this.ws || inBrowser !== this.ws;
     this._syncDemoBanner();
   }

@@ -57,9 +57,15 @@ export function browserWorkspace(latest, now = Date.now()) {
 
 /** Options for the workspace picker: Auto (what it shows now), then every workspace. */
 export function workspaceOptions(workspaces, auto, inBrowser = null) {
-  const options = [h("option", { value: AUTO, text: auto ? `Auto — ${workspaceLabel(auto)}` : "Auto", title: AUTO_RULE })];
+  const options = [
+    h("option", { value: AUTO, text: auto ? `Auto — ${workspaceLabel(auto)}` : "Auto", title: AUTO_RULE }),
+  ];
   for (const w of workspaces) {
-    const flags = [w.active ? "active" : null, w.branch ? `⎇ ${w.branch}` : null, w.id === inBrowser ? "in the browser" : null];
+    const flags = [
+      w.active ? "active" : null,
+      w.branch ? `⎇ ${w.branch}` : null,
+      w.id === inBrowser ? "in the browser" : null,
+    ];
     const flagText = flags.filter(Boolean).join(" · ");
     const label = workspaceLabel(w);
     options.push(h("option", { value: w.id, title: w.directory, text: flagText ? `${label} (${flagText})` : label }));
@@ -71,10 +77,18 @@ export function workspaceOptions(workspaces, auto, inBrowser = null) {
  * (`parent_id`) right under the session that spawned it. */
 export function sessionOptions(sessions) {
   const latest = sessions.find((s) => !s.parent_id) || sessions[0];
-  const options = [h("option", { value: AUTO, text: latest ? `Latest — ${sessionLabel(latest)}` : "Latest", title: "The workspace's session that changed last" })];
+  const options = [
+    h("option", {
+      value: AUTO,
+      text: latest ? `Latest — ${sessionLabel(latest)}` : "Latest",
+      title: "The workspace's session that changed last",
+    }),
+  ];
   for (const s of nestedByParent(sessions)) {
     const mark = s.parent_id ? "↳ " : "";
-    options.push(h("option", { value: s.id, title: s.id, text: `${mark}${sessionLabel(s)} · ${relativeTime(s.last_activity)}` }));
+    options.push(
+      h("option", { value: s.id, title: s.id, text: `${mark}${sessionLabel(s)} · ${relativeTime(s.last_activity)}` }),
+    );
   }
   return options;
 }

@@ -27,7 +27,11 @@ export class SessionReview {
     this.plan = new PlanPin();
     this.history = new HistoryLoader(timeline, where);
     this.filters = new FilterChips(timeline);
-    this.search = new SearchView({ where, open: (hit) => this.openHit(hit), label: (ws, session) => this._label(ws, session) });
+    this.search = new SearchView({
+      where,
+      open: (hit) => this.openHit(hit),
+      label: (ws, session) => this._label(ws, session),
+    });
     this.changes = new ChangesView({ where, jump: (id) => this.jumpTo(id) });
     // The plan and the chips fold into one row (review-fold.js): the feed gets the room.
     this.fold = new ReviewFold({ plan: this.plan, filters: this.filters });
@@ -46,7 +50,10 @@ export class SessionReview {
 
   /** Keys (j/k, g/G, Enter, e/E, /) while focus is inside `root`. */
   installKeys(root) {
-    installKeys(root, this.tab.timeline, { onError: (dir) => this.filters.jumpToError(dir), onSearch: () => this.search.focus() });
+    installKeys(root, this.tab.timeline, {
+      onError: (dir) => this.filters.jumpToError(dir),
+      onSearch: () => this.search.focus(),
+    });
   }
 
   /** Items the timeline took (snapshot: `reset`; a history page or a live item). */

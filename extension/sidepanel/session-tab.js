@@ -50,7 +50,12 @@ class SessionTab extends SessionChoice {
     this.wsSelect = h("select", { id: "ws-select", on: { change: () => this._pickWorkspace() } });
     this.sessionSelect = h("select", { id: "session-select", on: { change: () => this._pickSession() } });
     this.stateChip = h("span", { class: "chip session-state", hidden: true });
-    this.browserChip = h("span", { class: "chip browser-hint", hidden: true, text: "Agent active in the browser", title: "This workspace's agent acted in the browser in the last 2 minutes" });
+    this.browserChip = h("span", {
+      class: "chip browser-hint",
+      hidden: true,
+      text: "Agent active in the browser",
+      title: "This workspace's agent acted in the browser in the last 2 minutes",
+    });
     const pickers = h(
       "div",
       { class: "pickers" },
@@ -58,11 +63,25 @@ class SessionTab extends SessionChoice {
       h("div", { class: "field" }, h("label", { htmlFor: "session-select", text: "Session" }), this.sessionSelect),
     );
     this.pickers = h("div", { class: "toolbar", hidden: true }, pickers, this.stateChip, this.browserChip);
-    this.demoBanner = h("p", { class: "banner demo-banner", hidden: true, text: "Demo: a recorded session replayed. Your own sessions show here once an agent runs." });
+    this.demoBanner = h("p", {
+      class: "banner demo-banner",
+      hidden: true,
+      text: "Demo: a recorded session replayed. Your own sessions show here once an agent runs.",
+    });
 
     this.bannerText = h("span", { class: "banner-text" });
-    this.bannerButton = h("button", { type: "button", class: "link-button", text: "Retry now", on: { click: () => this.stream?.retryNow() } });
-    this.banner = h("div", { class: "banner", hidden: true, attrs: { role: "status", "aria-live": "polite" } }, this.bannerText, this.bannerButton);
+    this.bannerButton = h("button", {
+      type: "button",
+      class: "link-button",
+      text: "Retry now",
+      on: { click: () => this.stream?.retryNow() },
+    });
+    this.banner = h(
+      "div",
+      { class: "banner", hidden: true, attrs: { role: "status", "aria-live": "polite" } },
+      this.bannerText,
+      this.bannerButton,
+    );
     this.mismatchBanner = h("div", { class: "banner danger", hidden: true, attrs: { role: "alert" } });
 
     this.indexing = new IndexingNote(() => this._refresh());
@@ -92,7 +111,20 @@ class SessionTab extends SessionChoice {
     );
     this.review = new SessionReview(this);
     this.pickers.append(this.review.gauge.el);
-    this.panel = h("div", { class: "session-tab" }, this.pickers, this.demoBanner, this.mismatchBanner, this.banner, this.indexing.el, this.decisions.el, this.stateView, this.review.el, this.scroller, this.pill);
+    this.panel = h(
+      "div",
+      { class: "session-tab" },
+      this.pickers,
+      this.demoBanner,
+      this.mismatchBanner,
+      this.banner,
+      this.indexing.el,
+      this.decisions.el,
+      this.stateView,
+      this.review.el,
+      this.scroller,
+      this.pill,
+    );
     this.review.installKeys(this.panel);
   }
 

@@ -22,7 +22,12 @@ export function createSessionsView(ctx) {
   const list = h("ul", { class: "sessions-list", attrs: { "aria-label": "Live sessions" } });
   const empty = h("p", { class: "sessions-empty", text: "No live session right now." });
   const alerts = h("input", { type: "checkbox", id: "alerts-toggle" });
-  const toggle = h("label", { class: "alerts-toggle", htmlFor: "alerts-toggle" }, alerts, " Notify me when a session waits or finishes");
+  const toggle = h(
+    "label",
+    { class: "alerts-toggle", htmlFor: "alerts-toggle" },
+    alerts,
+    " Notify me when a session waits or finishes",
+  );
   const decisions = new DecisionList();
   const panel = h("div", { class: "sessions-view" }, toggle, decisions.el, list, empty);
   let rows = [];
@@ -40,10 +45,18 @@ export function createSessionsView(ctx) {
         const waited = s.since ? duration(Date.now() - Date.parse(s.since)) : "";
         return h(
           "li",
-          { class: "session-row", dataset: { state: s.state, reason: s.reason || "", workspace: s.workspace, session: s.session } },
+          {
+            class: "session-row",
+            dataset: { state: s.state, reason: s.reason || "", workspace: s.workspace, session: s.session },
+          },
           h(
             "button",
-            { type: "button", class: "session-open", title: s.directory || s.workspace, on: { click: () => ctx.openSession?.(s.workspace, s.session) } },
+            {
+              type: "button",
+              class: "session-open",
+              title: s.directory || s.workspace,
+              on: { click: () => ctx.openSession?.(s.workspace, s.session) },
+            },
             h("span", { class: `chip st-${s.state}`, text: stateLabel(s) }),
             h("span", { class: "session-ws", text: s.workspace_name || s.workspace }),
             h("span", { class: "session-title", text: s.title || `Session ${String(s.session).slice(0, 8)}` }),
@@ -53,7 +66,12 @@ export function createSessionsView(ctx) {
       }),
     );
   };
-  const order = (all) => [...all].sort((a, b) => Number(a.state !== "waiting") - Number(b.state !== "waiting") || Date.parse(b.since || "0") - Date.parse(a.since || "0"));
+  const order = (all) =>
+    [...all].sort(
+      (a, b) =>
+        Number(a.state !== "waiting") - Number(b.state !== "waiting") ||
+        Date.parse(b.since || "0") - Date.parse(a.since || "0"),
+    );
 
   attentionFeed().subscribe((all) => {
     rows = order(all);

@@ -39,7 +39,8 @@ function codePoints(text) {
 function openNote(item, full) {
   const held = codePoints(full);
   const total = compactNumber(item.full_length);
-  if (held < item.full_length) return `Showing ${compactNumber(held)} of ${total} characters: the server holds no more of it`;
+  if (held < item.full_length)
+    return `Showing ${compactNumber(held)} of ${total} characters: the server holds no more of it`;
   return `${NOUNS[item.type] || "Item"} of ${total} characters, shown whole`;
 }
 

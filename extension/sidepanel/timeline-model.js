@@ -199,5 +199,4 @@ export class TimelineModel {
     this.rows = this.rows.filter((r) => !gone.has(r));
     return true;
   }
-
 }

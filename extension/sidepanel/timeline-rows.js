@@ -24,7 +24,19 @@ import { attachResult, renderItem, renderPartial, settlePending, showProgress } 
 
 /** @returns {Row} */
 export function newRow(item, partial = false) {
-  return { item, result: null, children: null, parent: null, progress: null, settled: false, partial: partial ? [] : null, el: null, card: null, abandoned: null, h: 0 };
+  return {
+    item,
+    result: null,
+    children: null,
+    parent: null,
+    progress: null,
+    settled: false,
+    partial: partial ? [] : null,
+    el: null,
+    card: null,
+    abandoned: null,
+    h: 0,
+  };
 }
 
 /** The top-level row a (possibly nested) row belongs to. */
@@ -86,7 +98,16 @@ export function nestElement(parent, el) {
 }
 
 // Height guesses for rows never measured, by type, refined by the average of those measured.
-const GUESS = { user: 70, assistant: 90, thinking: 32, tool_use: 76, tool_result: 76, turn_complete: 44, plan: 110, system: 52 };
+const GUESS = {
+  user: 70,
+  assistant: 90,
+  thinking: 32,
+  tool_use: 76,
+  tool_result: 76,
+  turn_complete: 44,
+  plan: 110,
+  system: 52,
+};
 const seen = new Map(); // type → [sum, count]
 
 export function estimateHeight(row) {

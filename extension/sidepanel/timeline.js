@@ -174,7 +174,8 @@ export class Timeline extends TimelineModel {
     const el = top.el.querySelector(`[data-item-id="${CSS.escape(id)}"]`) || top.el;
     if (el !== top.el) {
       // Nested (a sub-agent's item, a result): open what hides it and bring it on screen.
-      for (let d = el.closest("details:not([open])"); d; d = d.parentElement?.closest("details:not([open])")) d.open = true;
+      for (let d = el.closest("details:not([open])"); d; d = d.parentElement?.closest("details:not([open])"))
+        d.open = true;
       el.scrollIntoView({ block: "nearest" });
     }
     el.closest("article")?.focus({ preventScroll: true });
@@ -230,7 +231,9 @@ export class Timeline extends TimelineModel {
   _toggleFold(group) {
     setOpen(group, !group.fold.open);
     const el = group.el;
-    const anchor = el?.isConnected ? { row: group, delta: this.scroller.getBoundingClientRect().top - el.getBoundingClientRect().top } : "anchor";
+    const anchor = el?.isConnected
+      ? { row: group, delta: this.scroller.getBoundingClientRect().top - el.getBoundingClientRect().top }
+      : "anchor";
     const focused = el?.contains(document.activeElement) ? /** @type {HTMLElement} */ (document.activeElement) : null;
     this.vlist.pinned = false; // a reader at the end would otherwise see the group run away
     this._view(this._visibleRows(), anchor);
@@ -252,7 +255,8 @@ export class Timeline extends TimelineModel {
 
   _rendered(onRender) {
     // Feed pattern: each article says where it is in the whole (screen readers read it out).
-    const size = this.history === "start" || this.history === "unsupported" || this.history === null ? this.view.length : -1;
+    const size =
+      this.history === "start" || this.history === "unsupported" || this.history === null ? this.view.length : -1;
     const offset = this.vlist.mountedFrom;
     this.vlist.mounted.forEach((row, k) => {
       row.el.setAttribute("aria-posinset", String(offset + k + 1));
@@ -277,8 +281,16 @@ export class Timeline extends TimelineModel {
     } else if (this.history === "loading") {
       parts.push("Loading earlier items…");
     } else if (this.history === "more") {
-      parts.push(this.historyError || (notShown ? `${notShown.toLocaleString()} earlier ${notShown === 1 ? "item" : "items"}` : "Earlier items"));
-      button = h("button", { type: "button", class: "link-button load-earlier", text: "Load earlier", on: { click: () => this.onLoadEarlier?.() } });
+      parts.push(
+        this.historyError ||
+          (notShown ? `${notShown.toLocaleString()} earlier ${notShown === 1 ? "item" : "items"}` : "Earlier items"),
+      );
+      button = h("button", {
+        type: "button",
+        class: "link-button load-earlier",
+        text: "Load earlier",
+        on: { click: () => this.onLoadEarlier?.() },
+      });
     } else {
       if (notShown) parts.push(`${notShown.toLocaleString()} earlier ${notShown === 1 ? "item" : "items"} not shown`);
       if (this.skippedBytes) parts.push(`${byteSize(this.skippedBytes)} of earlier transcript not loaded`);

@@ -3,9 +3,8 @@ import "./dom-env.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-const { AUTO, SETTLE_MS, autoWorkspace, browserWorkspace, sessionOptions } = await import(
-  "../../extension/sidepanel/session-pickers.js"
-);
+const { AUTO, SETTLE_MS, autoWorkspace, browserWorkspace, sessionOptions } =
+  await import("../../extension/sidepanel/session-pickers.js");
 
 const now = Date.parse("2026-12-05T12:00:00Z");
 const at = (msAgo) => new Date(now - msAgo).toISOString();

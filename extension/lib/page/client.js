@@ -56,17 +56,22 @@ export class ApiError extends Error {
 export async function connection() {
   if (checking) await checking.catch(() => {});
   const got = await chrome.storage.session.get([KEYS.status, KEYS.token]);
-  const status = got[KEYS.status];
-  const token = got[KEYS.token]?.value;
+  const status = /** @type {import("../shared/config.js").ConnectionStatus | undefined} */ (got[KEYS.status]);
+  const stored = /** @type {import("../shared/config.js").StoredToken | undefined} */ (got[KEYS.token]);
+  const token = stored?.value;
   if (!status || status.state !== "connected" || !status.port || !token) {
     throw new ApiError(0, "not_connected", "not connected to the Sidemirror server");
   }
-  return { port: status.port, token, panel: got[KEYS.token]?.panel || null, base: baseUrl(status.port), status };
+  return { port: status.port, token, panel: stored?.panel || null, base: baseUrl(status.port), status };
 }
 
 /** An authenticated JSON request to the server. A request that changes something (any method
  * but GET) also carries the panel credential: deciding and answering need it (`@panel` routes). */
-export async function api(path, { method = "GET", body, signal } = {}) {
+/**
+ * @param {string} path
+ * @param {{method?: string, body?: unknown, signal?: AbortSignal}} [options]
+ */
+export async function api(path, { method = "GET", body = undefined, signal = undefined } = {}) {
   const conn = await connection();
   let res;
   try {

@@ -44,7 +44,9 @@ export function cost(usd, source) {
 // that locale uses), with the full date and time zone on hover (`fullTime`, as a title).
 // A 24-hour clock writes the hour with two digits ("00:05", as en-GB does); asked for a
 // "numeric" hour, Chromium writes "0:05" there. A 12-hour clock keeps one ("9:05 AM").
-const H24 = ["h23", "h24"].includes(new Intl.DateTimeFormat(undefined, { hour: "numeric" }).resolvedOptions().hourCycle);
+const H24 = ["h23", "h24"].includes(
+  new Intl.DateTimeFormat(undefined, { hour: "numeric" }).resolvedOptions().hourCycle,
+);
 const HOUR = H24 ? "2-digit" : "numeric";
 const CLOCK = new Intl.DateTimeFormat(undefined, { hour: HOUR, minute: "2-digit" });
 const CLOCK_SECONDS = new Intl.DateTimeFormat(undefined, { hour: HOUR, minute: "2-digit", second: "2-digit" });

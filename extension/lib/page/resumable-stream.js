@@ -102,7 +102,8 @@ export class ResumableStream {
   /** What identifies this stream among pages: the path and the parameters. */
   _shareKey() {
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(this.params()).sort()) if (v !== null && v !== undefined && v !== "") params.set(k, String(v));
+    for (const [k, v] of Object.entries(this.params()).sort())
+      if (v !== null && v !== undefined && v !== "") params.set(k, String(v));
     return `${this.path}?${params}`;
   }
 
@@ -128,7 +129,10 @@ export class ResumableStream {
   async _connect() {
     if (this.stopped || (this.share && !this.share.leader)) return;
     this._close();
-    this._setState(this.attempt === 0 && !this.lastId ? "connecting" : "reconnecting", { attempt: this.attempt, now: true });
+    this._setState(this.attempt === 0 && !this.lastId ? "connecting" : "reconnecting", {
+      attempt: this.attempt,
+      now: true,
+    });
     let url;
     try {
       url = await this._url();
@@ -162,7 +166,8 @@ export class ResumableStream {
     const conn = await connection();
     const { ticket } = await api(paths.ticket(), { method: "POST", body: {} });
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(this.params())) if (v !== null && v !== undefined && v !== "") params.set(k, String(v));
+    for (const [k, v] of Object.entries(this.params()))
+      if (v !== null && v !== undefined && v !== "") params.set(k, String(v));
     if (this.lastId) params.set("last_event_id", this.lastId);
     params.set("ticket", ticket);
     return `${conn.base}${this.path}?${params}`;

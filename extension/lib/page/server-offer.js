@@ -23,7 +23,11 @@ export function renderOffers(box, status) {
   const error = h("p", { class: "offer-error", attrs: { role: "alert" } });
   const rows = offers.map((offer) => {
     const id = `offer-${++uid}`;
-    const sentence = h("span", { id, class: "offer-text", text: `${status.note ? "Another" : "A"} Sidemirror server on :${offer.port} — use it?` });
+    const sentence = h("span", {
+      id,
+      class: "offer-text",
+      text: `${status.note ? "Another" : "A"} Sidemirror server on :${offer.port} — use it?`,
+    });
     const button = h("button", {
       type: "button",
       class: "button small",
@@ -47,5 +51,9 @@ export function renderOffers(box, status) {
   });
   // Never paired and several servers answer: the question. Paired: what became of that server.
   const lead = status.note || (offers.length > 1 ? status.error?.message : null);
-  box.replaceChildren(lead ? h("p", { class: "offer-lead muted", text: lead }) : null, h("ul", { class: "offers" }, rows), error);
+  box.replaceChildren(
+    lead ? h("p", { class: "offer-lead muted", text: lead }) : null,
+    h("ul", { class: "offers" }, rows),
+    error,
+  );
 }

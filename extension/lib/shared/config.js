@@ -21,6 +21,28 @@ export const KEYS = Object.freeze({
   attentionFocus: "attentionFocus", // session: {workspace, session, at} a clicked notification asks the panel to show
 });
 
+/**
+ * What `session` storage holds under KEYS.token.
+ * @typedef {object} StoredToken
+ * @property {string} value the token
+ * @property {string | null} [panel] the panel credential (none for a pasted token)
+ * @property {string} [source] "native" | "code" | "manual"
+ * @property {string | null} [instance] the server run it was checked against
+ * @property {string | null} [server_id]
+ */
+
+/**
+ * What `session` storage holds under KEYS.status (lib/worker/connection.js says what each means).
+ * @typedef {object} ConnectionStatus
+ * @property {string} state connecting | connected | not_running | other_server | error
+ * @property {number | null} [port]
+ * @property {Array<{port: number, server_id: string | null, version?: string}>} [offers]
+ * @property {string | null} [note]
+ * @property {{code: string, message: string} | null} [error]
+ */
+
+/** What `local` storage holds under KEYS.paired. @typedef {{server_id: string | null, port: number}} PairedServer */
+
 /** Message types the service worker answers with {ok, data} | {ok: false, error}. */
 export const MSG = Object.freeze({
   getStatus: "getStatus",
@@ -60,6 +82,8 @@ export function parseToken(value) {
 
 /** A pairing code the user typed (`ABC-DEF`, any case, any separators): 6 code letters or null. */
 export function parseCode(value) {
-  const text = String(value ?? "").toUpperCase().replace(/[^0-9A-Z]/g, "");
+  const text = String(value ?? "")
+    .toUpperCase()
+    .replace(/[^0-9A-Z]/g, "");
   return /^[2-9A-HJKMNP-Z]{6}$/.test(text) ? text : null;
 }

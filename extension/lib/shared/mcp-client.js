@@ -52,11 +52,13 @@ export class McpClient {
   async request(method, params) {
     if (!this.sessionId) await this.initialize();
     try {
-      return (await this._post({ jsonrpc: "2.0", id: this.nextId++, method, ...(params ? { params } : {}) }, true)).result;
+      return (await this._post({ jsonrpc: "2.0", id: this.nextId++, method, ...(params ? { params } : {}) }, true))
+        .result;
     } catch (err) {
       if (!(err instanceof McpError) || !(err.status === 404 || err.rpc === SESSION_NOT_FOUND)) throw err;
       await this.initialize();
-      return (await this._post({ jsonrpc: "2.0", id: this.nextId++, method, ...(params ? { params } : {}) }, true)).result;
+      return (await this._post({ jsonrpc: "2.0", id: this.nextId++, method, ...(params ? { params } : {}) }, true))
+        .result;
     }
   }
 
@@ -85,7 +87,7 @@ export class McpClient {
     const id = this.sessionId;
     this.sessionId = null;
     if (!id || !this.base) return;
-    const { token } = await this.connect().catch(() => ({}));
+    const token = (await this.connect().catch(() => null))?.token;
     if (!token) return;
     await fetch(`${this.base}/mcp`, {
       method: "DELETE",
@@ -140,7 +142,11 @@ export class McpClient {
       });
     }
     if (body?.error) {
-      throw new McpError(String(body.error.message || "JSON-RPC error"), { status: res.status, code: "rpc_error", rpc: body.error.code ?? null });
+      throw new McpError(String(body.error.message || "JSON-RPC error"), {
+        status: res.status,
+        code: "rpc_error",
+        rpc: body.error.code ?? null,
+      });
     }
     return { result: body?.result ?? null, headers: res.headers };
   }

@@ -35,7 +35,7 @@ const STARTING_WAIT_MS = 30_000; // then the status says "connecting" and the ne
 export async function check({ onStarting = null } = {}) {
   const local = await chrome.storage.local.get([KEYS.port, KEYS.paired]);
   const manualPort = local[KEYS.port] ?? null;
-  const paired = local[KEYS.paired] ?? null;
+  const paired = /** @type {import("../shared/config.js").PairedServer | null} */ (local[KEYS.paired] ?? null);
   const where = await locate(manualPort, paired);
   if (!where.found) {
     if (where.offers.length) {
@@ -44,17 +44,39 @@ export async function check({ onStarting = null } = {}) {
         : manualPort != null
           ? `The server on :${manualPort} is not the one this extension paired with.`
           : `The server this extension paired with (:${paired.port}) is not answering.`;
-      return status({ state: "other_server", port: where.port, offers: where.offers, note, error: { code: "other_server", message: offerText(where.offers, paired) } });
+      return status({
+        state: "other_server",
+        port: where.port,
+        offers: where.offers,
+        note,
+        error: { code: "other_server", message: offerText(where.offers, paired) },
+      });
     }
-    return status({ state: "not_running", port: manualPort, error: { code: "not_running", message: "No Sidemirror server answered on 127.0.0.1" } });
+    return status({
+      state: "not_running",
+      port: manualPort,
+      error: { code: "not_running", message: "No Sidemirror server answered on 127.0.0.1" },
+    });
   }
   const { port } = where.found;
-  const starting = (h) => status({ state: "connecting", port, version: h.version, server_id: h.server_id, note: STARTING_NOTE });
+  const starting = (h) =>
+    status({ state: "connecting", port, version: h.version, server_id: h.server_id, note: STARTING_NOTE });
   if (where.found.health.status === "starting") await onStarting?.(starting(where.found.health));
   const health = await started(port, where.found.health);
-  if (!health) return status({ state: "not_running", port: manualPort, error: { code: "not_running", message: "The server went away" } });
+  if (!health)
+    return status({
+      state: "not_running",
+      port: manualPort,
+      error: { code: "not_running", message: "The server went away" },
+    });
   if (health.status === "starting") return starting(health);
-  const base = { port, version: health.version, protocol: health.protocol, instance: health.instance, server_id: health.server_id };
+  const base = {
+    port,
+    version: health.version,
+    protocol: health.protocol,
+    instance: health.instance,
+    server_id: health.server_id,
+  };
   if (health.protocol !== PROTOCOL_VERSION) {
     const message = `The server speaks protocol ${health.protocol}; this extension speaks ${PROTOCOL_VERSION}.`;
     return status({ ...base, state: "error", error: { code: "protocol_mismatch", message } });
@@ -64,10 +86,21 @@ export async function check({ onStarting = null } = {}) {
   } catch (err) {
     const unreachable = !(err instanceof ServerError);
     if (unreachable && !(await probe(port, KNOWN_PORT_TIMEOUT_MS))) {
-      return status({ state: "not_running", port: manualPort, error: { code: "not_running", message: "The server went away" } });
+      return status({
+        state: "not_running",
+        port: manualPort,
+        error: { code: "not_running", message: "The server went away" },
+      });
     }
-    const hint = err.code === "host_missing" ? " Run `sidemirror extension install-host`, or type the code `sidemirror pair` prints in the popup." : "";
-    return status({ ...base, state: "error", error: { code: err.code || "pair_failed", message: `Pairing failed: ${err.message}.${hint}` } });
+    const hint =
+      err.code === "host_missing"
+        ? " Run `sidemirror extension install-host`, or type the code `sidemirror pair` prints in the popup."
+        : "";
+    return status({
+      ...base,
+      state: "error",
+      error: { code: err.code || "pair_failed", message: `Pairing failed: ${err.message}.${hint}` },
+    });
   }
   return status({ ...base, state: "connected" });
 }
@@ -106,7 +139,8 @@ async function locate(manualPort, paired) {
   if (manualPort != null) {
     const health = await probe(manualPort, KNOWN_PORT_TIMEOUT_MS);
     if (!health) return { port: manualPort, offers: [] };
-    if (paired && !isPaired(paired, manualPort, health)) return { port: manualPort, offers: [offer(manualPort, health)] };
+    if (paired && !isPaired(paired, manualPort, health))
+      return { port: manualPort, offers: [offer(manualPort, health)] };
     return { found: { port: manualPort, health } };
   }
   if (paired) {
@@ -141,7 +175,9 @@ async function started(port, health) {
 export function offerText(offers, paired) {
   const ports = offers.map((o) => `:${o.port}`).join(", ");
   if (!paired) return `Sidemirror servers on ${ports} — which one is yours?`;
-  return offers.length === 1 ? `Another Sidemirror server on ${ports} — use it?` : `Other Sidemirror servers on ${ports} — use one?`;
+  return offers.length === 1
+    ? `Another Sidemirror server on ${ports} — use it?`
+    : `Other Sidemirror servers on ${ports} — use one?`;
 }
 
 /**
@@ -152,18 +188,24 @@ export function offerText(offers, paired) {
  */
 async function ensureToken(port, health) {
   const serverId = health.server_id ?? null;
-  const stored = (await chrome.storage.session.get(KEYS.token))[KEYS.token];
+  const stored = /** @type {import("../shared/config.js").StoredToken | undefined} */ (
+    (await chrome.storage.session.get(KEYS.token))[KEYS.token]
+  );
   if (stored?.value && (!stored.server_id || stored.server_id === serverId)) {
     const answer = await holdsToken(port, stored.value, serverId);
     if (answer === "unreachable") throw new Error("the server did not answer");
     if (answer === "yes") {
       let panel = stored.panel;
       if (!panel) {
-        const got = await pairNative(port).then((g) => proven(port, serverId, g)).catch(() => null);
+        const got = await pairNative(port)
+          .then((g) => proven(port, serverId, g))
+          .catch(() => null);
         if (got?.token === stored.value) panel = got.panel;
       }
       if (stored.instance !== health.instance || stored.server_id !== serverId || stored.panel !== panel) {
-        await chrome.storage.session.set({ [KEYS.token]: { ...stored, panel, instance: health.instance, server_id: serverId } });
+        await chrome.storage.session.set({
+          [KEYS.token]: { ...stored, panel, instance: health.instance, server_id: serverId },
+        });
       }
       await rememberPaired(port, serverId);
       return;
@@ -185,7 +227,9 @@ export async function keepCredentials(port, health, got, source) {
 }
 
 async function rememberPaired(port, serverId) {
-  const current = (await chrome.storage.local.get(KEYS.paired))[KEYS.paired];
+  const current = /** @type {import("../shared/config.js").PairedServer | undefined} */ (
+    (await chrome.storage.local.get(KEYS.paired))[KEYS.paired]
+  );
   if (current?.port === port && current?.server_id === serverId) return;
   await chrome.storage.local.set({ [KEYS.paired]: { server_id: serverId, port } });
 }

@@ -26,7 +26,9 @@ export function newNonce() {
 
 /** The proof a server holding `token` gives for `serverId` and `nonce` (lowercase hex). */
 export async function expectedProof(token, serverId, nonce) {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("raw", encoder.encode(token), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
   const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`${PREFIX}${serverId}:${nonce}`));
   return hex(new Uint8Array(mac));
 }

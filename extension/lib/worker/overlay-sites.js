@@ -16,7 +16,8 @@ const SCRIPT = { js: ["content/content-script.js", "content/page-events.js"], cs
 const MAIN_SCRIPT = { js: ["content/page-events-main.js"], world: "MAIN", runAt: "document_start" };
 const ID_PREFIX = "overlay ";
 const MAIN_PREFIX = "overlay-page ";
-const originOfId = (id) => [ID_PREFIX, MAIN_PREFIX].map((p) => (id.startsWith(p) ? id.slice(p.length) : null)).find(Boolean);
+const originOfId = (id) =>
+  [ID_PREFIX, MAIN_PREFIX].map((p) => (id.startsWith(p) ? id.slice(p.length) : null)).find(Boolean);
 
 export async function enabledSites() {
   const sites = (await chrome.storage.local.get(KEYS.overlaySites))[KEYS.overlaySites];
@@ -31,7 +32,8 @@ export async function isOn(url) {
 
 function checkedOrigin(value) {
   const origin = originOf(value);
-  if (!origin || origin !== value) throw Object.assign(new Error(`not a site origin: ${JSON.stringify(value)}`), { code: "invalid_origin" });
+  if (!origin || origin !== value)
+    throw Object.assign(new Error(`not a site origin: ${JSON.stringify(value)}`), { code: "invalid_origin" });
   return origin;
 }
 
@@ -92,10 +94,13 @@ async function register(origin) {
   const have = new Set((await chrome.scripting.getRegisteredContentScripts({ ids: [id, mainId] })).map((s) => s.id));
   const matches = [patternOf(origin)];
   const scripts = [
-    have.has(id) ? null : { id, matches, ...SCRIPT, runAt: "document_idle", allFrames: false, persistAcrossSessions: true },
+    have.has(id)
+      ? null
+      : { id, matches, ...SCRIPT, runAt: "document_idle", allFrames: false, persistAcrossSessions: true },
     have.has(mainId) ? null : { id: mainId, matches, ...MAIN_SCRIPT, allFrames: false, persistAcrossSessions: true },
   ].filter((s) => s !== null);
-  if (scripts.length) await chrome.scripting.registerContentScripts(/** @type {chrome.scripting.RegisteredContentScript[]} */ (scripts));
+  if (scripts.length)
+    await chrome.scripting.registerContentScripts(/** @type {chrome.scripting.RegisteredContentScript[]} */ (scripts));
 }
 
 /** The registered script runs on the next load; tabs already showing the site get it now. */

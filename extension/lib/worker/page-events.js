@@ -12,8 +12,10 @@ const WORKSPACE_MS = 5000;
 export function entryOf(event, sender) {
   const base = { url: sender.url, tab_id: sender.tab?.id ?? null, source: "page", status: "error", ts: event.ts };
   const frame = event.frame ? [String(event.frame)] : [];
-  if (event.kind === "console") return { ...base, type: "console", command: "console.error", error: event.text || "(empty)", args: frame };
-  if (event.kind === "exception") return { ...base, type: "error", command: "exception", error: event.text || "uncaught exception", args: frame };
+  if (event.kind === "console")
+    return { ...base, type: "console", command: "console.error", error: event.text || "(empty)", args: frame };
+  if (event.kind === "exception")
+    return { ...base, type: "error", command: "exception", error: event.text || "uncaught exception", args: frame };
   if (event.kind === "request") {
     const args = [event.method || "GET", event.url || ""];
     if (Number.isInteger(event.status)) args.push(String(event.status));
@@ -34,10 +36,17 @@ export class PageEventReporter {
     if (!conn || !Array.isArray(events)) return { reported: 0 };
     const workspace = await this._workspace(conn);
     /** @type {Array<ReturnType<typeof entryOf> & {workspace?: string}>} */
-    const entries = events.slice(0, MAX_EVENTS).map((e) => entryOf(e || {}, sender)).filter(Boolean);
+    const entries = events
+      .slice(0, MAX_EVENTS)
+      .map((e) => entryOf(e || {}, sender))
+      .filter(Boolean);
     if (!entries.length) return { reported: 0 };
     for (const entry of entries) if (workspace) entry.workspace = workspace;
-    const res = await this._fetch(conn, "/api/activity", { method: "POST", body: JSON.stringify(entries), headers: { "Content-Type": "application/json" } });
+    const res = await this._fetch(conn, "/api/activity", {
+      method: "POST",
+      body: JSON.stringify(entries),
+      headers: { "Content-Type": "application/json" },
+    });
     return { reported: res.ok ? entries.length : 0 };
   }
 

@@ -32,9 +32,14 @@ export async function pairNative(port) {
     throw new ServerError(0, "host_missing", `the pairing host is not installed for this browser (${err.message})`);
   }
   if (!reply?.ok) {
-    throw new ServerError(0, String(reply?.error?.code || "host_failed"), String(reply?.error?.message || "the pairing host gave no answer"));
+    throw new ServerError(
+      0,
+      String(reply?.error?.code || "host_failed"),
+      String(reply?.error?.message || "the pairing host gave no answer"),
+    );
   }
-  if (reply.port !== port) throw new ServerError(0, "host_other_server", `the pairing host answered for :${reply.port}, not :${port}`);
+  if (reply.port !== port)
+    throw new ServerError(0, "host_other_server", `the pairing host answered for :${reply.port}, not :${port}`);
   return credentials(reply, "the pairing host");
 }
 

@@ -30,7 +30,10 @@ export async function choosePort(port, checkNow) {
   // A Sidemirror server is there and this browser has no pairing host: the port stays chosen,
   // so that the code the user types next (popup, `sidemirror pair`) goes to that server.
   if (status.port === port && status.error?.code === "host_missing") {
-    throw codeError("host_missing", `Found the server on :${port}; pair with a code to use it. ${status.error.message}`);
+    throw codeError(
+      "host_missing",
+      `Found the server on :${port}; pair with a code to use it. ${status.error.message}`,
+    );
   }
   await restore(before);
   await checkNow();
