@@ -16,6 +16,8 @@ class CardInput:
     tool_input: dict[str, Any]
     field: str  # the card field that holds the dangerous part
     dangerous: str
+    # Shown by the card revealing its own mask (what a browser tool types), not in the listing.
+    revealed: bool = False
 
 
 CARD_INPUTS = [
@@ -77,6 +79,7 @@ CARD_INPUTS = [
         {"element": "Search", "ref": "e12", "text": "'; DROP TABLE users; --"},
         "text",
         "'; DROP TABLE users; --",
+        revealed=True,
     ),
 ]
 

@@ -83,8 +83,9 @@ function decisionCard(request) {
   allow?.addEventListener("click", () => decide("allow"));
   deny.addEventListener("click", () => decide("deny"));
   // Called once the card is in the list: Allow waits for a frame with the whole input laid out.
-  const showWhenRendered = () => {
+  const showWhenRendered = async () => {
     if (!allow) return;
+    await input.ready; // what a browser tool will type, revealed on this card first
     requestAnimationFrame(() => {
       if (card.dataset.answered === undefined && input.rendered()) {
         allow.disabled = false;

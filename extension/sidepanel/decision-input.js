@@ -1,8 +1,10 @@
 // What a decision card shows: the whole input that Allow approves (docs/api.md, the `card` of
 // `GET /api/decisions`). Every field whole in a scrollable block, never cut; a masked secret as a
 // mask with its own Reveal (`POST /api/decisions/{id}/reveal`, the value is kept on this card
-// only). `rendered()` says whether every field is in the page whole: the card enables Allow only
-// then. Server text goes in through text nodes only.
+// only). What a browser tool will type is a mask too (rule `typed`: the listing, readable with the
+// runtime-file token, does not carry it), revealed by the card itself, since it is the action
+// being approved. `rendered()` says whether every field is in the page whole, typed text
+// revealed: the card enables Allow only then. Server text goes in through text nodes only.
 
 import { api, path } from "../lib/page/client.js";
 import { h, setText, textNode } from "../lib/page/dom.js";
@@ -56,6 +58,7 @@ class Reveals {
   }
 }
 
+/** A mask and its Reveal / Hide button: {el, reveal()}; `reveal()` resolves to whether it shows. */
 function maskView(mask, marker, reveals) {
   const shown = h("span", { class: "decision-mask-text", text: marker });
   const button = h("button", {
@@ -66,27 +69,32 @@ function maskView(mask, marker, reveals) {
   });
   const el = h(
     "span",
-    { class: "decision-mask", dataset: { maskId: String(mask.id), rule: String(mask.rule) } },
+    { class: "decision-mask", dataset: { maskId: String(mask.id), rule: String(mask.rule), marker } },
     shown,
     button,
   );
-  button.addEventListener("click", async () => {
-    if (el.dataset.revealed) {
-      setText(shown, marker);
-      delete el.dataset.revealed;
-    } else {
-      const value = await reveals.value(mask.id);
-      if (typeof value !== "string") return;
-      setText(shown, value);
-      el.dataset.revealed = "1";
-    }
+  const label = () => {
     setText(button, el.dataset.revealed ? "Hide" : "Reveal");
     button.setAttribute("aria-pressed", el.dataset.revealed ? "true" : "false");
+  };
+  const reveal = async () => {
+    const value = await reveals.value(mask.id);
+    if (typeof value !== "string") return false;
+    setText(shown, value);
+    el.dataset.revealed = "1";
+    label();
+    return true;
+  };
+  button.addEventListener("click", async () => {
+    if (!el.dataset.revealed) return reveal();
+    setText(shown, marker);
+    delete el.dataset.revealed;
+    label();
   });
-  return el;
+  return { el, reveal };
 }
 
-function fieldView(field, reveals) {
+function fieldView(field, reveals, typedReveals) {
   const text = String(field.text);
   const pre = h("pre", {
     class: "decision-field-text",
@@ -100,7 +108,9 @@ function fieldView(field, reveals) {
     pre.append(textNode(before));
     expected.push(visible(before));
     const marker = text.slice(mask.start, mask.end);
-    pre.append(maskView(mask, marker, reveals));
+    const view = maskView(mask, marker, reveals);
+    if (mask.rule === "typed") typedReveals.push(view.reveal());
+    pre.append(view.el);
     expected.push(marker);
     at = mask.end;
   }
@@ -122,18 +132,22 @@ function fieldView(field, reveals) {
   return { el, pre, expected: expected.join("") };
 }
 
-/** What the pre shows with every mask hidden: to compare with what the server sent. */
+/** What the pre shows, each mask as its marker: to compare with what the server sent. Typed
+ * text counts as shown only once revealed. */
 function shownText(pre) {
   let out = "";
   for (const node of pre.childNodes) {
     if (node.nodeType === Node.TEXT_NODE) out += node.data;
-    else if (node.classList?.contains("decision-mask"))
-      out += node.dataset.revealed ? "\u0000" : node.querySelector(".decision-mask-text").textContent;
+    else if (node.classList?.contains("decision-mask")) {
+      if (node.dataset.rule === "typed" && !node.dataset.revealed) return null;
+      out += node.dataset.marker;
+    }
   }
   return out;
 }
 
-/** The card's input view: {el, whole, rendered()}. */
+/** The card's input view: {el, whole, rendered(), ready}; `ready` settles once typed text is
+ * revealed (or could not be). */
 export function decisionInput(request, onRevealError) {
   const card = cardOf(request);
   if (!card.whole) {
@@ -143,15 +157,16 @@ export function decisionInput(request, onRevealError) {
       attrs: { role: "alert" },
       text: `This input${chars ? ` (${chars.toLocaleString()} characters)` : ""} could not be shown whole here, so it cannot be allowed from the panel. Deny it, or answer in the terminal.`,
     });
-    return { el, whole: false, rendered: () => false };
+    return { el, whole: false, rendered: () => false, ready: Promise.resolve() };
   }
   const reveals = new Reveals(request.id, onRevealError);
-  const fields = card.fields.map((f) => fieldView(f, reveals));
+  const typedReveals = [];
+  const fields = card.fields.map((f) => fieldView(f, reveals, typedReveals));
   const el = h(
     "div",
     { class: "decision-input" },
     fields.map((f) => f.el),
   );
   const rendered = () => el.isConnected && fields.every((f) => f.pre.isConnected && shownText(f.pre) === f.expected);
-  return { el, whole: true, rendered };
+  return { el, whole: true, rendered, ready: Promise.all(typedReveals) };
 }

@@ -8,6 +8,11 @@ UTF-16 code units (what the panel's JavaScript strings count). The hidden values
 process's memory only, for `POST /api/decisions/{id}/reveal`, until the request is settled;
 they are never stored or logged.
 
+What a browser tool will type (a password as often as a search) is a mask of its own, rule
+`typed`: the listing is readable with the runtime-file token, which must not carry it, and the
+panel reveals it by itself (it is the action being approved), through the reveal route only it
+can call.
+
 An input larger than `CARD_CHARS` (or nested too deeply to walk) is not shown at all: the card
 says so and offers only Deny, since no one can judge what they were not shown.
 """
@@ -19,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidemirror.core.redact import MAX_JSON_DEPTH, CardSpan, card_spans, is_secret_key
+from sidemirror.core.typed import is_typed_key, is_typing, verb_key
 
 CARD_CHARS = 524_288  # the whole input, all fields together
 
@@ -46,7 +52,8 @@ class _TooDeep(Exception):
     pass
 
 
-def build_card(tool_input: Any) -> Card:
+def build_card(tool_input: Any, tool_name: str = "") -> Card:
+    typing = is_typing(verb_key(tool_name))
     try:
         leaves = _leaves(tool_input)
     except _TooDeep:
@@ -56,7 +63,12 @@ def build_card(tool_input: Any) -> Card:
         return Card([], whole=False, chars=chars)
     card = Card([], whole=True, chars=chars)
     for path, key, text in leaves:
-        spans = _secret_field_spans(text) if key and is_secret_key(key) else card_spans(text)
+        if key and is_secret_key(key):
+            spans = _line_spans(text, "secret_field")
+        elif typing and key and is_typed_key(key):
+            spans = _line_spans(text, "typed")
+        else:
+            spans = card_spans(text)
         card.fields.append(_field(card, path, text, spans))
     return card
 
@@ -84,14 +96,14 @@ def _leaves(value: Any) -> list[tuple[str, str, str]]:
     return out
 
 
-def _secret_field_spans(text: str) -> list[CardSpan]:
-    """A value under a secret-named key (`password`) is a secret whatever it looks like: each
-    of its lines is masked."""
+def _line_spans(text: str, rule: str) -> list[CardSpan]:
+    """A value masked whatever it looks like, by where it is: a secret-named key (`password`),
+    or what a browser tool types. Each of its lines is one mask."""
     spans: list[CardSpan] = []
     at = 0
     for line in text.split("\n"):
         if line.strip():
-            spans.append(CardSpan("secret_field", at, at + len(line)))
+            spans.append(CardSpan(rule, at, at + len(line)))
         at += len(line) + 1
     return spans
 

@@ -50,11 +50,16 @@ def is_typing(verb: str) -> bool:
     return verb in AFTER_TARGET or verb in ALL_TYPED or verb in KEY_ONLY
 
 
+def is_typed_key(key: str) -> bool:
+    """Whether a typing tool's input key holds what is typed (`text`, `value`, …)."""
+    return key.lower() in _TYPED_KEYS
+
+
 def scrub_typed(value: Any) -> Any:
     """A copy of a typing tool's JSON input with every typed value hidden (targets kept)."""
     if isinstance(value, dict):
         return {
-            k: TYPED if k.lower() in _TYPED_KEYS and _present(v) else scrub_typed(v)
+            k: TYPED if is_typed_key(k) and _present(v) else scrub_typed(v)
             for k, v in value.items()
         }
     if isinstance(value, list):

@@ -66,7 +66,7 @@ async def _hold(
         tracked.session,
         tool_name,
         tool_input,
-        build_card(raw_input),
+        build_card(raw_input, tool_name),
         attention.decision_timeout_s,
     )
     attention.board.announce(tracked)  # even if it already waited (a Notification came first)
