@@ -13,6 +13,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 
 
@@ -30,6 +32,7 @@ def _clone_like(target: Path) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_a_wheel_installed_in_a_fresh_venv_carries_the_extension(tmp_path: Path) -> None:
     clone = _clone_like(tmp_path / "clone")
     wheels = tmp_path / "wheels"
