@@ -447,6 +447,9 @@ _COLLECT_IDS_JS = """async () => {
 
 
 def rendered_ids(page: Page) -> list[str]:
+    # In front, as a reader sees it: a hidden page gets no animation frames, which both the
+    # timeline's rendering and this walk wait for (a background tab took minutes per walk).
+    page.bring_to_front()
     return page.evaluate(_COLLECT_IDS_JS)
 
 
