@@ -129,6 +129,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         choices=["debug", "info", "warning", "error"],
         help="log verbosity on stderr (default info; tokens and tickets are never logged)",
     )
+    serve.add_argument(
+        "--access-log",
+        action="store_true",
+        help="log every request (method, path, status, time; never the query string or "
+        "headers); off by default: a panel makes several requests a second",
+    )
 
 
 def _is_loopback(host: str) -> bool:
