@@ -10,6 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from sidemirror.forward_files import read_forward_token
+
 from tests.reliability.forwarding import Forwarder, mirror_of
 from tests.reliability.harness import Server, wait_for
 
@@ -94,6 +96,8 @@ def test_one_forwarder_survives_two_server_restarts_with_every_line_once_in_orde
         log = fwd.log()
         assert log.count("retrying in") >= 2, log  # it said why, each time
         assert "connection lost" in log, log
+        token = read_forward_token(server.data)
+        assert token and token not in log and token not in server.stderr()
 
         # The forwarder gone: the host is shown disconnected, with since when.
         fwd.stop()
