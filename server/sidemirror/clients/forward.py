@@ -166,11 +166,11 @@ class Forwarder:
                     raise ForwardError(
                         f"the server refused this connection (403: {exc.message})"
                     ) from None
-                why = _refusal(exc.status)
+                why = _refusal(exc.status, self.token_source is not None)
                 if exc.status == 401:
                     self.token = self._reload_token()
             except (OSError, aiohttp.ClientError, ConnectionError, TimeoutError) as exc:
-                why = f"connection lost ({exc or type(exc).__name__})"
+                why = f"connection lost ({str(exc) or type(exc).__name__})"
             if stop.is_set():
                 return
             delay = self.backoff.wait()
@@ -269,12 +269,17 @@ class Forwarder:
         return size
 
 
-def _refusal(status: int) -> str:
+def _refusal(status: int, from_file: bool) -> str:
     """Why the server's answer to the handshake is worth retrying, for the user."""
     if status == 401:
+        fix = (
+            "put the server's in the token file (read again before each try)"
+            if from_file
+            else f"set ${TOKEN_ENV} to the server's and start again"
+        )
         return (
-            "the server refused the forward token (401): it is read again before each try; "
-            "`sidemirror token --forward` prints the server's"
+            f"the server refused the forward token (401): {fix}; "
+            "`sidemirror token --forward` prints it"
         )
     if status == 503:
         return "the server is starting or stopping (503)"
