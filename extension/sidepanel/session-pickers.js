@@ -55,8 +55,18 @@ export function browserWorkspace(latest, now = Date.now()) {
   return now - Date.parse(latest.ts) < BROWSER_HINT_MS ? latest.workspace : null;
 }
 
+/**
+ * A forwarded host whose `sidemirror forward` is gone: its sessions only look idle, so say so,
+ * and since when (null for this machine's workspaces and a connected host).
+ */
+function hostGone(host, now) {
+  if (!host || host.connected) return null;
+  const since = relativeTime(host.since, now);
+  return since ? `disconnected ${since}` : "disconnected";
+}
+
 /** Options for the workspace picker: Auto (what it shows now), then every workspace. */
-export function workspaceOptions(workspaces, auto, inBrowser = null) {
+export function workspaceOptions(workspaces, auto, inBrowser = null, now = Date.now()) {
   const options = [
     h("option", { value: AUTO, text: auto ? `Auto — ${workspaceLabel(auto)}` : "Auto", title: AUTO_RULE }),
   ];
@@ -65,6 +75,7 @@ export function workspaceOptions(workspaces, auto, inBrowser = null) {
       w.active ? "active" : null,
       w.branch ? `⎇ ${w.branch}` : null,
       w.id === inBrowser ? "in the browser" : null,
+      hostGone(w.host, now),
     ];
     const flagText = flags.filter(Boolean).join(" · ");
     const label = workspaceLabel(w);

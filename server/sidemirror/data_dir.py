@@ -18,12 +18,14 @@ PROBE_BYTES = 64 << 10  # less free space than this under the data dir counts as
 
 
 class AlreadyRunning(Exception):
-    """Another server holds this data dir; `pid` is its process (None when it cannot be told)."""
+    """Another server holds this data dir; `pid` is its process and `port` its port, as its lock
+    file says (None when it cannot be told)."""
 
-    def __init__(self, data_dir: Path, pid: int | None) -> None:
+    def __init__(self, data_dir: Path, pid: int | None, port: int | None = None) -> None:
         super().__init__(f"another server uses the data dir {data_dir}")
         self.data_dir = data_dir
         self.pid = pid
+        self.port = port
 
 
 LOCK_FILE = "server.lock"
@@ -46,11 +48,14 @@ def remember_port(data_dir: Path, port: int) -> None:
         write_private(data_dir / PORT_FILE, f"{port}\n")
 
 
-def claim_data_dir(data_dir: Path) -> int | None:
+def claim_data_dir(data_dir: Path, port: int) -> int | None:
     """Hold the data dir for this process (an advisory lock the OS drops when the process ends,
     even on kill -9), and return the lock's descriptor, to keep open while serving. Two servers
     on one data dir would append to the same journals and index. Raises `AlreadyRunning`.
-    None where the OS has no `fcntl` (Windows): there the runtime file is the only guard."""
+    None where the OS has no `fcntl` (Windows): there the runtime file is the only guard.
+
+    The lock file holds `PID PORT`: a second server on this data dir can say where the first
+    listens even when their runtime files are in different folders (`--runtime-dir`)."""
     try:
         import fcntl
     except ImportError:
@@ -60,13 +65,20 @@ def claim_data_dir(data_dir: Path) -> int | None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         try:
-            text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            text = os.pread(fd, 64, 0).decode("ascii", "replace")
         finally:
             os.close(fd)
-        raise AlreadyRunning(data_dir, int(text) if text.isdigit() else None) from None
+        raise AlreadyRunning(data_dir, *_holder(text)) from None
     os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    os.pwrite(fd, f"{os.getpid()} {port}\n".encode(), 0)
     return fd
+
+
+def _holder(text: str) -> tuple[int | None, int | None]:
+    """(pid, port) from a lock file's `PID PORT` (an older server wrote `PID` alone)."""
+    fields: list[int | None] = [int(f) if f.isdigit() else None for f in text.split()[:2]]
+    pid, port = (fields + [None, None])[:2]
+    return pid, port if port is not None and 0 < port < 65536 else None
 
 
 def write_problem(data_dir: Path) -> str | None:

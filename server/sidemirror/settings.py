@@ -53,6 +53,8 @@ class Settings:
     debug_replay: bool = False  # also trace the sessions restored at start
     extension_ids: tuple[str, ...] = ()
     log_level: str = "info"
+    # One line per request: off by default, as an open panel alone makes several a second.
+    access_log: bool = False
     token: str | None = None  # None: SIDEMIRROR_TOKEN or a fresh random one
     # No lookup of a connection's OS user, as where the OS cannot say (how tests run that mode
     # on Linux). Pairing needs the native messaging host or a code either way (web/pair.py).

@@ -144,6 +144,7 @@ class Server:
             "--data-dir", str(self.tmp / "data"),
             "--claude-dir", str(self.claude_dir),
             "--codex-dir", str(self.tmp / "no-codex"),
+            "--access-log",  # requests() reads it
             *self.extra_args,
         ]  # fmt: skip
         with self.log.open("ab") as log:

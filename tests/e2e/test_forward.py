@@ -1,5 +1,6 @@
 """A session from another machine, sent by `sidemirror forward`, in the real panel with its host
-label: the remote side is a separate HOME whose forwarder process talks to the local server."""
+label, and marked disconnected once its forwarder is gone: the remote side is a separate HOME
+whose forwarder process talks to the local server."""
 
 from __future__ import annotations
 
@@ -50,9 +51,17 @@ def test_a_forwarded_session_shows_with_its_host_label(
         expect(picker.first).to_be_attached(timeout=30_000)
         assert (picker.first.get_attribute("title") or "").startswith(f"{LABEL}:/")
         expect(panel.locator(".feed [data-type=user]").first).to_be_visible(timeout=30_000)
-    finally:
+        expect(picker.first).not_to_contain_text("disconnected")
+
+        # The forwarder gone (its SSH session ended): the host's workspaces say so, with the
+        # time since, where they would otherwise only look idle.
         os.killpg(forwarder.pid, signal.SIGTERM)
         forwarder.wait(10)
+        expect(picker.first).to_contain_text("disconnected just now)", timeout=30_000)
+    finally:
+        if forwarder.poll() is None:
+            os.killpg(forwarder.pid, signal.SIGTERM)
+            forwarder.wait(10)
         log.close()
 
 

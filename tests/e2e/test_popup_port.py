@@ -8,9 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from decoy import DECOY_TOKEN, Decoy
 from playwright.sync_api import Page, expect
-from support import TOKEN, Extension, parked_port, quiet_port, stop_worker
+from support import PORT_RANGE, TOKEN, Extension, parked_port, quiet_port, stop_worker
 
 
 def stored(page: Page, key: str) -> Any:
@@ -94,3 +95,40 @@ def test_a_port_whose_server_cannot_prove_itself_is_refused_and_the_old_one_kept
         assert token["value"] == TOKEN and DECOY_TOKEN not in json.dumps(token)
     finally:
         impostor.stop()
+
+
+@pytest.mark.scans_range
+def test_emptying_the_port_goes_back_to_finding_the_server_on_the_range(
+    ext: Extension, server_factory: Any, decoy: Decoy, tmp_path: Path
+) -> None:
+    """A server typed in by port, outside the range, is left when the field is emptied: the
+    extension looks on the range again, where discovery finds servers (the test's own, and the
+    decoy), instead of staying on the server it was last told about."""
+    on_range = server_factory(in_range=True)
+    (tmp_path / "typed").mkdir()
+    typed = server_factory(home=tmp_path / "typed", avoid=frozenset({on_range.port}))
+    assert typed.port not in PORT_RANGE and on_range.port in PORT_RANGE
+    popup = ext.open_popup()
+    field = popup.get_by_label("Server port")
+    field.fill(str(typed.port))
+    popup.get_by_role("button", name="Connect").click()
+    expect(popup.locator("#status-text")).to_have_text(f"Connected to :{typed.port}")
+
+    field.fill("")
+    popup.get_by_role("button", name="Connect").click()
+    offer = popup.locator(f".offer[data-port='{on_range.port}']")
+    expect(offer).to_be_visible()
+    expect(popup.locator("#status-text")).not_to_have_text(f"Connected to :{typed.port}")
+    expect(field).to_have_value("")
+    expect(popup.locator("#port-error")).to_have_text("")
+    expect(popup.locator("#port-help")).to_contain_text(f"Looking on ports {PORT_RANGE[0]}")
+    assert stored(popup, "port") is None
+    assert stored(popup, "paired") is None
+    assert ext.status(popup)["state"] == "other_server"
+
+    # The user picks the range's server: connected, and found by itself, not pinned.
+    offer.get_by_role("button", name="Use it").click()
+    expect(popup.locator("#status-text")).to_have_text(f"Connected to :{on_range.port}")
+    expect(popup.locator("#port-help")).to_contain_text(f"Found by itself on port {on_range.port}")
+    expect(field).to_have_value("")
+    assert stored(popup, "paired") == {"server_id": on_range.server_id, "port": on_range.port}

@@ -3,7 +3,7 @@ import "./dom-env.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-const { AUTO, SETTLE_MS, autoWorkspace, browserWorkspace, sessionOptions } =
+const { AUTO, SETTLE_MS, autoWorkspace, browserWorkspace, sessionOptions, workspaceOptions } =
   await import("../../extension/sidepanel/session-pickers.js");
 
 const now = Date.parse("2026-12-05T12:00:00Z");
@@ -45,4 +45,18 @@ test("a sub-agent's thread is listed right under the session that spawned it", (
     ["s2", "s1", "sub"],
   );
   assert.match(options[3].textContent, /^↳ /);
+});
+
+test("a forwarded host whose forwarder is gone says so, with the time since", () => {
+  const base = { directory: "devbox:/home/dev/app", name: "devbox:app", active: false, branch: null };
+  const list = [
+    { ...base, id: "gone", host: { label: "devbox", connected: false, since: at(5 * 60_000) } },
+    { ...base, id: "never", host: { label: "devbox", connected: false, since: null } },
+    { ...base, id: "here", host: { label: "devbox", connected: true, since: at(60_000) } },
+    { ...base, id: "local", name: "app", directory: "/home/dev/app", host: null },
+  ];
+  const texts = workspaceOptions(list, null, null, now)
+    .slice(1)
+    .map((o) => o.textContent);
+  assert.deepEqual(texts, ["devbox:app (disconnected 5 min ago)", "devbox:app (disconnected)", "devbox:app", "app"]);
 });

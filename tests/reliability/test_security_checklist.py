@@ -222,7 +222,7 @@ def test_ticket_is_single_use_on_each_stream(srv: Server, path: str) -> None:
 
 
 def test_tickets_and_token_never_reach_the_log(tmp_path: Path) -> None:
-    server = Server(tmp_path, "--log-level", "debug")
+    server = Server(tmp_path, "--log-level", "debug", "--access-log")
     server.start()
     try:
         server.ingest([{"type": "user", "content": "x"}], WS_DIR, "s1")
@@ -374,7 +374,7 @@ def test_pairing_code_flow_on_the_real_process(tmp_path: Path) -> None:
 # 12b. The panel credential stays where it is kept: 0600 in the data dir, and handed out only by
 # the pairing host or for a code; never in the runtime file, /health, /api/identify or a log.
 def test_the_panel_credential_reaches_no_file_answer_or_log_but_its_own(tmp_path: Path) -> None:
-    server = Server(tmp_path, "--log-level", "debug")
+    server = Server(tmp_path, "--log-level", "debug", "--access-log")
     server.start()
     try:
         kept = server.data / "panel_credential"

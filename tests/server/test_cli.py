@@ -125,7 +125,10 @@ def test_runtime_file_is_private_and_removed_on_exit(tmp_path: Path) -> None:
 
 def test_token_and_tickets_never_reach_the_log(tmp_path: Path) -> None:
     token = "env-token-" + "9" * 40
-    with serve(tmp_path, "--log-level", "debug", SIDEMIRROR_TOKEN=token) as (proc, port):
+    with serve(tmp_path, "--log-level", "debug", "--access-log", SIDEMIRROR_TOKEN=token) as (
+        proc,
+        port,
+    ):
         assert _get(port, "/api/workspaces", token)[0] == 200
         req = urllib.request.Request(
             f"http://127.0.0.1:{port}/api/ticket",
@@ -142,6 +145,21 @@ def test_token_and_tickets_never_reach_the_log(tmp_path: Path) -> None:
         out, err = proc.communicate(timeout=10)
     assert "/api/workspaces" in err  # the access log is there...
     assert token not in out + err and ticket not in out + err  # ...without secrets
+
+
+def test_the_access_log_is_off_unless_asked_for(tmp_path: Path) -> None:
+    """A panel polls several routes a second: one line each drowned what the server had to say.
+    Only the request lines go; the server's own lines stay."""
+    token = "env-token-" + "8" * 40
+    with serve(tmp_path, SIDEMIRROR_TOKEN=token) as (proc, port):
+        for _ in range(5):
+            assert _get(port, "/api/workspaces", token)[0] == 200
+        assert _get(port, "/health")[0] == 200
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=10)
+    assert "/api/workspaces" not in err and "/health" not in err, err
+    assert "aiohttp.access" not in err
+    assert "sidemirror" in err  # the server still logs (startup lines): only requests are gone
 
 
 def test_non_loopback_host_is_refused_without_allow_remote(tmp_path: Path) -> None:

@@ -80,6 +80,21 @@ def test_a_second_serve_on_the_same_data_dir_says_where_the_first_runs(home: Pat
         assert json.loads(_cli(home, "status", "--json").stdout)["port"] == port
 
 
+def test_a_second_serve_with_another_runtime_dir_still_names_the_first_ones_port(
+    home: Path,
+) -> None:
+    """The runtime files are apart, so only the data dir's lock can say where the first runs."""
+    with _server(home, home / "data") as (pid, port):
+        cmd = _serve_cmd(home, home / "data")
+        cmd[cmd.index("--runtime-dir") + 1] = str(home / "other-run")
+        second = subprocess.run(cmd, env=_env(home), capture_output=True, text=True, timeout=60)
+        assert second.returncode == 2
+        assert f"already running on :{port} (pid {pid}) with the data dir {home / 'data'}" in (
+            second.stderr
+        )
+        assert not (home / "other-run").exists() or not any((home / "other-run").iterdir())
+
+
 def test_status_lists_both_servers_and_token_picks_the_current_data_dir(home: Path) -> None:
     default_data = home / ".local" / "share" / "sidemirror"  # the default data dir of HOME
     with ExitStack() as stack:

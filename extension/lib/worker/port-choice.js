@@ -1,8 +1,9 @@
 // The user typed a port in the popup: connect to the Sidemirror server there, or say why not and
 // stay with the server (and settings) we had. A saved port is never one where no server was
-// reached, so the popup never shows "saved: :P" beside "connected to :Q".
+// reached, so the popup never shows "saved: :P" beside "connected to :Q". An empty field goes
+// back to finding the server on the range by itself.
 
-import { KEYS } from "../shared/config.js";
+import { KEYS, PORT_RANGE } from "../shared/config.js";
 import { probe } from "./server.js";
 
 const CHOSEN_PORT_TIMEOUT_MS = 4000;
@@ -14,7 +15,14 @@ const CHOSEN_PORT_TIMEOUT_MS = 4000;
  */
 export async function choosePort(port, checkNow) {
   if (port === null) {
-    await chrome.storage.local.remove(KEYS.port);
+    // Discovery looks on the range, after the paired server's port: a server paired at a port
+    // the user typed outside the range would be found there again, and the popup would stay on
+    // it. Discovery could never have found that one, so it is forgotten with the typed port.
+    const paired = /** @type {import("../shared/config.js").PairedServer | undefined} */ (
+      (await chrome.storage.local.get(KEYS.paired))[KEYS.paired]
+    );
+    const dropped = paired && !PORT_RANGE.includes(paired.port) ? [KEYS.paired] : [];
+    await chrome.storage.local.remove([KEYS.port, ...dropped]);
     return checkNow();
   }
   // Nothing answers there: say so before anything changes.

@@ -129,6 +129,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         choices=["debug", "info", "warning", "error"],
         help="log verbosity on stderr (default info; tokens and tickets are never logged)",
     )
+    serve.add_argument(
+        "--access-log",
+        action="store_true",
+        help="log every request (method, path, status, time; never the query string or "
+        "headers); off by default: a panel makes several requests a second",
+    )
 
 
 def _is_loopback(host: str) -> bool:
@@ -173,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"sidemirror: {problem}", file=sys.stderr)
             return 2
         try:
-            claim = claim_data_dir(args.data_dir)
+            claim = claim_data_dir(args.data_dir, int(sock.getsockname()[1]))
         except AlreadyRunning as exc:
             print(already_running_message(args, exc), file=sys.stderr)
             return 2
@@ -203,15 +209,19 @@ def _starting_responder(args: argparse.Namespace, sock: socket.socket) -> Starti
 
 
 def already_running_message(args: argparse.Namespace, exc: AlreadyRunning) -> str:
-    """Where the server holding this data dir runs, from its runtime file when it has one."""
+    """Where the server holding this data dir runs: its lock says (whatever its --runtime-dir);
+    a lock from an older version names only its pid, and its runtime file may say more."""
     from sidemirror.runtime_file import default_runtime_dir, find_server
 
-    runtime_dir = args.runtime_dir or default_runtime_dir()
-    info = find_server(runtime_dir, args.data_dir).server  # this data dir's only
-    if info is not None:
-        where = f"on :{info.get('port')} (pid {info.get('pid')})"
-    else:  # still starting, or its runtime file is in another --runtime-dir
-        where = f"(pid {exc.pid})" if exc.pid else "(its runtime file is not in this folder)"
+    if exc.port is not None:
+        where = f"on :{exc.port} (pid {exc.pid})"
+    else:
+        runtime_dir = args.runtime_dir or default_runtime_dir()
+        info = find_server(runtime_dir, args.data_dir).server  # this data dir's only
+        if info is not None:
+            where = f"on :{info.get('port')} (pid {info.get('pid')})"
+        else:
+            where = f"(pid {exc.pid})" if exc.pid else "(its runtime file is not in this folder)"
     return (
         f"sidemirror: already running {where} with the data dir {args.data_dir}; "
         "start a second server with its own --data-dir DIR"

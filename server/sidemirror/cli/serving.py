@@ -90,6 +90,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         debug_replay=args.debug_replay,
         extension_ids=tuple(args.extension_id),
         log_level=args.log_level,
+        access_log=args.access_log,
         pairing_code=args.pairing_code,
         decision_timeout_s=args.decision_timeout,
         max_hosts=args.max_hosts,
@@ -104,6 +105,8 @@ async def _serve(settings: Settings, sock: socket.socket, starting: StartingResp
     runner = web.AppRunner(
         app,
         access_log_class=ScrubbedAccessLogger,
+        # None turns aiohttp's access log off (`--access-log` turns it on).
+        access_log=logging.getLogger("aiohttp.access") if settings.access_log else None,
         handle_signals=False,
         # A client that hangs up cancels its handler: an idle SSE stream waits on its queue and
         # would otherwise hold its subscription (and memory) until the next item or ping.

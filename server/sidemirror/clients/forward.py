@@ -20,19 +20,22 @@ import os
 import re
 import socket
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
+from sidemirror.clients.retry import Backoff
 from sidemirror.core.private import untrusted
 from sidemirror.sources.files.watch import watch_paths
 
 logger = logging.getLogger(__name__)
 
 CHUNK = 4 << 20  # bytes per frame (the server takes up to 8 MiB)
-RETRY_MAX_S = 5.0
+RETRY_FIRST_S = 0.1
+RETRY_MAX_S = 5.0  # a restarted server is found within this much of being back
 ACK_TIMEOUT_S = 60.0
 
 
@@ -102,11 +105,19 @@ def socket_of(to: str) -> Path:
 
 class Forwarder:
     def __init__(
-        self, socket_path: Path, token: str, label: str, roots: list[Root], chunk: int = CHUNK
+        self,
+        socket_path: Path,
+        token: str,
+        label: str,
+        roots: list[Root],
+        chunk: int = CHUNK,
+        token_source: Callable[[], str] | None = None,
     ) -> None:
         self.socket_path = socket_path
         self.chunk = chunk
         self.token = token
+        self.token_source = token_source  # read again when the server refuses the token
+        self.backoff = Backoff(RETRY_FIRST_S, RETRY_MAX_S)
         self.label = label
         self.roots = roots
         self._dirty: set[Path] = set()
@@ -144,22 +155,38 @@ class Forwarder:
             self._mark({path for _change, path in batch})
 
     async def _send_forever(self, stop: asyncio.Event) -> None:
-        delay = 0.1
+        """Connect and send, and after any loss connect again, until `stop`. A server that
+        restarts, is still starting (503) or was handed a new token (401: the token is read
+        again) is waited for, saying why each time; only a refusal retrying cannot fix ends it."""
         while not stop.is_set():
             try:
                 await self._connected(stop)
-                delay = 0.1  # the link worked: a drop is retried quickly again
             except aiohttp.WSServerHandshakeError as exc:
-                if exc.status in (401, 403):
-                    raise ForwardError(f"the server refused the token ({exc.status})") from None
-                logger.warning("forward: server answered %s; retrying", exc.status)
+                if exc.status == 403:  # another OS user, or a browser: never ours to fix
+                    raise ForwardError(
+                        f"the server refused this connection (403: {exc.message})"
+                    ) from None
+                why = _refusal(exc.status, self.token_source is not None)
+                if exc.status == 401:
+                    self.token = self._reload_token()
             except (OSError, aiohttp.ClientError, ConnectionError, TimeoutError) as exc:
-                logger.warning("forward: connection lost (%s); retrying in %.1fs", exc, delay)
+                why = f"connection lost ({str(exc) or type(exc).__name__})"
             if stop.is_set():
                 return
+            delay = self.backoff.wait()
+            logger.warning("forward: %s; retrying in %.1fs", why, delay)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), delay)
-            delay = min(delay * 2, RETRY_MAX_S)
+
+    def _reload_token(self) -> str:
+        """The token again, from where it came (a file the user may have updated)."""
+        if self.token_source is None:
+            return self.token
+        try:
+            return self.token_source()
+        except (ForwardError, OSError) as exc:
+            logger.warning("forward: cannot read the token again: %s", exc)
+            return self.token
 
     async def _connected(self, stop: asyncio.Event) -> None:
         connector = aiohttp.UnixConnector(path=str(self.socket_path))
@@ -176,6 +203,7 @@ class Forwarder:
             ) as ws,
         ):
             link = await self._hello(ws)
+            self.backoff.reset()  # the link works: a drop is retried quickly again
             # Everything again: the server's offsets say what it already has.
             self._mark(await asyncio.to_thread(self._all_files))
             await self._drain(link, stop)
@@ -241,6 +269,23 @@ class Forwarder:
         return size
 
 
+def _refusal(status: int, from_file: bool) -> str:
+    """Why the server's answer to the handshake is worth retrying, for the user."""
+    if status == 401:
+        fix = (
+            "put the server's in the token file (read again before each try)"
+            if from_file
+            else f"set ${TOKEN_ENV} to the server's and start again"
+        )
+        return (
+            f"the server refused the forward token (401): {fix}; "
+            "`sidemirror token --forward` prints it"
+        )
+    if status == 503:
+        return "the server is starting or stopping (503)"
+    return f"the server answered {status}"
+
+
 async def _receive(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
     """The server's next JSON message; a closed link raises ConnectionError (retried)."""
     msg = await ws.receive(ACK_TIMEOUT_S)
@@ -273,13 +318,11 @@ def _read(path: Path, offset: int, length: int) -> bytes:
         return f.read(length)
 
 
-def run_forward(
-    socket_path: Path, token: str, label: str, roots: list[Root], chunk: int = CHUNK
-) -> int:
-    forwarder = Forwarder(socket_path, token, label, roots, chunk)
+def run_forward(forwarder: Forwarder) -> int:
+    roots = ", ".join(str(r.watch) for r in forwarder.roots)
     print(
-        f"sidemirror forward: sending {', '.join(str(r.watch) for r in roots)} "
-        f"to unix:{socket_path} as {label!r}",
+        f"sidemirror forward: sending {roots} to unix:{forwarder.socket_path} "
+        f"as {forwarder.label!r}",
         file=sys.stderr,
     )
 
@@ -322,4 +365,7 @@ def run_from_args(args: Any, claude_dirs: list[Path], codex_dir: Path | None) ->
     if not 1 <= args.frame_kib <= CHUNK >> 10:
         print(f"sidemirror forward: --frame-kib must be 1 to {CHUNK >> 10}", file=sys.stderr)
         return 2
-    return run_forward(socket_path, token, args.label, roots, args.frame_kib << 10)
+    token_file = args.token_file
+    reload = None if token_file is None else lambda: read_token_file(token_file)
+    chunk = args.frame_kib << 10
+    return run_forward(Forwarder(socket_path, token, args.label, roots, chunk, reload))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror.core.clock import now_iso
+from sidemirror.core.host_link import HostLink
 from sidemirror.core.hub import (
     EphemeralPublished,
     Hub,
@@ -212,6 +213,7 @@ class Workspace:
     last_activity: float = 0.0
     sessions: dict[str, SessionLog] = field(default_factory=dict)
     latest_session_id: str | None = None
+    host: HostLink | None = None  # set on a forwarded host's workspace (`LABEL:/dir`)
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -258,6 +260,8 @@ class Store:
         self.parse_error_details: deque[dict[str, Any]] = deque(maxlen=PARSE_ERRORS_KEPT)
         self.taps: list[Tap] = []
         self._ws_ids: dict[str, str] = {}  # directory as named -> workspace id
+        # Forwarded hosts by label, shared with their workspaces (sources/remote/).
+        self.host_links: dict[str, HostLink] = {}
         self.state_policy: StatePolicy | None = None
 
     # --- workspaces and sessions ---

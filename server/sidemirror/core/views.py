@@ -42,6 +42,8 @@ def workspace_summary(ws: Workspace) -> dict[str, Any]:
         "agent": ws.agent,
         "last_activity": iso_from_epoch(ws.last_activity),
         "sessions": len(ws.sessions),
+        # null on this machine; a forwarded host's label and whether its forwarder is there.
+        "host": ws.host.view() if ws.host is not None else None,
     }
 
 

@@ -138,6 +138,12 @@ class BrowserEventsInput(_Input):
 # --- outputs (structuredContent) ---
 
 
+class HostOut(BaseModel):
+    label: str
+    connected: bool = Field(description="A `sidemirror forward` is connected under this label.")
+    since: str | None = Field(description="When it connected, or when it was last heard from.")
+
+
 class WorkspaceOut(BaseModel):
     id: str
     name: str
@@ -148,6 +154,7 @@ class WorkspaceOut(BaseModel):
     agent: str
     last_activity: str | None
     sessions: int
+    host: HostOut | None = Field(description="null on this machine; else the forwarded host.")
 
 
 class ListWorkspacesOutput(BaseModel):

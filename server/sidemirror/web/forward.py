@@ -21,6 +21,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from sidemirror.core.host_link import HostLink
 from sidemirror.sources.remote.hosts import RemoteHosts
 from sidemirror.sources.remote.mirror import HostMirror, MirrorError, check_label
 
@@ -37,11 +38,13 @@ async def forward_ws(request: web.Request) -> web.WebSocketResponse:
     ws = web.WebSocketResponse(max_msg_size=FORWARD_FRAME_LIMIT + 4096, heartbeat=30)
     await ws.prepare(request)
     mirror: HostMirror | None = None
+    link: HostLink | None = None
     try:
         async for msg in ws:
             if msg.type == WSMsgType.TEXT and mirror is None:
                 hello = _hello(msg.data)
                 mirror = await hosts.ensure(hello)
+                link = hosts.attach(hello)  # the panel shows the host connected
                 await ws.send_json({"type": "welcome", "offsets": mirror.sizes()})
             elif msg.type == WSMsgType.BINARY and mirror is not None:
                 key, size = _apply(mirror, msg.data)
@@ -54,6 +57,9 @@ async def forward_ws(request: web.Request) -> web.WebSocketResponse:
     except OSError as exc:  # disk full, permissions: the forwarder retries from the acked size
         logger.error("forward: cannot write the mirror: %s", exc)
         await _refuse(ws, f"cannot write the mirror: {exc.strerror or exc}", 1011)
+    finally:
+        if link is not None:  # gone: the panel says since when
+            link.detach()
     return ws
 
 

@@ -1,5 +1,5 @@
 """`sidemirror forward`'s client on the forward socket: refusals that retrying cannot fix end it
-with the server's reason; the files arrive otherwise."""
+with the server's reason; a refused token is retried; the files arrive otherwise."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from sidemirror.clients.forward import Forwarder, ForwardError, claude_root, socket_of
+from sidemirror.clients.forward import (
+    Forwarder,
+    ForwardError,
+    claude_root,
+    read_token_file,
+    socket_of,
+)
 
 from tests.server.conftest import ClientFactory
 from tests.server.remote.conftest import forward_auth
@@ -27,30 +33,54 @@ def _token(tmp_path: Path) -> str:
     return forward_auth(tmp_path)["Authorization"].removeprefix("Bearer ")
 
 
+async def _until_mirrored(tmp_path: Path) -> None:
+    """Until the server's mirror of the forwarded file holds its line, exactly."""
+    mirror = tmp_path / "data" / "remote" / "devbox" / "claude" / "-home-dev-app" / "s1.jsonl"
+    for _ in range(500):
+        if mirror.exists() and mirror.read_bytes() == LINE:
+            break
+        await asyncio.sleep(0.02)
+    assert mirror.read_bytes() == LINE
+
+
 async def test_the_forwarder_sends_its_files_over_the_socket(
     make_client: ClientFactory, tmp_path: Path
 ) -> None:
     await make_client()
     stop = asyncio.Event()
     run = asyncio.create_task(_forwarder(tmp_path, _token(tmp_path)).run(stop))
-    mirror = tmp_path / "data" / "remote" / "devbox" / "claude" / "-home-dev-app" / "s1.jsonl"
     try:
-        for _ in range(500):
-            if mirror.exists() and mirror.read_bytes() == LINE:
-                break
-            await asyncio.sleep(0.02)
-        assert mirror.read_bytes() == LINE
+        await _until_mirrored(tmp_path)
     finally:
         stop.set()
         await asyncio.wait_for(run, 10)
 
 
-async def test_a_wrong_token_ends_the_forwarder_with_the_reason(
-    make_client: ClientFactory, tmp_path: Path
+async def test_a_refused_token_is_retried_saying_why_and_read_again_from_its_file(
+    make_client: ClientFactory, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """A forwarder started with a stale token (the server's was replaced) waits instead of
+    exiting, says why each time, and goes on once the user puts the new token in its file."""
     await make_client()
-    with pytest.raises(ForwardError, match=r"refused the token \(401\)"):
-        await asyncio.wait_for(_forwarder(tmp_path, "not-the-token").run(asyncio.Event()), 30)
+    token_file = tmp_path / "token"
+    token_file.write_text("not-the-token\n")
+    token_file.chmod(0o600)
+    forwarder = _forwarder(tmp_path, "not-the-token")
+    forwarder.token_source = lambda: read_token_file(token_file)
+    stop = asyncio.Event()
+    run = asyncio.create_task(forwarder.run(stop))
+    try:
+        for _ in range(500):
+            if caplog.text.count("refused the forward token (401)") >= 2:
+                break
+            await asyncio.sleep(0.02)
+        assert caplog.text.count("refused the forward token (401)") >= 2, caplog.text
+        assert not run.done()
+        token_file.write_text(_token(tmp_path) + "\n")
+        await _until_mirrored(tmp_path)
+    finally:
+        stop.set()
+        await asyncio.wait_for(run, 10)
 
 
 async def test_a_host_past_max_hosts_ends_the_forwarder_with_the_reason(

@@ -12,6 +12,7 @@ import asyncio
 import logging
 from pathlib import Path
 
+from sidemirror.core.host_link import HostLink
 from sidemirror.core.store import Store
 from sidemirror.sources.base import Source
 from sidemirror.sources.claude.source import ClaudeSource
@@ -60,6 +61,9 @@ class RemoteHosts:
                         f"{label!r}"
                     )
                 mirror = self.mirrors[label] = HostMirror(self.root, label)
+                # Before its sources start, so its workspaces share this link from the first.
+                link = self.store.host_links.setdefault(label, HostLink(label))
+                link.since = link.since or await asyncio.to_thread(mirror.last_heard)
                 watch = self.watcher.watch
                 sources: list[Source] = [
                     ClaudeSource(
@@ -77,6 +81,13 @@ class RemoteHosts:
                     await source.start()
                 self._sources[label] = sources
             return mirror
+
+    def attach(self, label: str) -> HostLink:
+        """A forwarder said hello under `label` (`ensure`d): the host shows as connected until
+        the link's `detach`."""
+        link = self.store.host_links[label]
+        link.attach()
+        return link
 
     async def stop(self) -> None:
         for sources in self._sources.values():

@@ -14,6 +14,7 @@ instead of parsing every frame of a 100 MB backlog as it arrives.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -76,6 +77,16 @@ class HostMirror:
                     key = path.relative_to(self.dir).as_posix().removesuffix(PART)
                     out[key] = path.stat().st_size
         return out
+
+    def last_heard(self) -> float:
+        """When this host last sent anything: its newest mirrored file's mtime (0: never). At
+        start, before its forwarder is back, that is how long it has been gone."""
+        newest = 0.0
+        for kind in KINDS:
+            for path in self.kind_dir(kind).rglob("*"):
+                with contextlib.suppress(OSError):
+                    newest = max(newest, path.stat().st_mtime)
+        return newest
 
     def append(self, key: str, offset: int, data: bytes, *, more: bool = False) -> int:
         """Write `data`, which starts at `offset` in the remote file; the mirror's new size.
