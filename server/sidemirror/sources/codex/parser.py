@@ -156,6 +156,11 @@ class CodexParser:
             return self._context(text, ts)
         return self._prompt(text, ts, ITEM)  # model output with no prompt event: it was one
 
+    def flush(self) -> list[SessionItem]:
+        """At the end of a pushed rollout: a user item still held is decided as if model output
+        followed it (so it is shown, never lost)."""
+        return self._held_before("response_item", {"type": "end"})
+
     def _context(self, text: str, ts: str) -> list[SessionItem]:
         """A user item the model was given that is not the prompt: shown, never as a prompt."""
         return [SystemEvent(ts=ts, subtype="context", content=redact_text(text))]
