@@ -8,11 +8,13 @@ reasoning item given two summary parts, a rollout pushed through ingest cut afte
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from sidemirror.core.models import SessionItem, ToolResultEvent, UserEvent
 from sidemirror.sources.codex.commands import STILL_RUNNING
 from sidemirror.sources.codex.exec import CodexRolloutConverter
+from sidemirror.sources.codex.head import read_head
 
 from tests.unit.sources.codex.test_turn_figures import FIXTURE_CODEMIE, FULL, parse, records
 
@@ -27,7 +29,9 @@ def prompts(items: list[SessionItem | None]) -> list[str]:
     return [i.content for i in items if isinstance(i, UserEvent)]
 
 
-def test_without_prompt_events_the_user_item_beside_the_model_output_is_the_prompt() -> None:
+def test_without_prompt_events_the_user_item_beside_the_model_output_is_the_prompt(
+    tmp_path: Path,
+) -> None:
     # Changed: the `user_message` event dropped, as a build that persisted none would write it.
     lines = [r for r in LOCALPUSH if r["payload"].get("type") != "user_message"]
     parser, items = parse(lines)
@@ -35,6 +39,11 @@ def test_without_prompt_events_the_user_item_beside_the_model_output_is_the_prom
     assert prompts([*items]) == [prompt]
     assert [i.type for i in items].count("turn_complete") == 1
     assert parser.first_prompt == prompt
+    # The listing reads only the head of the file, its user lines: the same title.
+    rollout = tmp_path / FULL.name
+    rollout.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    head = read_head(rollout)
+    assert head is not None and head.title == prompt
 
 
 def test_a_command_still_running_when_its_turn_closes_shows_what_it_printed_unfinished() -> None:
