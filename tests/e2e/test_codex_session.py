@@ -117,3 +117,39 @@ def test_codex_archived_and_live_sessions_in_the_panel(
         fh.write(json.dumps(record) + "\n")
     turn = feed.locator("[data-type=turn_complete]").last
     expect(turn.locator(".turn-status")).to_have_text("stopped")  # "interrupted" goes unsaid
+
+
+LOCALPUSH = (
+    ROOT
+    / "tests"
+    / "fixtures"
+    / "codex"
+    / "localpush"
+    / "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+)
+
+
+def test_a_codex_prompt_and_its_replies_show_once_and_context_is_not_a_prompt(
+    ext: Extension, server_factory: Any, tmp_path: Path
+) -> None:
+    # A real Codex Desktop rollout whose sanitiser gave each text's two copies (item and event)
+    # different placeholders and stripped the tags off the injected context.
+    records = [json.loads(line) for line in LOCALPUSH.read_text().splitlines()]
+    day = tmp_path / "no-codex" / "sessions" / "2026" / "02" / "23"
+    day.mkdir(parents=True)
+    (day / LOCALPUSH.name).write_bytes(LOCALPUSH.read_bytes())
+    empty_claude = tmp_path / "empty-claude"
+    empty_claude.mkdir()
+    server = server_factory(claude=empty_claude)
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    feed = panel.locator(".feed")
+    expect(feed.locator("[data-type=turn_complete]")).to_have_count(1, timeout=15_000)
+    prompt = next(r for r in records if r["payload"].get("type") == "user_message")
+    expect(feed.locator("[data-type=user]")).to_have_count(1)
+    expect(feed.locator("[data-type=user]")).to_contain_text(prompt["payload"]["message"])
+    replies = [r for r in records if r["payload"].get("type") == "agent_message"]
+    expect(feed.locator("[data-type=assistant]")).to_have_count(len(replies))
+    context = feed.locator("[data-type=system]", has_text="REDACTED_TEXT")
+    expect(context).to_have_count(2)
+    expect(context.locator(".who")).to_have_text(["Context", "Context"])
