@@ -16,7 +16,8 @@ from sidemirror.sources.codex.commands import (
     CommandResults,
     end_duration_ms,
     end_output,
-    still_running,
+    exited_with,
+    running_session,
 )
 from sidemirror.sources.codex.tools import (
     kind_of,
@@ -47,6 +48,7 @@ def _result(
 class ToolCalls:
     def __init__(self) -> None:
         self.names: dict[str, tuple[str, str]] = {}  # call_id -> (name, ts)
+        self.polls: dict[str, str] = {}  # a write_stdin call -> the process session it writes to
         self.results = CommandResults()
         self._web = 0
 
@@ -79,6 +81,8 @@ class ToolCalls:
         if not call_id or call_id in self.names:
             return [], None
         self.names[call_id] = (name, ts)
+        if name == "write_stdin" and isinstance(args, dict):
+            self.polls[call_id] = str(args.get("session_id"))
         if name == "update_plan":
             entries = plan_entries(args)
             for entry in entries:
@@ -107,9 +111,13 @@ class ToolCalls:
         if duration is None and started and ts:
             duration = ms_between(started, ts)
         result = _result(ts, call_id, name, text, is_error, duration)
-        # `write_stdin` answers with what it read meanwhile: that is its own whole result.
-        running = name != "write_stdin" and isinstance(raw, str) and still_running(raw)
-        return call_id, [*self.results.output(result, running)]
+        head = raw if isinstance(raw, str) else ""
+        if name == "write_stdin":
+            # What it read meanwhile is its own whole result, and more of the command's output.
+            session = self.polls.get(call_id, "")
+            polled = self.results.polled(session, result.output, exited_with(head), ts)
+            return call_id, [result, *polled]
+        return call_id, [*self.results.output(result, running_session(head), started)]
 
     def ended(self, p: dict[str, Any], ts: str) -> tuple[str, list[SessionItem]]:
         """`exec_command_end`: the command's whole output, exit code and duration."""

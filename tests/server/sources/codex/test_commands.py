@@ -10,7 +10,8 @@ so each is built from a real line of that rollout with fields changed (said at e
   when the process exits (`call_id`, `aggregated_output` = the recorded output, `exit_code`,
   `duration` as Rust serialises a `Duration`, `status`);
 - `write_stdin` calls: the recorded `exec_command` call of `wc -l …` with its name and
-  arguments changed to what `write_stdin` takes (`session_id`, `chars`).
+  arguments changed to what `write_stdin` takes (`session_id`, `chars`), and a poll's output:
+  the recorded output line with its call id, time and header changed (said in its test).
 """
 
 from __future__ import annotations
@@ -142,6 +143,45 @@ async def test_a_failed_command_end_says_its_exit_code_and_an_earlier_output_is_
     async def next_call() -> list[dict[str, Any]]:
         got = await items(client, ws)
         return [i for i in got if i.get("tool_use_id") == RECORDS[6]["payload"]["call_id"]]
+
+    await _until(next_call)
+    assert len(results(await items(client, ws), call)) == 1
+
+
+async def test_without_its_end_event_a_command_takes_its_end_from_the_poll_that_saw_it_exit(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    # A build that persists no `exec_command_end`: the model polls the process with
+    # `write_stdin`; the poll's output is the recorded output line with its call id, time and
+    # header changed to what the poll that sees the process exit writes.
+    client, ws, rollout = await follow(
+        make_client, tmp_path, [*LINES[:4], json.dumps(running_output())]
+    )
+    poll = write_stdin("call_stdin_poll", "")
+    exited = json.loads(json.dumps(SED_OUTPUT))
+    exited["timestamp"] = "2026-05-11T10:29:53.414Z"  # 7.312 s after the call
+    exited["payload"]["call_id"] = "call_stdin_poll"
+    exited["payload"]["output"] = (
+        "Chunk ID: 5e2a10\nWall time: 6.3021 seconds\nProcess exited with code 0\n"
+        f"Original token count: 1356\nOutput:\n{RECORDED_TEXT}"
+    )
+    append(rollout, poll, exited)
+    call = SED["call_id"]
+
+    async def result() -> list[dict[str, Any]]:
+        return results(await items(client, ws), call)
+
+    (done,) = await _until(result)
+    assert (done["is_error"], done["duration_ms"]) == (False, 7312)
+    assert done["output"].startswith("---\nname: using-superpowers")
+    (polled,) = results(await items(client, ws), "call_stdin_poll")
+    assert polled["output"].startswith("---\nname: using-superpowers")
+    # Its end event, were it written after all, adds nothing.
+    append(rollout, command_end(0, 7, 312_000_000, RECORDED_TEXT), RECORDS[5], RECORDS[6])
+
+    async def next_call() -> bool:
+        got = await items(client, ws)
+        return any(i.get("tool_use_id") == RECORDS[6]["payload"]["call_id"] for i in got)
 
     await _until(next_call)
     assert len(results(await items(client, ws), call)) == 1
