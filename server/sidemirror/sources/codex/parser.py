@@ -148,18 +148,19 @@ class CodexParser:
                 text, ts = self._held  # two user items in a row: the first is not the prompt
                 self._held = None
                 return self._context(text, ts)
-        if not shows(kind, payload):
+        return self.flush() if shows(kind, payload) else []
+
+    def flush(self) -> list[SessionItem]:
+        """Decide a held user item as model output after it would: context in a turn that has
+        its prompt, else the prompt (a build that wrote no event). Also called at the end of a
+        pushed rollout and of the listing's head, so a held item is never lost."""
+        if self._held is None:
             return []
         text, ts = self._held
         self._held = None
         if self.current is not None and self.current.prompt is not None:
             return self._context(text, ts)
-        return self._prompt(text, ts, ITEM)  # model output with no prompt event: it was one
-
-    def flush(self) -> list[SessionItem]:
-        """At the end of a pushed rollout: a user item still held is decided as if model output
-        followed it (so it is shown, never lost)."""
-        return self._held_before("response_item", {"type": "end"})
+        return self._prompt(text, ts, ITEM)
 
     def _context(self, text: str, ts: str) -> list[SessionItem]:
         """A user item the model was given that is not the prompt: shown, never as a prompt."""
@@ -320,8 +321,9 @@ class CodexParser:
 
     def _command_end(self, p: dict[str, Any], ts: str) -> list[SessionItem]:
         call_id, items = self.calls.ended(p, ts)
-        if self.current is not None:
-            self.current.open_calls.discard(call_id)
+        if self.current is None:
+            return items  # the user's own command between turns: the model did not work
+        self.current.open_calls.discard(call_id)
         return self._shown(items)
 
     # --- events ---

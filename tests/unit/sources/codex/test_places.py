@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sidemirror.core.models import SessionItem, ToolResultEvent, UserEvent
+from sidemirror.core.models import SessionItem, ToolResultEvent, ToolUseEvent, UserEvent
 from sidemirror.sources.codex.commands import STILL_RUNNING
 from sidemirror.sources.codex.exec import CodexRolloutConverter
 from sidemirror.sources.codex.head import read_head
@@ -82,3 +82,16 @@ def test_a_pushed_rollout_cut_after_its_prompt_item_still_shows_the_prompt() -> 
     prompt = LOCALPUSH[8]["payload"]["content"][0]["text"]
     assert prompts([e.item for e in out]) == [prompt]
     assert [e.title for e in out if e.title] == [prompt]
+
+
+def test_a_command_the_user_ran_between_turns_gets_a_card_and_no_turn() -> None:
+    # The recorded prompt's turn, closed by the recorded `task_complete`; then that line with its
+    # payload changed to an end event with no call (the user's `!ls`, source `user_shell`).
+    shell = dict(type="exec_command_end", call_id="user-shell-1", source="user_shell")
+    shell.update(command=["/bin/zsh", "-lc", "ls"], aggregated_output="README.md\n", exit_code=0)
+    end = {**copy(LOCALPUSH[62]), "payload": {**shell, "duration": {"secs": 0, "nanos": 41e6}}}
+    _parser, items = parse([*LOCALPUSH, end])
+    use, result = items[-2:]
+    assert isinstance(use, ToolUseEvent) and (use.input, use.kind) == ("ls", "execute")
+    assert isinstance(result, ToolResultEvent) and result.duration_ms == 41
+    assert [i.type for i in items].count("turn_complete") == 1
