@@ -367,6 +367,7 @@ const SYSTEM_LABELS = Object.freeze({
   permission_denied: "Permission denied",
   rewind: "Rewound",
   hook: "Hook",
+  context: "Context",
 });
 
 function error(item) {

@@ -98,7 +98,8 @@ def render_markdown() -> str:
         "`context_tokens`/`context_window` (the `context` feature of protocol v1.1).",
         "- `system` subtypes a source may send besides `compact`, `api_error` and `unknown`: "
         "`mode` (the agent's mode changed), `notice`, `interrupted`, `status`, `task` "
-        "(background work and sub-agents), `permission_denied`.",
+        "(background work and sub-agents), `permission_denied`, `context` (what an agent was "
+        "given besides the prompt, e.g. a Codex user message that is not the one typed).",
         "- Activity: `GET /api/activity/ws` (one entry or array per text frame) and "
         "`GET /api/activity/latest-workspace` (the workspace whose agent acted last in the "
         "browser). `gap` carries `reset: true` when the cursor is from another epoch.",

@@ -188,13 +188,15 @@ class CodexRolloutConverter:
         self.titled = False
 
     def convert(self, record: dict[str, Any]) -> list[Emitted]:
-        items = self.parser.feed(record)
+        return self._emitted(self.parser.feed(record))
+
+    def finish(self) -> list[Emitted]:
+        return self._emitted(self.parser.flush())  # a user item held at the end is not lost
+
+    def _emitted(self, items: list[SessionItem]) -> list[Emitted]:
         session = self.parser.session_id or self.default_session
         out = [Emitted(session, item) for item in items]
         if not self.titled and self.parser.first_prompt:
             self.titled = True
             out.append(Emitted(session, title=self.parser.first_prompt))
         return out
-
-    def finish(self) -> list[Emitted]:
-        return []

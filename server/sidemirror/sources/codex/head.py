@@ -61,6 +61,8 @@ def read_head(path: Path) -> RolloutHead | None:
             ok, record = decode_line(line)
             if ok and record is not None:
                 head.feed(record)
+    if head.first_prompt is None:
+        head.flush()  # a user item that no prompt event followed here: the title, as it would be
     if head.cwd is None:
         return None
     return RolloutHead(

@@ -6,11 +6,17 @@ Format notes, from real rollouts (Codex CLI 0.2x to 0.128, CLI and Desktop):
   showed), `compacted`. Early rollouts wrote bare response items with no wrapper.
 - The same thing is often written twice: a prompt as a `user` message item and a `user_message`
   event; a reply as an `assistant` message and an `agent_message` event; a reasoning summary and
-  an `agent_reasoning` event. Either may come first or be missing, so each text is shown once:
-  a text from one channel cancels one equal pending text from the other.
+  an `agent_reasoning` event. Either may come first or be missing, and the two texts may differ,
+  so the copies are matched by place (codex/channels.py): the copy from the other channel that
+  follows before anything else is shown is the same text.
 - `user` message items also carry injected context (`<environment_context>`, AGENTS.md
-  instructions): not typed by the user, not shown. Reasoning that is only `encrypted_content`
-  has nothing readable and gives no item.
+  instructions): not typed by the user, never a prompt (codex/channels.py). In a wrapped
+  rollout a user item is held until the next record that shows something says what it is: its
+  `user_message` event (the prompt), another user item or a turn that has its prompt (context),
+  or model output in a turn with no prompt yet (the prompt: a build that wrote no event).
+  Reasoning that is only `encrypted_content` has nothing readable and gives no item.
+- Commands: `exec_command_end` events hold a command's real output, exit code and duration;
+  a card takes them from there (codex/commands.py). `write_stdin` shows what it typed.
 - `token_count` events: turn tokens, cost and context figures (codex/tokens.py).
 - `task_complete` / `turn_aborted` close a turn when persisted (aborted: `stopped`, with its
   `reason`); otherwise the next prompt does.
@@ -22,34 +28,29 @@ Format notes, from real rollouts (Codex CLI 0.2x to 0.128, CLI and Desktop):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sidemirror.core.clock import ms_between
 from sidemirror.core.models import (
     AssistantEvent,
     ErrorEvent,
-    PlanEvent,
     SessionItem,
     SystemEvent,
     ThinkingEvent,
-    ToolResultEvent,
-    ToolUseEvent,
     TurnStatus,
     UserEvent,
 )
 from sidemirror.core.redact import redact_text
-from sidemirror.sources.codex.tokens import TokenCounts
-from sidemirror.sources.codex.tools import (
-    kind_of,
-    output_text,
-    parse_arguments,
-    patch_file_diffs,
-    plan_entries,
-    summary,
-    tool_name,
+from sidemirror.sources.codex.calls import ToolCalls
+from sidemirror.sources.codex.channels import (
+    EVENT,
+    ITEM,
+    Echoes,
+    is_injected,
+    shows,
+    text_parts,
 )
+from sidemirror.sources.codex.tokens import TokenCounts
 from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_list as _list
 from sidemirror.sources.common import as_text as _text
@@ -57,7 +58,6 @@ from sidemirror.sources.common import one_line
 
 TITLE_CHARS = 80
 _DESKTOP_REQUEST = "## My request for Codex:"
-_INJECTED = re.compile(r"^\s*(?:<([a-z_][a-z0-9_ -]*)>.*</\1>\s*$|# AGENTS\.md instructions)", re.S)
 # UI-only events: their content is in response items, or they say nothing a reader needs.
 _QUIET_EVENTS = frozenset(
     {"task_started", "context_compacted", "entered_review_mode", "exited_review_mode"}
@@ -70,12 +70,12 @@ class _Turn:
     started: str
     tokens_at_start: dict[str, int]
     prompt: str | None = None
+    prompt_channel: str | None = None
+    echoed: bool = False  # the prompt's copy from the other channel came
     last_ts: str = ""
     quiet_since_prompt: bool = True  # nothing but the prompt yet (its echo may follow)
     open_calls: set[str] = field(default_factory=set)
     ended_on_text: bool = False
-    # Texts shown once though written twice: (kind, text) -> channels still owed a duplicate.
-    pending: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
 
 class CodexParser:
@@ -90,11 +90,13 @@ class CodexParser:
         self.turns = 0
         self.current: _Turn | None = None
         self.tokens = TokenCounts()
-        self._calls: dict[str, tuple[str, str]] = {}  # call_id -> (name, ts)
+        self.calls = ToolCalls()
         self.parent_thread_id: str | None = None  # set on a sub-agent's rollout
         self.agent_nickname: str | None = None
         self._inherited = False
-        self._web = 0
+        self._bare = False  # an early rollout: bare response items, no events
+        self._held: tuple[str, str] | None = None  # a user item not known yet to be the prompt
+        self._echoes = Echoes()
 
     def feed(self, record: Any) -> list[SessionItem]:
         if not isinstance(record, dict):
@@ -108,12 +110,16 @@ class CodexParser:
                 kind, payload = "session_meta", record
             else:
                 kind, payload = "response_item", record
+                self._bare = True
         self.started_at = self.started_at or ts or None
         if kind == "session_meta":
             self._meta(payload)
             return []
         if self._inherited and kind != "turn_context":
             return []  # a forked sub-agent's copy of its parent's history
+        return self._held_before(kind, payload) + self._record(kind, payload, ts)
+
+    def _record(self, kind: Any, payload: dict[str, Any], ts: str) -> list[SessionItem]:
         if kind == "turn_context":
             self._inherited = False
             self.model = _text(payload.get("model")) or self.model
@@ -130,6 +136,35 @@ class CodexParser:
         return self._shown(
             [SystemEvent(ts=ts, subtype="unknown", content=f"Unrecognized record type {kind!r}")]
         )
+
+    def _held_before(self, kind: Any, payload: dict[str, Any]) -> list[SessionItem]:
+        """Decide a held user item by what follows it (a `user_message` event decides it itself,
+        in `_event`)."""
+        if self._held is None:
+            return []
+        if kind == "response_item" and payload.get("type") == "message":
+            parts = text_parts(payload)
+            if payload.get("role") == "user" and parts and not is_injected(parts):
+                text, ts = self._held  # two user items in a row: the first is not the prompt
+                self._held = None
+                return self._context(text, ts)
+        return self.flush() if shows(kind, payload) else []
+
+    def flush(self) -> list[SessionItem]:
+        """Decide a held user item as model output after it would: context in a turn that has
+        its prompt, else the prompt (a build that wrote no event). Also called at the end of a
+        pushed rollout and of the listing's head, so a held item is never lost."""
+        if self._held is None:
+            return []
+        text, ts = self._held
+        self._held = None
+        if self.current is not None and self.current.prompt is not None:
+            return self._context(text, ts)
+        return self._prompt(text, ts, ITEM)
+
+    def _context(self, text: str, ts: str) -> list[SessionItem]:
+        """A user item the model was given that is not the prompt: shown, never as a prompt."""
+        return [SystemEvent(ts=ts, subtype="context", content=redact_text(text))]
 
     @property
     def title(self) -> str | None:
@@ -157,14 +192,16 @@ class CodexParser:
 
     # --- turns ---
 
-    def _open(self, ts: str, prompt: str | None) -> None:
+    def _open(self, ts: str, prompt: str | None, channel: str | None = None) -> None:
         self.turns += 1
-        self.current = _Turn(self.turns, ts, dict(self.tokens.totals), prompt, last_ts=ts)
+        totals = dict(self.tokens.totals)
+        self.current = _Turn(self.turns, ts, totals, prompt, channel, last_ts=ts)
 
     def _close(self, status: TurnStatus, ts: str, reason: str | None = None) -> list[SessionItem]:
         turn, self.current = self.current, None
         if turn is None:
             return []
+        unfinished: list[SessionItem] = [*self.calls.results.unfinished()]
         closed = self.tokens.turn_complete(
             turn.tokens_at_start,
             number=turn.number,
@@ -174,17 +211,18 @@ class CodexParser:
             status=status,
             reason=reason,
         )
-        return [closed]
+        return [*unfinished, closed]
 
-    def _prompt(self, text: str, ts: str) -> list[SessionItem]:
+    def _prompt(self, text: str, ts: str, channel: str, echoed: bool = False) -> list[SessionItem]:
         turn = self.current
-        if turn is not None and turn.quiet_since_prompt and turn.prompt == text.strip():
-            return []  # the same prompt through the other channel
         items: list[SessionItem] = []
         if turn is not None:
             finished = turn.ended_on_text and not turn.open_calls
             items += self._close("ok" if finished else "stopped", turn.last_ts or ts)
-        self._open(ts, text.strip())
+        self._open(ts, text.strip(), channel)
+        assert self.current is not None
+        self.current.echoed = echoed
+        self._echoes.clear()
         if self.first_prompt is None:
             # Codex Desktop prefixes mentioned files; the title is what was asked.
             asked = text.partition(_DESKTOP_REQUEST)[2] or text
@@ -192,8 +230,12 @@ class CodexParser:
         items.append(UserEvent(ts=ts, content=redact_text(text)))
         return items
 
-    def _shown(self, items: list[SessionItem], *, text_end: bool = False) -> list[SessionItem]:
+    def _shown(
+        self, items: list[SessionItem], *, text_end: bool = False, text: bool = False
+    ) -> list[SessionItem]:
         if items:
+            if not text:
+                self._echoes.clear()  # a copy of a text shown before this is a new text
             if self.current is None:
                 self._open(items[0].ts, None)
             assert self.current is not None
@@ -202,33 +244,17 @@ class CodexParser:
             self.current.last_ts = items[-1].ts or self.current.last_ts
         return items
 
-    def _once(self, kind: str, text: str, channel: str) -> bool:
-        """True the first time a text is seen; its copy from the other channel returns False."""
-        if self.current is None:
-            return True
-        key = (kind, text.strip())
-        owed = self.current.pending.setdefault(key, [])
-        if owed and owed[0] != channel:
-            owed.pop(0)
-            return False
-        owed.append(channel)
-        return True
-
     # --- response items ---
 
     def _response_item(self, p: dict[str, Any], ts: str) -> list[SessionItem]:
         kind = p.get("type")
         if kind == "message":
-            text = "\n".join(
-                _text(c.get("text")) for c in _list(p.get("content")) if isinstance(c, dict)
-            )
+            parts = text_parts(p)
             role = p.get("role")
             if role == "user":
-                if not text.strip() or _INJECTED.match(text):
-                    return []
-                return self._prompt(text, ts)
-            if role == "assistant" and text.strip():
-                return self._assistant(text, ts, "item")
+                return self._user_item(parts, ts)
+            if role == "assistant" and parts:
+                return self._assistant("\n".join(parts), ts, ITEM)
             return []
         if kind == "reasoning":
             parts = [_text(s.get("text")) for s in _list(p.get("summary")) if isinstance(s, dict)]
@@ -236,8 +262,8 @@ class CodexParser:
                 parts = [
                     _text(c.get("text")) for c in _list(p.get("content")) if isinstance(c, dict)
                 ]
-            text = "\n\n".join(t for t in parts if t.strip())
-            return self._thinking(text, ts, "item") if text else []
+            parts = [t for t in parts if t.strip()]
+            return self._thinking("\n\n".join(parts), ts, ITEM, len(parts)) if parts else []
         if kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
             return self._call(p, ts)
         if kind in ("function_call_output", "custom_tool_call_output"):
@@ -247,90 +273,58 @@ class CodexParser:
         content = f"Unrecognized response item {kind!r}"
         return self._shown([SystemEvent(ts=ts, subtype="unknown", content=content)])
 
-    def _assistant(self, text: str, ts: str, channel: str) -> list[SessionItem]:
-        if not self._once("assistant", text, channel):
+    def _user_item(self, parts: list[str], ts: str) -> list[SessionItem]:
+        if not parts or is_injected(parts):
             return []
-        return self._shown([AssistantEvent(ts=ts, content=redact_text(text))], text_end=True)
+        text = "\n".join(parts)
+        if self._bare:
+            return self._prompt(text, ts, ITEM)  # no events: the item is the prompt
+        turn = self.current
+        if (
+            turn is not None
+            and turn.quiet_since_prompt
+            and turn.prompt_channel == EVENT
+            and not turn.echoed
+        ):
+            turn.echoed = True
+            return []  # the prompt's copy, right after its event
+        self._held = (text, ts)  # what follows says whether it is the prompt (`_held_before`)
+        return []
 
-    def _thinking(self, text: str, ts: str, channel: str) -> list[SessionItem]:
-        if not self._once("thinking", text, channel):
+    def _assistant(self, text: str, ts: str, channel: str) -> list[SessionItem]:
+        if self._echoes.is_echo("assistant", channel):
             return []
+        self._echoes.shown("assistant", channel)
+        item = AssistantEvent(ts=ts, content=redact_text(text))
+        return self._shown([item], text_end=True, text=True)
+
+    def _thinking(self, text: str, ts: str, channel: str, parts: int = 1) -> list[SessionItem]:
+        if self._echoes.is_echo("thinking", channel):
+            return []
+        self._echoes.shown("thinking", channel, parts)
         ended = self.current.ended_on_text if self.current is not None else False
-        return self._shown([ThinkingEvent(ts=ts, content=redact_text(text))], text_end=ended)
+        item = ThinkingEvent(ts=ts, content=redact_text(text))
+        return self._shown([item], text_end=ended, text=True)
 
     def _call(self, p: dict[str, Any], ts: str) -> list[SessionItem]:
-        kind = p.get("type")
-        call_id = _text(p.get("call_id")) or _text(p.get("id"))
-        if kind == "web_search_call":
-            action = _dict(p.get("action"))
-            self._web += 1
-            call_id = call_id or f"web_search_{self._web}"
-            use = ToolUseEvent(
-                ts=ts,
-                tool_use_id=call_id,
-                name="web_search",
-                kind="fetch",
-                input=redact_text(summary("web_search", action)),
-            )
-            done = ToolResultEvent(
-                ts=ts,
-                tool_use_id=call_id,
-                name="web_search",
-                output=_text(p.get("status")),
-            )
-            return self._shown([use, done])
-        args: Any
-        if kind == "local_shell_call":
-            name, args = "local_shell", _dict(p.get("action"))
-        elif kind == "custom_tool_call":
-            name, args = tool_name(p), p.get("input")
-        else:
-            name, args = tool_name(p), parse_arguments(p.get("arguments"))
-        if not call_id or call_id in self._calls:
-            return []
-        self._calls[call_id] = (name, ts)
-        if name == "update_plan":
-            entries = plan_entries(args)
-            for entry in entries:
-                entry.content = redact_text(entry.content)
-            return self._shown([PlanEvent(ts=ts, entries=entries)])
-        diffs = patch_file_diffs(name, args)
-        items = self._shown(
-            [
-                ToolUseEvent(
-                    ts=ts,
-                    tool_use_id=call_id,
-                    name=name,
-                    kind=kind_of(name),
-                    input=redact_text(summary(name, args)),
-                    diff=diffs[0] if diffs else None,
-                    diffs=diffs if len(diffs) > 1 else None,  # a patch of several files
-                )
-            ]
-        )
-        assert self.current is not None
-        self.current.open_calls.add(call_id)
+        items, opened = self.calls.call(p, ts)
+        items = self._shown(items)
+        if opened and self.current is not None:
+            self.current.open_calls.add(opened)
         return items
 
     def _output(self, p: dict[str, Any], ts: str) -> list[SessionItem]:
-        call_id = _text(p.get("call_id"))
-        name, started = self._calls.get(call_id, ("", ""))
+        call_id, items = self.calls.output(p, ts)
         if self.current is not None:
             self.current.open_calls.discard(call_id)
-        if name == "update_plan":
-            return []  # the plan item stands for the call
-        text, is_error, duration = output_text(p.get("output"))
-        if duration is None and started and ts:
-            duration = ms_between(started, ts)
-        result = ToolResultEvent(
-            ts=ts,
-            tool_use_id=call_id,
-            name=name,
-            output=redact_text(text),
-            is_error=is_error,
-            duration_ms=duration,
-        )
-        return self._shown([result])
+        return self._shown(items)
+
+    def _command_end(self, p: dict[str, Any], ts: str) -> list[SessionItem]:
+        call_id, items = self.calls.ended(p, ts)
+        if self.current is None:
+            return items  # the user's own command between turns: the model did not work
+        self.current.open_calls.discard(call_id)
+        return self._shown(items)
 
     # --- events ---
 
@@ -340,13 +334,17 @@ class CodexParser:
             text = _text(p.get("message"))
             if _text(p.get("kind")) not in ("", "plain") or not text.strip():
                 return []
-            return self._prompt(text, ts)
+            echoed = self._held is not None  # the user item just before is this prompt's copy
+            self._held = None
+            return self._prompt(text, ts, EVENT, echoed)
         if kind == "agent_message":
             text = _text(p.get("message"))
-            return self._assistant(text, ts, "event") if text.strip() else []
+            return self._assistant(text, ts, EVENT) if text.strip() else []
         if kind == "agent_reasoning":
             text = _text(p.get("text"))
-            return self._thinking(text, ts, "event") if text.strip() else []
+            return self._thinking(text, ts, EVENT) if text.strip() else []
+        if kind == "exec_command_end":
+            return self._command_end(p, ts)
         if kind in ("token_count", "task_started"):
             self.tokens.event(kind, p)
             return []

@@ -15,6 +15,7 @@ from typing import Any
 from sidemirror.core.models import FileDiff, PlanEntry, ToolKind
 from sidemirror.core.redact import redact_text
 from sidemirror.core.typed import hide_typed_values
+from sidemirror.sources.codex.commands import typed
 from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.common import compact_json, one_line
@@ -82,6 +83,8 @@ def summary(name: str, args: Any) -> str:
         return one_line(", ".join(files)) if files else one_line(redact_text(patch)[:200])
     if not isinstance(args, dict):
         return one_line(args if isinstance(args, str) else compact_json(args))
+    if name == "write_stdin":
+        return typed(args.get("chars"))  # what was typed, not the call's JSON
     for key in ("cmd", "command"):
         if key in args:
             return one_line(_command(args[key]))

@@ -2,7 +2,7 @@
 
 The rollouts are real Codex Desktop 0.104 recordings (tests/fixtures/codex/localpush/: token
 counts, event order and timestamps kept; text replaced upstream by placeholders, so the injected
-context no longer reads as such and shows as extra prompts: only the last turn is the real one). `turn_aborted` and the sub-agent `session_meta`
+context lost its tags and shows as context items). `turn_aborted` and the sub-agent `session_meta`
 are in the shape Codex's protocol writes them (tests/fixtures/NOTICE.md).
 """
 
