@@ -176,7 +176,8 @@ export const ITEM_FIELDS = Object.freeze({
     "parent_tool_use_id",
     "line_bytes",
     "segment_id",
-    "text"
+    "text",
+    "truncated"
   ],
   "thinking_delta": [
     "id",
@@ -185,7 +186,8 @@ export const ITEM_FIELDS = Object.freeze({
     "parent_tool_use_id",
     "line_bytes",
     "segment_id",
-    "text"
+    "text",
+    "truncated"
   ],
   "tool_progress": [
     "id",

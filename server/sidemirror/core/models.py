@@ -234,6 +234,13 @@ class AssistantDeltaEvent(_Event):
     type: Literal["assistant_delta"] = "assistant_delta"
     segment_id: str
     text: str
+    truncated: bool = Field(
+        default=False,
+        exclude_if=lambda v: not v,
+        description="Present (true) only on the last delta of a segment that passed "
+        "`--max-chars`: its text ends the cut text with `…` and no more deltas follow; the "
+        "complete item carries `full_length`.",
+    )
 
 
 class ThinkingDeltaEvent(_Event):
@@ -243,6 +250,11 @@ class ThinkingDeltaEvent(_Event):
     type: Literal["thinking_delta"] = "thinking_delta"
     segment_id: str
     text: str
+    truncated: bool = Field(
+        default=False,
+        exclude_if=lambda v: not v,
+        description="As on `assistant_delta`: true on the segment's last, cut delta.",
+    )
 
 
 class ToolProgressEvent(_Event):
