@@ -88,7 +88,7 @@ def render_markdown() -> str:
         "frame with running `{accepted, rejected}` totals; `POST` answers `status` "
         "(`ok`/`failed`/`stopped`) for formats that report a run outcome: `stopped` when the "
         "run was cancelled or interrupted (ACP `stopReason: cancelled`, an interrupted "
-        "stream-json run).",
+        "stream-json run, or one cut off before its `result` line).",
         "- Live-only partials besides `assistant_delta`: `thinking_delta` (reasoning as it "
         "streams; `thinking` items carry its `segment_id`) and `tool_progress` (a running "
         "tool's elapsed time). Like deltas they have no `id:` line and are never stored.",
