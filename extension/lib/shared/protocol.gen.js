@@ -94,7 +94,8 @@ export const ITEM_FIELDS = Object.freeze({
     "content",
     "truncated",
     "full_length",
-    "segment_id"
+    "segment_id",
+    "attachments"
   ],
   "tool_use": [
     "id",

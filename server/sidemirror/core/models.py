@@ -76,6 +76,13 @@ class AssistantEvent(_Event):
         description="Set when this text was first streamed as `assistant_delta` events with the "
         "same `segment_id`: the panel replaces those partial segments with this item.",
     )
+    # Absent unless set, so plain replies keep their exact wire form.
+    attachments: list[Attachment] = Field(
+        default_factory=list,
+        exclude_if=lambda v: not v,
+        description="Present only when the reply carried images (or audio), apart from its "
+        "text: each as media type and size, shown as a chip; the data is never kept.",
+    )
 
 
 class DiffHunk(BaseModel):

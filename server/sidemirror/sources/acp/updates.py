@@ -23,7 +23,9 @@ UPDATE_KINDS: dict[str, str] = {
     "already shown, or of a hidden `_internal` one, is dropped",
     "user_message": "`user` (v2: the whole message; empty, the start of its chunks); "
     "`_internal: true` is never shown and never opens or closes a turn",
-    "agent_message_chunk": "`assistant`, streamed live as `assistant_delta`",
+    "agent_message_chunk": "`assistant`, streamed live as `assistant_delta`; chunks are joined "
+    "in `sequenceNumber` order where a client numbered them (live text stops where they came "
+    "out of order), and images in them become the item's `attachments`",
     "agent_message": "`assistant` (v2 whole message, or the start of its chunks)",
     "agent_thought_chunk": "`thinking`, streamed live as `thinking_delta`",
     "agent_thought": "`thinking` (v2 whole thought, or the start of its chunks)",
