@@ -5,7 +5,7 @@ edit, a sub-agent) followed by an `error_message` (Multica's shape: no public re
 one); then a session built in the schema's shape that ends cancelled: the turn shows "stopped",
 the prompt's image is a chip, the mode change and the notice are small lines. Last, a client's
 stored chunks kept out of order join in their numbered order, and an image the agent sent is a
-chip on its reply.
+chip on its reply; a call refused by a permission rule shows the rule on its card.
 """
 
 from __future__ import annotations
@@ -107,7 +107,9 @@ def stored_chunk(number: int, content: dict[str, object]) -> bytes:
     return json.dumps(record).encode() + b"\n"
 
 
-def test_stored_chunks_in_order_and_an_image_as_a_chip(ext: Extension, server_factory: Any) -> None:
+def test_stored_chunks_in_order_an_image_as_a_chip_and_a_denial(
+    ext: Extension, server_factory: Any
+) -> None:
     server = server_factory(port_outside_the_range())
     png = "iVBORw0KGgo" + "A" * 89  # 75 bytes once decoded
     body = b"".join([
@@ -123,3 +125,10 @@ def test_stored_chunks_in_order_and_an_image_as_a_chip(ext: Extension, server_fa
     expect(reply.locator(".text")).to_have_text("one two three", timeout=10_000)
     expect(reply.locator(".attachment")).to_have_text("Image image/png · 75 B")
     expect(panel.locator(".feed img")).to_have_count(0)  # the image itself is never loaded
+
+    # A later session: a call refused by a permission rule says why on its card.
+    assert ingest_acp(server, (ACP / "permission-denied.jsonl").read_bytes())["rejected"] == 0
+    card = panel.locator(".feed .tool.kind-execute")
+    expect(card.locator(".tool-denial")).to_have_text("Denied by rule Bash(rm:*)", timeout=10_000)
+    expect(card.locator(".tool-status.error .mark")).to_have_text("✗")
+    expect(card.locator(".tool-output")).to_have_text("Permission to use Bash has been denied.")

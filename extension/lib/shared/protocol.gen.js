@@ -125,7 +125,8 @@ export const ITEM_FIELDS = Object.freeze({
     "full_length",
     "is_error",
     "duration_ms",
-    "attachments"
+    "attachments",
+    "denial"
   ],
   "turn_complete": [
     "id",

@@ -7,7 +7,7 @@ session's append-only log); the projection truncates them for the wire; `gen_pro
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -19,6 +19,12 @@ ToolKind = Literal[
 CostSource = Literal["reported", "estimated", "unknown_model"]
 TurnStatus = Literal["ok", "failed", "stopped"]
 SessionState = Literal["running", "waiting", "idle", "ended"]
+
+
+def _absent_unless_set(description: str) -> Any:
+    """An optional text field left out of the wire JSON (not sent as null) while unset, so
+    items that never carry it keep their exact wire form."""
+    return Field(default=None, exclude_if=lambda v: v is None, description=description)
 
 
 class _Event(BaseModel):
@@ -156,6 +162,11 @@ class ToolResultEvent(_Event):
     duration_ms: int | None = None
     attachments: list[Attachment] = Field(
         default_factory=list, description="Images the tool returned, apart from its text."
+    )
+    denial: str | None = _absent_unless_set(
+        "Present only when the call was refused before it ran: why, as the agent said (e.g. "
+        "`Denied by rule Bash(rm:*)`), shown on the tool's card; its `output` is what the "
+        "agent told the model."
     )
 
 

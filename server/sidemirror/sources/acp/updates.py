@@ -32,7 +32,8 @@ UPDATE_KINDS: dict[str, str] = {
     "tool_call": "`tool_use` once it leaves `pending` (or asks permission); `tool_result` when "
     "it completes or fails, with image content as `attachments`",
     "tool_call_update": "updates the call; an `in_progress` beat with elapsed time is a live "
-    "`tool_progress`",
+    "`tool_progress`; a refused call's reason (`_meta.claudeCode.toolResponse.decisionReason`) "
+    "becomes its `tool_result`'s `denial`",
     "tool_call_content_chunk": "appended to the call's output (v2)",
     "terminal_update": "the output of the call showing that terminal (v2; a full replacement)",
     "terminal_output_chunk": "appended to that terminal's output (v2)",

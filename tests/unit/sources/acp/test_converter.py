@@ -10,6 +10,7 @@ import pytest
 from sidemirror.core.models import (
     AssistantDeltaEvent,
     AssistantEvent,
+    ToolResultEvent,
     ToolUseEvent,
     TurnCompleteEvent,
 )
@@ -241,3 +242,13 @@ def test_an_image_in_an_agent_message_is_an_attachment_not_text() -> None:
         ("Here:", [("image/png", 75)])
     ]
     assert png not in final[0].model_dump_json()
+
+
+def test_a_refused_call_keeps_its_denial_reason() -> None:
+    # claude-agent-acp: the `failed` update says why (`toolResponse.decisionReason`), then a
+    # later one puts the terminal back, whose output only says the call was denied.
+    out = convert(records(next(p for p in FIXTURES if p.name == "permission-denied.jsonl")))
+    result = next(e.item for e in out if isinstance(e.item, ToolResultEvent))
+    assert (result.tool_use_id, result.is_error) == ("toolu_denied", True)
+    assert result.denial == "Denied by rule Bash(rm:*)"
+    assert result.output == "Permission to use Bash has been denied."
