@@ -162,3 +162,18 @@ export function errorMessage(entry, end = null) {
   }
   return "";
 }
+
+/**
+ * Whether an entry is only the browser showing a blank tab or this extension's own pages (the
+ * side panel, the popup): not something the agent did, so the Activity feed leaves it out. An
+ * entry that names another page (`goto https://…` run from a blank tab) is kept.
+ * @param {{url?: string | null, args?: string[] | null}} entry
+ * @param {string} ownOrigin  this extension's `chrome-extension://<id>/`
+ */
+export function isOwnNoise(entry, ownOrigin) {
+  if (!entry.url) return false;
+  const noise = (/** @type {string} */ u) =>
+    u.startsWith("about:blank") || (Boolean(ownOrigin) && u.startsWith(ownOrigin));
+  const named = (entry.args || []).filter((a) => typeof a === "string" && /^[a-z][a-z0-9+.-]*:/i.test(a));
+  return [entry.url, ...named].every(noise);
+}

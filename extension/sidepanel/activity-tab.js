@@ -12,6 +12,7 @@ import { ApiError, api, path } from "../lib/page/client.js";
 import { SERVE_COMMAND } from "../lib/shared/config.js";
 import { h, setText } from "../lib/page/dom.js";
 import { ActivityStream } from "../lib/page/activity-stream.js";
+import { isOwnNoise } from "./activity-model.js";
 import { fillDetails, fillRow } from "./activity-row.js";
 import { icon } from "./icons.js";
 import { OverlayToggles } from "./overlay-toggle.js";
@@ -33,6 +34,7 @@ class ActivityTab {
     this.paused = false;
     this.stream = null;
     this.workspaceNames = new Map();
+    this.ownOrigin = chrome.runtime.getURL("");
     this._build();
     ctx.onStatus((s) => this._onStatus(s));
   }
@@ -231,6 +233,7 @@ class ActivityTab {
 
   _add(entry) {
     if (!entry || !entry.id || this.rows.has(entry.id)) return;
+    if (isOwnNoise(entry, this.ownOrigin)) return; // a blank tab, or this panel's own page
     if (entry.url) this.overlay.noteUrl(entry.url);
     const stick = this.stuck;
     const start = entry.type === "command_end" && entry.start_id ? this.rows.get(entry.start_id) : null;

@@ -104,8 +104,8 @@ export class FilterChips {
     for (const chip of this.chips) chip.setAttribute("aria-pressed", String(this.on.has(chip.dataset.filter)));
     this.clear.hidden = this.on.size === 0;
     const tests = CATEGORIES.filter((c) => this.on.has(c.id)).map((c) => c.test);
-    const shown = this.timeline.setFilter(tests.length ? (row) => rowMatches(row, tests) : null);
     const names = CATEGORIES.filter((c) => this.on.has(c.id)).map((c) => c.label.toLowerCase());
+    const shown = this.timeline.setFilter(tests.length ? (row) => rowMatches(row, tests) : null, names.join(", "));
     this.status.textContent = names.length
       ? `Showing ${shown.toLocaleString()} of ${this.timeline.rows.length.toLocaleString()} items: ${names.join(", ")}`
       : `Showing all ${shown.toLocaleString()} items`;

@@ -116,6 +116,11 @@ function attachments(item) {
   return h("div", { class: "attachments" }, chips);
 }
 
+/** Why a refused tool call was refused (e.g. its permission rule), shown on its card. */
+function denialNote(item) {
+  return item.denial ? h("p", { class: "tool-denial", text: item.denial }) : null;
+}
+
 function thinking(item, ctx) {
   const body = h("div", { class: "text" });
   renderPlain(body, item.content);
@@ -212,6 +217,7 @@ function resultBlock(item, ctx) {
     "div",
     { class: ["tool-result", item.is_error && "error"], dataset: { itemId: item.id, type: "tool_result" } },
     attachments(item),
+    denialNote(item),
     out,
     more(item, ctx, out, renderPlain),
   );
@@ -239,6 +245,7 @@ function orphanResult(item, ctx) {
     item,
     ["tool", "orphan-result", item.is_error && "failed"],
     toolHead,
+    denialNote(item),
     out,
     more(item, ctx, out, renderPlain),
   );

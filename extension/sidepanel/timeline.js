@@ -49,7 +49,9 @@ export class Timeline extends TimelineModel {
       class: "feed",
       attrs: { role: "feed", "aria-label": "Session timeline", "aria-busy": "false" },
     });
-    scroller.append(this.earlier, this.list);
+    // A filter that matches nothing says so (a blank timeline reads as a broken one).
+    this.noMatch = h("p", { class: "filter-empty", hidden: true, attrs: { role: "status" } });
+    scroller.append(this.earlier, this.list, this.noMatch);
     this.vlist = new VirtualList({
       scroller,
       list: this.list,
@@ -62,6 +64,7 @@ export class Timeline extends TimelineModel {
       if (this.vlist.pinned) this._setUnseen(0);
     });
     this.filter = null;
+    this.filterLabel = "";
     this.folds = new RewindFolds((group) => this._toggleFold(group)); // turns a rewind abandoned
     this.reset();
   }
@@ -148,9 +151,11 @@ export class Timeline extends TimelineModel {
     this._setUnseen(0);
   }
 
-  /** Show only rows for which `fn(row)` is true (null: all). Returns how many are shown. */
-  setFilter(fn) {
+  /** Show only rows for which `fn(row)` is true (null: all), `label` naming what it keeps.
+   * Returns how many are shown. */
+  setFilter(fn, label = "") {
     this.filter = fn;
+    this.filterLabel = label;
     const pinned = this.vlist.pinned;
     this._view(this._visibleRows(), pinned ? "bottom" : "anchor");
     return fn ? this.rows.filter((r) => this._shows(r)).length : this.rows.length;
@@ -251,6 +256,12 @@ export class Timeline extends TimelineModel {
   _syncEmpty() {
     const empty = this.view.length === 0;
     if (this.list.hidden !== empty) this.list.hidden = empty;
+    const none = empty && Boolean(this.filter) && this.rows.length > 0;
+    if (this.noMatch.hidden !== !none) this.noMatch.hidden = !none;
+    if (none) {
+      const what = this.filterLabel ? `“${this.filterLabel}”` : "the filter";
+      this.noMatch.textContent = `No items match ${what} (of ${this.rows.length.toLocaleString()} loaded).`;
+    }
   }
 
   _rendered(onRender) {

@@ -88,10 +88,14 @@ def render_markdown() -> str:
         "frame with running `{accepted, rejected}` totals; `POST` answers `status` "
         "(`ok`/`failed`/`stopped`) for formats that report a run outcome: `stopped` when the "
         "run was cancelled or interrupted (ACP `stopReason: cancelled`, an interrupted "
-        "stream-json run).",
+        "stream-json run, or one cut off before its `result` line).",
         "- Live-only partials besides `assistant_delta`: `thinking_delta` (reasoning as it "
         "streams; `thinking` items carry its `segment_id`) and `tool_progress` (a running "
         "tool's elapsed time). Like deltas they have no `id:` line and are never stored.",
+        "- Partial text is cut by the rule items are cut by: a segment's deltas go out whole "
+        "while their joined text fits in `--max-chars`; the delta that passes it carries the "
+        "rest of the cut text (ending in `…`) and `truncated: true`, and no more deltas of that "
+        "segment follow (in the stream and in `--debug-events-jsonl`).",
         "- `user` and `tool_result` items carry `attachments`: the images (or audio) they held, "
         "as media type and size. Their text never contains a placeholder for them.",
         "- `turn_complete` carries `stop_reason` (why the turn ended, as the agent said), and "

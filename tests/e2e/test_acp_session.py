@@ -3,7 +3,9 @@
 First a real recording (claude-agent-acp's v2 session replay: thinking, text, a terminal, an
 edit, a sub-agent) followed by an `error_message` (Multica's shape: no public recording holds
 one); then a session built in the schema's shape that ends cancelled: the turn shows "stopped",
-the prompt's image is a chip, the mode change and the notice are small lines.
+the prompt's image is a chip, the mode change and the notice are small lines. Last, a client's
+stored chunks kept out of order join in their numbered order, and an image the agent sent is a
+chip on its reply; a call refused by a permission rule shows the rule on its card.
 """
 
 from __future__ import annotations
@@ -92,3 +94,41 @@ def test_an_acp_session_with_its_error_in_the_panel(ext: Extension, server_facto
     expect(last.locator(".turn-tokens")).to_have_attribute(
         "title", re.compile("context 53k of 200k")
     )
+
+
+def stored_chunk(number: int, content: dict[str, object]) -> bytes:
+    """A client's stored update (Multica's `{timestamp, update}`), numbered by the client."""
+    update = {"sessionUpdate": "agent_message_chunk", "content": content}
+    record = {
+        "timestamp": "2026-02-20T10:00:04Z",
+        "sequenceNumber": number,
+        "update": {"sessionId": "stored-1", "update": update},
+    }
+    return json.dumps(record).encode() + b"\n"
+
+
+def test_stored_chunks_in_order_an_image_as_a_chip_and_a_denial(
+    ext: Extension, server_factory: Any
+) -> None:
+    server = server_factory(port_outside_the_range())
+    png = "iVBORw0KGgo" + "A" * 89  # 75 bytes once decoded
+    body = b"".join([
+        stored_chunk(100, {"type": "text", "text": "one "}),
+        stored_chunk(102, {"type": "text", "text": "three"}),
+        stored_chunk(101, {"type": "text", "text": "two "}),
+        stored_chunk(103, {"type": "image", "mimeType": "image/png", "data": png}),
+    ])  # fmt: skip
+    assert ingest_acp(server, body)["rejected"] == 0
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    reply = panel.locator(".feed [data-type=assistant]")
+    expect(reply.locator(".text")).to_have_text("one two three", timeout=10_000)
+    expect(reply.locator(".attachment")).to_have_text("Image image/png · 75 B")
+    expect(panel.locator(".feed img")).to_have_count(0)  # the image itself is never loaded
+
+    # A later session: a call refused by a permission rule says why on its card.
+    assert ingest_acp(server, (ACP / "permission-denied.jsonl").read_bytes())["rejected"] == 0
+    card = panel.locator(".feed .tool.kind-execute")
+    expect(card.locator(".tool-denial")).to_have_text("Denied by rule Bash(rm:*)", timeout=10_000)
+    expect(card.locator(".tool-status.error .mark")).to_have_text("✗")
+    expect(card.locator(".tool-output")).to_have_text("Permission to use Bash has been denied.")

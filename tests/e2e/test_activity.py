@@ -163,3 +163,27 @@ def test_gap_banner_when_the_cursor_fell_out_of_the_ring(ext: Extension, server:
     pill.click()
     expect(pill).to_be_hidden()
     expect(rows.last).to_be_in_viewport()
+
+
+def test_blank_tabs_and_the_extensions_own_pages_are_left_out(
+    ext: Extension, server: Server
+) -> None:
+    panel = open_activity(ext, server)
+    own = ext.url("sidepanel/sidepanel.html")
+    post_activity(
+        server,
+        [  # what observe-cdp reports of a browser where the side panel is open
+            {"type": "navigation", "command": "tab.open", "args": ["about:blank"],
+             "url": "about:blank", "workspace": WS},
+            {"type": "navigation", "command": "navigate", "args": [own], "url": own,
+             "workspace": WS},
+            {"type": "console", "command": "console.error", "args": ["boom"], "url": own,
+             "workspace": WS},
+            {"type": "command_end", "command": "goto", "args": [URL], "url": "about:blank",
+             "workspace": WS, "status": "ok", "duration_ms": 80},
+        ],
+    )  # fmt: skip
+    rows = panel.locator(".act-list > li")
+    expect(rows.first.locator(".act-cmd")).to_have_text("goto", timeout=10_000)
+    expect(rows).to_have_count(1)  # the goto from a blank tab names a real page: kept
+    expect(panel.locator(".act-count")).to_have_text("1 entry")

@@ -94,7 +94,8 @@ export const ITEM_FIELDS = Object.freeze({
     "content",
     "truncated",
     "full_length",
-    "segment_id"
+    "segment_id",
+    "attachments"
   ],
   "tool_use": [
     "id",
@@ -124,7 +125,8 @@ export const ITEM_FIELDS = Object.freeze({
     "full_length",
     "is_error",
     "duration_ms",
-    "attachments"
+    "attachments",
+    "denial"
   ],
   "turn_complete": [
     "id",
@@ -176,7 +178,8 @@ export const ITEM_FIELDS = Object.freeze({
     "parent_tool_use_id",
     "line_bytes",
     "segment_id",
-    "text"
+    "text",
+    "truncated"
   ],
   "thinking_delta": [
     "id",
@@ -185,7 +188,8 @@ export const ITEM_FIELDS = Object.freeze({
     "parent_tool_use_id",
     "line_bytes",
     "segment_id",
-    "text"
+    "text",
+    "truncated"
   ],
   "tool_progress": [
     "id",

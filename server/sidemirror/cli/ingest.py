@@ -10,8 +10,8 @@ from sidemirror.cli.servers import add_server_args, choose_server
 
 EXIT_HELP = (
     "exit status: 0 the run finished (or its format reports no outcome), 1 it failed, "
-    "2 no server was reached or it refused the request, 3 it was stopped (cancelled or "
-    "interrupted)"
+    "2 no server was reached or it refused the request, 3 it was stopped (cancelled, "
+    "interrupted, or cut off before its end)"
 )
 EXIT_NO_SERVER = 2  # the same as clients.ingest.EXIT_UNREACHABLE (a test holds them equal)
 

@@ -7,7 +7,7 @@ session's append-only log); the projection truncates them for the wire; `gen_pro
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -19,6 +19,12 @@ ToolKind = Literal[
 CostSource = Literal["reported", "estimated", "unknown_model"]
 TurnStatus = Literal["ok", "failed", "stopped"]
 SessionState = Literal["running", "waiting", "idle", "ended"]
+
+
+def _absent_unless_set(description: str) -> Any:
+    """An optional text field left out of the wire JSON (not sent as null) while unset, so
+    items that never carry it keep their exact wire form."""
+    return Field(default=None, exclude_if=lambda v: v is None, description=description)
 
 
 class _Event(BaseModel):
@@ -75,6 +81,13 @@ class AssistantEvent(_Event):
         default=None,
         description="Set when this text was first streamed as `assistant_delta` events with the "
         "same `segment_id`: the panel replaces those partial segments with this item.",
+    )
+    # Absent unless set, so plain replies keep their exact wire form.
+    attachments: list[Attachment] = Field(
+        default_factory=list,
+        exclude_if=lambda v: not v,
+        description="Present only when the reply carried images (or audio), apart from its "
+        "text: each as media type and size, shown as a chip; the data is never kept.",
     )
 
 
@@ -149,6 +162,11 @@ class ToolResultEvent(_Event):
     duration_ms: int | None = None
     attachments: list[Attachment] = Field(
         default_factory=list, description="Images the tool returned, apart from its text."
+    )
+    denial: str | None = _absent_unless_set(
+        "Present only when the call was refused before it ran: why, as the agent said (e.g. "
+        "`Denied by rule Bash(rm:*)`), shown on the tool's card; its `output` is what the "
+        "agent told the model."
     )
 
 
@@ -234,6 +252,13 @@ class AssistantDeltaEvent(_Event):
     type: Literal["assistant_delta"] = "assistant_delta"
     segment_id: str
     text: str
+    truncated: bool = Field(
+        default=False,
+        exclude_if=lambda v: not v,
+        description="Present (true) only on the last delta of a segment that passed "
+        "`--max-chars`: its text ends the cut text with `…` and no more deltas follow; the "
+        "complete item carries `full_length`.",
+    )
 
 
 class ThinkingDeltaEvent(_Event):
@@ -243,6 +268,11 @@ class ThinkingDeltaEvent(_Event):
     type: Literal["thinking_delta"] = "thinking_delta"
     segment_id: str
     text: str
+    truncated: bool = Field(
+        default=False,
+        exclude_if=lambda v: not v,
+        description="As on `assistant_delta`: true on the segment's last, cut delta.",
+    )
 
 
 class ToolProgressEvent(_Event):

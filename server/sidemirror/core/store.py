@@ -352,6 +352,8 @@ class Store:
         of the last stored item; snapshots and replays never contain it.
         """
         redact_item_fields(item)
+        if not self.projector.live.cut(log.session_id, item):
+            return  # the segment passed `max_chars`: its cut marker already went out
         item.id = ""
         item.seq = log.items.last_seq
         self._publish(log, EphemeralPublished(log.session_id, item, len(log.items)))

@@ -147,3 +147,34 @@ async def test_acp_over_websocket_ingest(make_client: ClientFactory) -> None:
     )
     items = (await resp.json())["items"]
     assert [i["type"] for i in items] == ["user", "thinking", "assistant", "turn_complete"]
+
+
+async def test_live_deltas_are_cut_at_max_chars_like_their_item(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    trace = tmp_path / "events.jsonl"
+    client = await make_client(max_chars=40, debug_events_jsonl=trace)
+    lines = lines_of(FIXTURES / "stream-json" / "streaming-haiku.jsonl")  # a 112-char answer
+    session = json.loads(lines[0])["session_id"]
+    await post(client, lines[:1], "stream-json")
+    stream = await client.get(
+        f"/workspace/{WS_ID}/session/stream", params={"session": session}, headers=AUTH
+    )
+    reader = SSEReader(stream)
+    assert (await reader.event()).event == "hello"
+    assert (await reader.event()).event == "snapshot"
+    await post(client, lines[1:], "stream-json")
+    deltas: list[Any] = []
+    while (frame := await asyncio.wait_for(reader.event(), 5)).event != "assistant":
+        if frame.event == "assistant_delta":
+            deltas.append(frame.data)
+    final = frame.data
+    stream.close()
+    # The streamed text is the item's cut text, the last delta saying it was cut; nothing after.
+    assert final["truncated"] and final["full_length"] == 112
+    assert "".join(d["text"] for d in deltas) == final["content"]
+    assert len(final["content"]) <= 40 and final["content"].endswith("…")
+    assert [d.get("truncated", False) for d in deltas] == [False] * (len(deltas) - 1) + [True]
+    traced = [json.loads(line) for line in trace.read_text().splitlines()]
+    traced_text = "".join(t["text"] for t in traced if t["event"] == "assistant_delta")
+    assert traced_text == final["content"]

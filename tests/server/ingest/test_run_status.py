@@ -74,6 +74,15 @@ async def run_cli(runtime: Path, body: bytes, fmt: str) -> tuple[int, bytes]:
     return proc.returncode, err
 
 
+async def client_and_runtime(make_client: ClientFactory, tmp_path: Path) -> tuple[Any, Path]:
+    """A server and the runtime file the CLI finds it by."""
+    client = await make_client()
+    runtime = tmp_path / "cli-run"
+    assert client.port is not None
+    write_runtime_file(runtime, {"port": client.port, "token": TOKEN, "pid": os.getpid()})
+    return client, runtime
+
+
 @pytest.mark.parametrize(
     ("name", "fmt", "status", "code"),
     CASES[:2] + CASES[3:],
@@ -82,10 +91,7 @@ async def run_cli(runtime: Path, body: bytes, fmt: str) -> tuple[int, bytes]:
 async def test_the_cli_exits_with_the_runs_outcome(
     make_client: ClientFactory, tmp_path: Path, name: str, fmt: str, status: str, code: int
 ) -> None:
-    client = await make_client()
-    runtime = tmp_path / "cli-run"
-    assert client.port is not None
-    write_runtime_file(runtime, {"port": client.port, "token": TOKEN, "pid": os.getpid()})
+    client, runtime = await client_and_runtime(make_client, tmp_path)
     returncode, err = await run_cli(runtime, (FIXTURES / name).read_bytes(), fmt)
     assert f'"status": "{status}"'.encode() in err
     assert returncode == code
@@ -94,3 +100,21 @@ async def test_the_cli_exits_with_the_runs_outcome(
 async def test_the_cli_exits_2_without_a_server(tmp_path: Path) -> None:
     returncode, err = await run_cli(tmp_path / "nothing", b"{}\n", "events")
     assert returncode == 2 and b"no server is running" in err
+
+
+async def test_a_stream_json_run_cut_off_before_its_result_exits_3_stopped(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    client, runtime = await client_and_runtime(make_client, tmp_path)
+    lines = (FIXTURES / "stream-json/streaming-haiku.jsonl").read_bytes().splitlines(True)
+    cut = b"".join(line for line in lines if b'"type":"result"' not in line.replace(b" ", b""))
+    assert len(cut) < sum(map(len, lines))  # the run's `result` line is gone: it was killed
+    returncode, err = await run_cli(runtime, cut, "stream-json")
+    assert b'"status": "stopped"' in err and returncode == 3
+    resp = await client.get(
+        f"/workspace/{workspace_id_for(WORKSPACE)}/session",
+        params={"session": "3432fc9d-d881-4866-9606-9fe0578d1ae1"},
+        headers=AUTH,
+    )
+    items = (await resp.json())["items"]
+    assert [i["status"] for i in items if i["type"] == "turn_complete"] == ["stopped"]

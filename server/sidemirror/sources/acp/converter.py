@@ -91,7 +91,13 @@ class AcpConverter:
             method = self.requests.pop(msg.id, "")
         s = self._session(_text(payload.get("sessionId")) or None)
         if method == "session/update" and msg.kind == "notification":
-            return self._update(s, _dict(payload.get("update")), ts)
+            update = _dict(payload.get("update"))
+            number = next(
+                (n for n in (update, payload, record) if n.get("sequenceNumber") is not None), {}
+            ).get("sequenceNumber")
+            if number is not None:  # a stored client's numbering, on whichever level it put it
+                update = {**update, "sequenceNumber": number}
+            return self._update(s, update, ts)
         if method == "session/prompt":
             return self._prompt_message(s, msg, ts)
         if method == "session/request_permission":

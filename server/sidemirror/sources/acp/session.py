@@ -53,8 +53,34 @@ class _Chunks:
     parent: str | None
     ts: str
     parts: list[str] = field(default_factory=list)
+    # Each part's `sequenceNumber`, where the client numbered its chunks (None elsewhere).
+    numbers: list[int | None] = field(default_factory=list)
     media: list[Attachment] = field(default_factory=list)
     live: DeltaRedactor | None = None
+    disordered: bool = False  # a chunk came before one numbered lower: no more live deltas
+
+    def text(self) -> str:
+        """The chunks joined in their numbered order (stored clients may keep them out of
+        order); a chunk without a number keeps its place after the one before it."""
+        if not any(n is not None for n in self.numbers):
+            return "".join(self.parts)
+        keys: list[int] = []
+        last = -1
+        for n in self.numbers:
+            last = n if n is not None else last
+            keys.append(last)
+        order = sorted(range(len(self.parts)), key=lambda i: keys[i])  # stable: ties in arrival
+        return "".join(self.parts[i] for i in order)
+
+    def add(self, text: str, number: int | None) -> bool:
+        """Add a chunk; False once the chunks have come out of order (live text would be
+        wrong: the complete item, in order, replaces what was streamed)."""
+        numbered = [n for n in self.numbers if n is not None]
+        if number is not None and numbered and number < max(numbered):
+            self.disordered = True
+        self.parts.append(text)
+        self.numbers.append(number)
+        return not self.disordered
 
 
 @dataclass
@@ -95,9 +121,9 @@ class AcpSession:
                 run.live = DeltaRedactor()
             self.chunks = run
         text = block_text(content)
-        run.parts.append(text)
+        in_order = run.add(text, _number(update.get("sequenceNumber")))
         run.media += block_attachments(content)
-        if run.live is not None:
+        if run.live is not None and in_order:
             out += self._delta(run, run.live.push(text))
         return out
 
@@ -117,8 +143,9 @@ class AcpSession:
         run, self.chunks = self.chunks, None
         if run is None:
             return []
-        text = "".join(run.parts)
-        out = self._delta(run, run.live.finish()) if run.live is not None else []
+        text = run.text()
+        held = run.live is not None and not run.disordered
+        out = self._delta(run, run.live.finish()) if run.live is not None and held else []
         if not text.strip() and not run.media:
             return out
         if run.kind == "user":
@@ -135,7 +162,11 @@ class AcpSession:
             )
         else:
             item = AssistantEvent(
-                ts=run.ts, parent_tool_use_id=run.parent, content=content, segment_id=segment
+                ts=run.ts,
+                parent_tool_use_id=run.parent,
+                content=content,
+                segment_id=segment,
+                attachments=run.media,
             )
         return out + self.emit([item])
 
@@ -238,6 +269,10 @@ class AcpSession:
                 self.turns.ensure_open(item.ts)  # attached mid-session: the prompt was not seen
             out.append(Emitted(self.id, item))
         return out
+
+
+def _number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _progress(tool: ToolCall, ts: str) -> ToolProgressEvent:

@@ -53,6 +53,7 @@ class ToolCall:
     tool_response: Any = None
     elapsed_s: float | None = None  # the latest progress beat
     meta_output: list[str] = field(default_factory=list)  # `_meta.terminal_output` pieces
+    denial: str = ""  # why the call was refused (its permission rule), when it was
     shown: bool = False
     result_shown: bool = False
     finished_ts: str = ""
@@ -69,6 +70,10 @@ class ToolCall:
                 self.elapsed_s = float(elapsed)
         elif "toolResponse" in claude:
             self.tool_response = response
+        # A refused call's reason: later updates replace its content with the terminal, whose
+        # output only says it was denied, so the reason is kept apart for the card.
+        if isinstance(response, dict) and _text(response.get("decisionReason")):
+            self.denial = one_line(_text(response.get("decisionReason")))
         # Zed's terminal extension: output pieces in `_meta`, as text (not base64).
         piece = _text(_dict(meta.get("terminal_output")).get("data"))
         if piece:
@@ -182,4 +187,5 @@ class ToolCall:
             is_error=self.status == "failed",
             duration_ms=ms_between(self.first_ts, ts),
             attachments=self.attachments(),
+            denial=redact_text(self.denial) or None,
         )

@@ -23,14 +23,17 @@ UPDATE_KINDS: dict[str, str] = {
     "already shown, or of a hidden `_internal` one, is dropped",
     "user_message": "`user` (v2: the whole message; empty, the start of its chunks); "
     "`_internal: true` is never shown and never opens or closes a turn",
-    "agent_message_chunk": "`assistant`, streamed live as `assistant_delta`",
+    "agent_message_chunk": "`assistant`, streamed live as `assistant_delta`; chunks are joined "
+    "in `sequenceNumber` order where a client numbered them (live text stops where they came "
+    "out of order), and images in them become the item's `attachments`",
     "agent_message": "`assistant` (v2 whole message, or the start of its chunks)",
     "agent_thought_chunk": "`thinking`, streamed live as `thinking_delta`",
     "agent_thought": "`thinking` (v2 whole thought, or the start of its chunks)",
     "tool_call": "`tool_use` once it leaves `pending` (or asks permission); `tool_result` when "
     "it completes or fails, with image content as `attachments`",
     "tool_call_update": "updates the call; an `in_progress` beat with elapsed time is a live "
-    "`tool_progress`",
+    "`tool_progress`; a refused call's reason (`_meta.claudeCode.toolResponse.decisionReason`) "
+    "becomes its `tool_result`'s `denial`",
     "tool_call_content_chunk": "appended to the call's output (v2)",
     "terminal_update": "the output of the call showing that terminal (v2; a full replacement)",
     "terminal_output_chunk": "appended to that terminal's output (v2)",

@@ -11,7 +11,8 @@ Format notes, from real captures (Claude Code 2.1) and the Agent SDK's message t
   `duration_ms`, `modelUsage` (with each model's context window), the tool calls the user refused
   (`permission_denials`), and an `error_*` subtype / `is_error` when the run failed. An
   interrupted run says `[Request interrupted by user…]` in a user line, then ends with
-  `error_during_execution`: that turn is `stopped`, not failed.
+  `error_during_execution`: that turn is `stopped`, not failed. A run cut off before its
+  `result` (killed, or its pipe closed) is `stopped` too: its open turn, and the run's status.
 """
 
 from __future__ import annotations
@@ -138,10 +139,13 @@ class StreamJsonConverter:
                         ts=now_iso(), parent_tool_use_id=parent, content=text, segment_id=segment.id
                     )
                 )
+        # Cut off before its `result` (killed, Ctrl-C, the pipe closed): the turn did not fail,
+        # it was stopped, and the run says the same as its turn_complete.
         if self._turn is not None:
             items.append(self._close("stopped", None, {}, None))
-        if not self._seen_result and (items or self._turns):
-            self.run_status = "failed"  # the run ended without a result: killed or crashed
+            self.run_status = "stopped"
+        elif not self._seen_result and items:
+            self.run_status = "stopped"
         return [Emitted(self.session, item) for item in items]
 
     # --- records ---

@@ -22,6 +22,7 @@ from sidemirror.sources.delta_redactor import DeltaRedactor
 
 # Block type → the delta field that streams it.
 _STREAMED = {"text": ("text_delta", "text"), "thinking": ("thinking_delta", "thinking")}
+_BLOCK_OF_DELTA = {delta: block for block, (delta, _) in _STREAMED.items()}
 
 
 def _int(value: Any) -> int | None:
@@ -66,12 +67,18 @@ class Partials:
             block_type = _text(block.get("type")) if isinstance(block, dict) else ""
             if not isinstance(block, dict) or block_type not in _STREAMED:
                 return []
-            started = Segment(f"{message_id}:{index}", block_type, parent)
-            self._streaming[(message_id, index)] = started
-            self._queued.setdefault((message_id, block_type), deque()).append(started)
+            started = self._start(message_id, index, block_type, parent)
             first = _text(block.get(_STREAMED[block_type][1]))
             return self._delta(started, started.redactor.push(first))
         segment = self._streaming.get((message_id, index))
+        if segment is None and kind == "content_block_delta":
+            # A delta whose block start was not seen (a relay that dropped it, a reader joining
+            # mid-block): its own type says what it streams, so it still goes out live.
+            delta = event.get("delta")
+            delta_type = _text(delta.get("type")) if isinstance(delta, dict) else ""
+            implied = _BLOCK_OF_DELTA.get(delta_type)
+            if implied is not None:
+                segment = self._start(message_id, index, implied, parent)
         if segment is None:
             return []
         if kind == "content_block_delta":
@@ -82,6 +89,12 @@ class Partials:
         elif kind == "content_block_stop":
             return self._delta(segment, segment.redactor.finish())
         return []
+
+    def _start(self, message_id: str, index: int, block_type: str, parent: str | None) -> Segment:
+        started = Segment(f"{message_id}:{index}", block_type, parent)
+        self._streaming[(message_id, index)] = started
+        self._queued.setdefault((message_id, block_type), deque()).append(started)
+        return started
 
     def complete(self, message_id: str, kind: str) -> tuple[Segment | None, list[SessionItem]]:
         """The complete block of `kind` in an `assistant` line: the segment it completes (its

@@ -10,6 +10,7 @@ import pytest
 from sidemirror.core.models import (
     AssistantDeltaEvent,
     AssistantEvent,
+    ToolResultEvent,
     ToolUseEvent,
     TurnCompleteEvent,
 )
@@ -184,3 +185,70 @@ def test_acp_v1_raw_jsonrpc_with_prompt_and_stop_reason() -> None:
     turn = items[-1]
     assert isinstance(turn, TurnCompleteEvent)
     assert (turn.status, turn.cost_usd, turn.cost_source) == ("stopped", 0.25, "reported")
+
+
+def _stored(update: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """A client's stored update (Multica's `{timestamp, update}` form), as in
+    acp/multica-stored.jsonl."""
+    notification = {"sessionId": "multica-7f3a", "update": update}
+    return {"timestamp": "2026-02-20T10:00:04Z", "update": notification, **extra}
+
+
+def test_stored_chunks_join_in_their_sequence_number_order() -> None:
+    chunks = [(100, "one "), (102, "three"), (101, "two ")]
+    lines = [
+        _stored({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": t}})
+        | {"sequenceNumber": n}
+        for n, t in chunks
+    ]
+    items = [e.item for e in convert(lines) if e.item is not None]
+    final = [i for i in items if isinstance(i, AssistantEvent)]
+    assert [f.content for f in final] == ["one two three"]
+    # Live text never shows them out of order: it stops where the order broke.
+    live = "".join(i.text for i in items if isinstance(i, AssistantDeltaEvent))
+    assert "one two three".startswith(live)
+
+
+def test_the_sequence_number_may_sit_on_the_update_itself() -> None:
+    lines = [
+        _stored(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "sequenceNumber": n,
+                "content": {"type": "text", "text": t},
+            }
+        )
+        for n, t in [(7, "b"), (6, "a")]
+    ]
+    final = [e.item for e in convert(lines) if isinstance(e.item, AssistantEvent)]
+    assert [f.content for f in final] == ["ab"]
+
+
+def test_an_image_in_an_agent_message_is_an_attachment_not_text() -> None:
+    png = "iVBORw0KGgo" + "A" * 89  # 100 base64 characters: 75 bytes
+    lines = [
+        _stored(
+            {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Here:"}}
+        ),
+        _stored(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "image", "mimeType": "image/png", "data": png},
+            }
+        ),
+    ]
+    final = [e.item for e in convert(lines) if isinstance(e.item, AssistantEvent)]
+    assert [(f.content, [(a.media_type, a.size) for a in f.attachments]) for f in final] == [
+        ("Here:", [("image/png", 75)])
+    ]
+    assert png not in final[0].model_dump_json()
+
+
+def test_a_refused_call_keeps_its_denial_reason() -> None:
+    # claude-agent-acp: the `failed` update says why (`toolResponse.decisionReason`), then a
+    # later one puts the terminal back, whose output only says the call was denied.
+    out = convert(records(next(p for p in FIXTURES if p.name == "permission-denied.jsonl")))
+    result = next(e.item for e in out if isinstance(e.item, ToolResultEvent))
+    assert (result.tool_use_id, result.is_error) == ("toolu_denied", True)
+    assert result.denial == "Denied by rule Bash(rm:*)"
+    assert result.output == "Permission to use Bash has been denied."

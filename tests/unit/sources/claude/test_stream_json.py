@@ -154,11 +154,11 @@ def test_error_result_fails_the_run() -> None:
     assert any(e.item is not None and e.item.type == "error" for e in out)
 
 
-def test_stream_without_result_is_a_failed_run_and_keeps_streamed_text() -> None:
+def test_stream_without_result_is_a_stopped_run_and_keeps_streamed_text() -> None:
     conv, out = convert(_stream(["Hello", " wor"], "Hello world")[:-1])
     final = [e.item for e in out if isinstance(e.item, AssistantEvent)]
     assert [f.content for f in final] == ["Hello wor"]
-    assert conv.run_status == "failed"
+    assert conv.run_status == "stopped"
 
 
 def stored(out: list[Any]) -> list[Any]:
@@ -262,3 +262,24 @@ def test_drifting_field_types_never_raise(odd: Any) -> None:
         for kind in ("tool_progress", "stream_event", "assistant", "user", "result")
     ]
     convert(records)  # no exception: one bad line never stops a session
+
+
+def test_thinking_deltas_without_their_block_start_still_stream_live() -> None:
+    lines = records(next(p for p in FIXTURES if p.name == "tasks-and-progress.jsonl"))
+    start = next(
+        i for i, r in enumerate(lines) if r.get("event", {}).get("type") == "content_block_start"
+    )
+    del lines[start]  # the thinking block's start never arrived
+    _, out = convert(lines)
+    deltas = [e.item for e in out if isinstance(e.item, ThinkingDeltaEvent)]
+    thinking = next(e.item for e in out if isinstance(e.item, ThinkingEvent))
+    assert "".join(d.text for d in deltas) == "The tests live under tests/; an agent can map them."
+    assert thinking.content == "The tests live under tests/; an agent can map them."
+    assert {d.segment_id for d in deltas} == {thinking.segment_id}  # the panel swaps them
+
+
+def test_stream_cut_off_before_its_result_is_a_stopped_run() -> None:
+    lines = records(next(p for p in FIXTURES if p.name == "tasks-and-progress.jsonl"))
+    conv, out = convert([r for r in lines if r.get("type") != "result"])
+    turn = next(e.item for e in out if isinstance(e.item, TurnCompleteEvent))
+    assert (turn.status, conv.run_status) == ("stopped", "stopped")
