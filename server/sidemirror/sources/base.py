@@ -1,7 +1,8 @@
 """What every source is: the two shapes an adapter takes, and what a converter emits.
 
 A `Source` follows files on this machine (Claude Code transcripts, Codex rollouts) and writes
-their sessions into the store. A `Converter` turns pushed records (a POST, a WebSocket, a tap)
+their sessions into the store; both are a `files/source.py` `FileSource`, which runs the
+lifecycle once for every agent. A `Converter` turns pushed records (a POST, a WebSocket, a tap)
 into canonical items, one record at a time. Both emit items that are already redacted.
 The formats and sources the server runs are listed in `registry.py`, which imports every agent
 package; this module imports none, so agents can import it.

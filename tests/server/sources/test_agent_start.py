@@ -21,11 +21,14 @@ from sidemirror.core.projection import Projector
 from sidemirror.core.store import Store, workspace_id_for
 from sidemirror.sources import proc_watch
 from sidemirror.sources.claude.source import ClaudeSource
+from sidemirror.sources.codex.source import CodexSource
 from sidemirror.sources.proc_watch import SCAN_S, AgentScanner
 
 from tests.conftest import FIXTURES
 
 TRANSCRIPT = FIXTURES / "claude" / "flat-agents" / "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
+ROLLOUT = next((FIXTURES / "codex").glob("rollout-*.jsonl"))
+ROLLOUT_CWD = "/Users/Sample_User/naya"
 
 
 def agent_binary(tmp_path: Path, name: str) -> Path:
@@ -79,6 +82,76 @@ async def test_an_agent_started_in_a_workspace_is_seen_before_it_writes(tmp_path
                 proc.kill()
                 proc.wait()
         await source.stop()
+
+
+class Agent:
+    """One agent's source, alone, over a real folder its session file is written into."""
+
+    def __init__(self, name: str, tmp_path: Path, store: Store) -> None:
+        self.name = name
+        self.workspace = tmp_path / "project"
+        self.workspace.mkdir()
+        self.source: ClaudeSource | CodexSource
+        if name == "claude":
+            self.folder = tmp_path / "projects" / "-project"
+            self.fixture, cwd = TRANSCRIPT, "/tmp/private"
+            self.source = ClaudeSource(store, [tmp_path / "projects"], tmp_path / "data")
+        else:
+            self.folder = tmp_path / "codex" / "sessions" / "2026" / "05" / "11"
+            self.fixture, cwd = ROLLOUT, ROLLOUT_CWD
+            self.source = CodexSource(store, tmp_path / "codex", tmp_path / "data")
+        self.folder.mkdir(parents=True)
+        self.text = self.fixture.read_text().replace(cwd, str(self.workspace))
+
+    def write_session(self) -> None:
+        (self.folder / self.fixture.name).write_text(self.text)
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+async def test_a_new_session_shows_the_agent_running_in_its_workspace(
+    tmp_path: Path, name: str
+) -> None:
+    """Both sources, each alone: the workspace of a session that appears while its agent runs
+    is active with that agent's pid as soon as it is listed (Codex's took none)."""
+    store = Store(Hub(), Projector())
+    agent = Agent(name, tmp_path, store)
+    proc = subprocess.Popen([str(agent_binary(tmp_path, name)), "60"], cwd=agent.workspace)
+    await agent.source.start()
+    try:
+        await asyncio.wait_for(agent.source.ready.wait(), 5)
+        agent.write_session()
+        wid = workspace_id_for(str(agent.workspace))
+        await until(lambda: store.workspace(wid) is not None, timeout=10)
+        ws = store.workspaces[wid]
+        assert ws.pid == proc.pid and ws.active
+    finally:
+        proc.kill()
+        proc.wait()
+        await agent.source.stop()
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+async def test_an_agent_started_is_seen_by_either_source_alone(tmp_path: Path, name: str) -> None:
+    """Without a Claude source running beside it, a Codex-only server still sees an agent
+    start in a workspace it lists, before the agent writes (Codex's never did)."""
+    store = Store(Hub(), Projector())
+    agent = Agent(name, tmp_path, store)
+    agent.write_session()
+    await agent.source.start()
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        await asyncio.wait_for(agent.source.ready.wait(), 5)
+        ws = store.workspace(workspace_id_for(str(agent.workspace)))
+        assert ws is not None and ws.pid is None
+        proc = subprocess.Popen([str(agent_binary(tmp_path, name)), "60"], cwd=agent.workspace)
+        pid = proc.pid
+        await until(lambda: ws.pid == pid, timeout=3 * SCAN_S + 5)
+        assert ws.active
+    finally:
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+        await agent.source.stop()
 
 
 def test_a_scan_reads_only_processes_it_has_not_settled(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,5 +1,9 @@
-"""Codex as a source: index rollouts under `<codex home>/sessions/**/rollout-*.jsonl` and
+"""Codex as a source: index rollouts under `<codex home>/sessions/YYYY/MM/DD/rollout-*.jsonl` and
 `<codex home>/archived_sessions/` (plain or `.jsonl.zst`: codex/compressed.py), follow them.
+Both are listed as deep as they are watched (`files/listing.walk`, three levels), and the
+lifecycle is `files/source.py`'s: this says which files are rollouts, that a copy of a rollout
+under another name (compressed, archived) is a twin of the session first seen, and how one is
+read.
 
 A rollout is one append-only file per session, so a deterministic parse from byte 0 gives the
 same items at the same positions after a restart. The epoch is kept in a small journal under the
@@ -14,46 +18,29 @@ created later included.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import os
 import threading
 from pathlib import Path
+from typing import Unpack
 
 from sidemirror.core.models import SessionItem
 from sidemirror.core.store import ParseProblem, SessionLog, SessionUpdate, Store, state_after
-from sidemirror.sources.codex.compressed import CompressedRollout, is_compressed
+from sidemirror.sources.codex.compressed import SUFFIX, CompressedRollout, is_compressed
 from sidemirror.sources.codex.head import RolloutHead, head_from_row, head_row, read_head
 from sidemirror.sources.codex.parser import CodexParser
-from sidemirror.sources.files.indexing import (
-    IndexProgress,
-    Listed,
-    Remembered,
-    index_source,
-    newest_first,
-    read_in_batches,
-)
+from sidemirror.sources.files.indexing import newest_first
+from sidemirror.sources.files.listing import walk
 from sidemirror.sources.files.long_line import mark_cut
 from sidemirror.sources.files.merge_order import Entry, MergeOrder, new_epoch
-from sidemirror.sources.files.regular import SpecialFiles
-from sidemirror.sources.files.removed import removed, returned
-from sidemirror.sources.files.session import BackgroundTasks, FileSession
+from sidemirror.sources.files.session import FileSession
+from sidemirror.sources.files.source import FileSource, Heads, Listing, Options
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
-from sidemirror.sources.files.watch import Change, WatchPaths, watch_paths
-from sidemirror.sources.remote.names import ensure_host_workspace
 
-logger = logging.getLogger(__name__)
 AGENT = "codex"
 KEY = ""  # the rollout's key in its journal
-WATCH_DEPTH = 3  # sessions/YYYY/MM/DD
 
 
 ARCHIVED = "archived_sessions"  # where Codex moves rollouts it archives (often compressed)
-PATTERNS = ("rollout-*.jsonl", "rollout-*.jsonl.zst")
-
-
-def _is_rollout(path: Path) -> bool:
-    return path.name.startswith("rollout-") and (path.suffix == ".jsonl" or is_compressed(path))
 
 
 class CodexSession(FileSession):
@@ -116,10 +103,11 @@ class CodexSession(FileSession):
             items += mark_cut(self.parser.feed(record))  # a capped line's items say so
         return items
 
-    async def on_change(self) -> None:
+    async def on_change(self) -> bool:
+        """The rollout changed; returns True if items were published."""
         if not self.loaded:
             await self.load()
-            return
+            return bool(self.log.items)
         async with self.lock:
             batch = await self.tailer.poll_async()
             if batch.reset:
@@ -131,11 +119,12 @@ class CodexSession(FileSession):
                 self.journal.rewrite()
                 self.store.reset(self.log, self.journal.epoch)
                 self._publish(self._parse(batch), batch.problems)
-                return
+                return True
             items = self._parse(batch)
             if batch.records or batch.problems:
                 self.journal.append([Entry(KEY, batch.offset, self._inode())])
             self._publish(items, batch.problems)
+            return bool(items)
 
     def _publish(self, items: list[SessionItem], problems: list[ParseProblem]) -> None:
         # A rollout's title is its first prompt; it never changes once set.
@@ -150,69 +139,37 @@ class CodexSession(FileSession):
         self.store.write(self.log, update)
 
 
-class CodexSource:
+class CodexSource(FileSource[CodexSession, RolloutHead]):
+    agent = AGENT
+    label = "Codex directory"
+    watch_depth = 3  # sessions/YYYY/MM/DD
+    heads = Heads(AGENT, read_head, head_row, head_from_row)
+
     def __init__(
-        self,
-        store: Store,
-        codex_dir: Path,
-        data_dir: Path,
-        *,
-        watch_step_ms: int = 10,
-        host: str | None = None,
-        watch: WatchPaths = watch_paths,
+        self, store: Store, codex_dir: Path, data_dir: Path, **options: Unpack[Options]
     ) -> None:
-        self.store = store
-        self.host = host  # files mirrored from another machine: workspaces are `host:/dir`
         self.codex_dir = codex_dir.expanduser()
         self.sessions_dir = self.codex_dir / "sessions"
         self.archived_dir = self.codex_dir / ARCHIVED
-        self.data_dir = data_dir
+        # No Codex here yet: the watcher waits for the sessions dir to appear.
+        roots = [self.sessions_dir, self.archived_dir]
+        super().__init__(store, roots, data_dir, **options)
         self.journal_dir = data_dir / "codex-epochs"
-        self.watch_step_ms = watch_step_ms
-        self.watch = watch  # a mirror's sources share one watcher (sources/remote/watcher.py)
-        self.sessions: dict[Path, CodexSession] = {}
         self._by_id: dict[str, CodexSession] = {}
         self._twins: dict[Path, CodexSession] = {}  # another file of a registered session
-        self._special = SpecialFiles(store)
-        self._stop = asyncio.Event()
-        self._tasks = BackgroundTasks()
-        self.ready = asyncio.Event()  # set once watched and the startup index is done
-        self.progress = IndexProgress()
 
-    async def start(self) -> None:
-        """Returns at once: rollouts are indexed in the background once the watch is in place."""
-        self._tasks.spawn(self._watch(), name="codex-watch")
+    def _accept(self, path: Path) -> bool:
+        return _is_rollout_name(path.name)
 
-    async def stop(self) -> None:
-        self._stop.set()
-        await self._tasks.stop()
-
-    def _list(self) -> tuple[list[Listed], list[Path]]:
-        """The rollouts, newest first, and the paths named like one that are not regular files."""
+    def _list(self) -> Listing:
+        """The rollouts, newest first: each root walked as deep as it is watched."""
         found = [
-            path
-            for root in (self.sessions_dir, self.archived_dir)
-            if root.is_dir()
-            for pattern in PATTERNS
-            for path in root.rglob(pattern)
+            path for root in self.dirs for path in walk(root, self.watch_depth, _is_rollout_name)
         ]
-        return newest_first(found)
+        rollouts, special = newest_first(found)
+        return Listing(rollouts, [], special)
 
-    async def _index(self) -> None:
-        """Index what is on disk, newest first; a rollout a live change registered first is
-        left as it is."""
-        rollouts, special = await asyncio.to_thread(self._list)
-        for path in special:
-            self._special.skip(path)
-        self.progress.total = len(rollouts)
-        kept = Remembered(self.data_dir, index_source(AGENT, self.host), head_row, head_from_row)
-        async for batch in read_in_batches(rollouts, read_head, self.progress, "codex-index", kept):
-            for path, head in batch:
-                if head is not None and path not in self.sessions:
-                    self._register(path, head)
-        self.ready.set()
-
-    def _register(self, path: Path, head: RolloutHead) -> CodexSession | None:
+    def _register(self, path: Path, head: RolloutHead, pids: dict[str, int]) -> CodexSession | None:
         session_id = head.session_id or path.name.split(".", 1)[0]
         twin = self._by_id.get(session_id)
         if twin is not None and twin.path != path:
@@ -220,57 +177,23 @@ class CodexSource:
             # The one registered first stays; its items are already in the store.
             self._twins[path] = twin
             return None
-        ws = ensure_host_workspace(self.store, self.host, head.cwd, AGENT)
-        if head.git_branch and head.git_branch != ws.branch:
-            ws.branch = head.git_branch
+        ws = self._workspace(head.cwd, head.git_branch, pids)
         log_ = self.store.ensure_session(ws, session_id, AGENT, "")
         log_.title = head.title
         log_.started_at = head.started_at
         log_.parent_id = head.parent_thread_id
         session = CodexSession(self.store, log_, path, self.journal_dir, self._tasks.stopping)
         log_.loader = session.load
-        self.sessions[path] = session
         self._by_id[session_id] = session
-        self.store.touch(log_, head.mtime)
-        return session
+        return self._add(path, session, log_, head.mtime)
 
-    async def _watch(self) -> None:
-        # No Codex here yet: the watcher waits for the sessions dir to appear.
-        async with self.watch(
-            [self.sessions_dir, self.archived_dir],
-            accept=_is_rollout,
-            max_depth=WATCH_DEPTH,
-            stop_event=self._stop,
-            step_ms=self.watch_step_ms,
-        ) as batches:
-            # Every later change is seen: index what is there now.
-            self._tasks.spawn(self._index(), name="codex-index")
-            async for changes in batches:
-                for change, path in changes:
-                    if change is Change.deleted:
-                        self._special.forget(path)
-                        removed(self.store, self.sessions.get(path), path)
-                for path in sorted({p for change, p in changes if change is not Change.deleted}):
-                    try:
-                        await self._changed(path)
-                    except Exception:  # one bad file never stops the others
-                        logger.exception("failed to follow %s", path)
+    async def _other_file(self, path: Path) -> bool:
+        return path in self._twins
 
-    async def _changed(self, path: Path) -> None:
-        if self._special.skip(path):
-            return
-        if path in self._twins:
-            return
-        session = self.sessions.get(path)
-        if session is not None:
-            returned(self.store, session.log)
-        else:
-            head = await asyncio.to_thread(read_head, path)
-            if head is None:
-                return  # its `session_meta` line is not complete yet: the next change brings it
-            # The startup index may have registered it during that await.
-            session = self.sessions.get(path) or self._register(path, head)
-            if session is None:
-                return
-        await session.on_change()
-        self.store.touch(session.log)
+    async def _on_change(self, session: CodexSession, key: str) -> bool:
+        return await session.on_change()
+
+
+def _is_rollout_name(name: str) -> bool:
+    # Names only: the listing calls it on every entry of the tree, before any stat.
+    return name.startswith("rollout-") and name.endswith((".jsonl", SUFFIX))

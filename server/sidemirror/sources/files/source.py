@@ -1,0 +1,282 @@
+"""What every file-following source does, whatever the agent: watch its folders, index what is
+already there, register a file's session, follow its growth, end it when the file goes.
+
+The lifecycle, written once: `start` puts the watches in place in the background and returns;
+once they are in place every later change is seen, so the archive is listed and indexed then
+(`_index`: newest first, `files/indexing.py`), a session a live change registered first being
+left as it is. A change on a known file reads what it added (`_grew`); on an unknown one, its
+head is read and its session registered (`_register`); a deleted file ends its session
+(`files/removed.py`). The workspace of a session takes the agent process running in its
+directory (`pid`): looked for when a session appears and after it grows, and, for this machine's
+files, by `proc_watch.follow_agents` before an agent writes at all.
+
+An agent's source says only what differs: which dirs and which file names (`_accept`, `_list`),
+how a file's head is read and kept (`heads`), how a file maps to a session (`_register`,
+`_other_file`), and how a session reads its growth (`_on_change`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Generic, NamedTuple, TypedDict, TypeVar, Unpack
+
+from sidemirror.core.store import SessionLog, Store, Workspace
+from sidemirror.sources.files import indexing
+from sidemirror.sources.files.indexing import IndexProgress, Listed
+from sidemirror.sources.files.listing import distinct_dirs
+from sidemirror.sources.files.regular import SpecialFiles
+from sidemirror.sources.files.removed import removed, returned
+from sidemirror.sources.files.session import BackgroundTasks, FileSession
+from sidemirror.sources.files.watch import Change, WatchPaths, watch_paths
+from sidemirror.sources.proc_watch import follow_agents
+from sidemirror.sources.procs import PidCache, pid_alive
+from sidemirror.sources.remote.names import ensure_host_workspace
+
+logger = logging.getLogger(__name__)
+PROGRESS_EVERY_S = 2.0  # an index slower than this says in the log how long it took
+
+S = TypeVar("S", bound=FileSession)
+H = TypeVar("H")
+
+# The stores whose agent processes a source already follows: one scan of /proc serves them all.
+_FOLLOWED: weakref.WeakSet[Store] = weakref.WeakSet()
+
+
+@dataclass(frozen=True)
+class Heads(Generic[H]):
+    """What the listing reads of a file (`read`: module-level, a second interpreter may run
+    it), and how that read is kept in the file index (`encode`, `decode`) under `kind`."""
+
+    kind: str
+    read: Callable[[Path], H | None]
+    encode: Callable[[H], Any]
+    decode: Callable[[Path, Any], H | None]
+
+    def remembered(self, data_dir: Path, host: str | None) -> indexing.Remembered[H]:
+        source = indexing.index_source(self.kind, host)
+        return indexing.Remembered(data_dir, source, self.encode, self.decode)
+
+
+class Options(TypedDict, total=False):
+    """How a source follows its files, the same for every agent."""
+
+    watch_step_ms: int  # the watchfiles fallback's polling step
+    host: str | None  # files mirrored from another machine: workspaces are `host:/dir`
+    watch: WatchPaths  # a mirror's sources share one watcher (sources/remote/watcher.py)
+
+
+class Listing(NamedTuple):
+    """An archive as listed: the sessions' own files and other files that belong to them (a
+    Claude session's sub-agents), each newest first, and the paths named like one that are
+    not regular files (left out: reading one could block, or mean nothing)."""
+
+    files: list[Listed]
+    others: list[Listed]
+    special: list[Path]
+
+
+class FileSource(Generic[S, H]):
+    agent: ClassVar[str]  # the sessions' agent, the index rows' kind, the tasks' names
+    label: ClassVar[str]  # its folders in the log: "Claude Code directory"
+    watch_depth: ClassVar[int]  # how deep below a root its files are
+    heads: Heads[H]
+
+    def __init__(
+        self, store: Store, roots: list[Path], data_dir: Path, **options: Unpack[Options]
+    ) -> None:
+        self.store = store
+        self.roots = roots
+        self.dirs: list[Path] = []  # resolved at start: a dir may be created before then
+        self.data_dir = data_dir
+        self.watch_step_ms = options.get("watch_step_ms", 10)
+        self.host = options.get("host")
+        self.watch = options.get("watch", watch_paths)
+        # By path, kept as a string: ten thousand `Path` keys were 5 MB.
+        self.sessions: dict[str, S] = {}
+        self._special = SpecialFiles(store)  # FIFOs and such named like the files
+        self._stop = asyncio.Event()
+        self._tasks = BackgroundTasks()
+        self.ready = asyncio.Event()  # set once watched and the startup index is done
+        self.progress = IndexProgress()
+        self._pids = PidCache()
+
+    # --- what an agent says ---
+
+    def _accept(self, path: Path) -> bool:
+        """Whether a changed path is one of the agent's files."""
+        raise NotImplementedError
+
+    def _list(self) -> Listing:
+        """The files on disk (run in a thread)."""
+        raise NotImplementedError
+
+    def _register(self, path: Path, head: H, pids: dict[str, int]) -> S | None:
+        """The session of a newly seen file (None: it is not one of its own)."""
+        raise NotImplementedError
+
+    async def _on_change(self, session: S, key: str) -> bool:
+        """Read what the session's file `key` added; True if items were published."""
+        raise NotImplementedError
+
+    async def _other_file(self, path: Path) -> bool:
+        """Follow a change on a file that belongs to a session without being its own (True:
+        it was one)."""
+        return False
+
+    def _is_own_file(self, path: Path) -> bool:
+        """Whether a new file, where it is, can be a session's own."""
+        return True
+
+    async def _before_register(self, path: Path) -> None:
+        """Runs before a live change registers a new session."""
+
+    def _deferred(self, session: S) -> bool:
+        """Whether a live change must not read `session` yet (it is read later)."""
+        return False
+
+    # --- lifecycle ---
+
+    async def start(self) -> None:
+        """Returns at once: the archive is indexed in the background once the watches are in
+        place (`_watch`), so the server listens first and no change is missed meanwhile."""
+        self.dirs = distinct_dirs(self.roots, self.label)
+        self._tasks.spawn(self._watch(), name=f"{self.agent}-watch")
+        # Agents are seen as they start, before they write (proc_watch.py). Not for a remote
+        # host's mirror: its agents run on that machine, not among this one's processes.
+        if self.host is None and self.store not in _FOLLOWED:
+            _FOLLOWED.add(self.store)
+            self._tasks.spawn(self._follow_agents(), name="agent-pids")
+
+    async def stop(self) -> None:
+        self._stop.set()
+        await self._tasks.stop()
+
+    async def _follow_agents(self) -> None:
+        try:
+            await follow_agents(self.store, self._stop)
+        finally:
+            _FOLLOWED.discard(self.store)  # another source of the store may take it over
+
+    # --- the archive ---
+
+    async def _index(self) -> None:
+        """Index what is on disk, newest first: the listing fills while clients already read it.
+        A session a live change registered first is left as it is."""
+        started = time.monotonic()
+        listing, pids = await asyncio.gather(
+            asyncio.to_thread(self._list), asyncio.to_thread(self._live_agents)
+        )
+        for path in listing.special:
+            self._special.skip(path)
+        self.progress.total = len(listing.files) + len(listing.others)
+        await self._index_files(listing, pids)
+        if time.monotonic() - started > PROGRESS_EVERY_S:
+            logger.info(
+                "indexed %d %s sessions in %.1fs",
+                len(self.sessions),
+                self.agent,
+                time.monotonic() - started,
+            )
+        self.ready.set()
+
+    async def _index_files(self, listing: Listing, pids: dict[str, int]) -> None:
+        kept = self.heads.remembered(self.data_dir, self.host)
+        name = f"{self.agent}-index"
+        async for batch in indexing.read_in_batches(
+            listing.files, self.heads.read, self.progress, name, kept
+        ):
+            for path, head in batch:
+                if head is not None and str(path) not in self.sessions:
+                    self._register(path, head, pids)
+
+    def _workspace(self, cwd: str, branch: str | None, pids: dict[str, int]) -> Workspace:
+        """The workspace of a session found in `cwd`, with its branch and live agent."""
+        ws = ensure_host_workspace(self.store, self.host, cwd, self.agent)
+        if branch and branch != ws.branch:  # most sessions repeat it: redact it once
+            ws.branch = branch
+        if ws.pid != (pid := pids.get(ws.directory)):
+            ws.pid = pid
+        return ws
+
+    def _live_agents(self) -> dict[str, int]:
+        """{cwd: pid} of the agents running now, scanned afresh (run it in a thread). None for
+        a mirrored host's files: its agents are not among this machine's processes."""
+        return {} if self.host is not None else self._pids.get(fresh=True)
+
+    def _add(self, path: Path, session: S, log: SessionLog, mtime: float) -> S:
+        self.sessions[str(path)] = session
+        self.store.touch(log, mtime)
+        return session
+
+    # --- live ---
+
+    async def _watch(self) -> None:
+        async with self.watch(
+            self.dirs,
+            accept=self._accept,
+            max_depth=self.watch_depth,
+            stop_event=self._stop,
+            step_ms=self.watch_step_ms,
+        ) as batches:
+            # The watches are in place: every later change is seen, so what the listing misses
+            # (created after it) arrives as a change, and what it finds is indexed now.
+            self._tasks.spawn(self._index(), name=f"{self.agent}-index")
+            async for changes in batches:
+                for change, path in changes:
+                    if change is Change.deleted:
+                        self._special.forget(path)
+                        removed(self.store, self.sessions.get(str(path)), path)
+                paths = sorted({p for change, p in changes if change is not Change.deleted})
+                for path in paths:
+                    try:
+                        await self._changed(path)
+                    except Exception:  # one bad file never stops the others
+                        logger.exception("failed to follow %s", path)
+
+    async def _changed(self, path: Path) -> None:
+        if self._special.skip(path) or await self._other_file(path):
+            return
+        session = self.sessions.get(str(path))
+        if session is not None:
+            returned(self.store, session.log)
+        else:
+            if not self._is_own_file(path):
+                return
+            head = await asyncio.to_thread(self.heads.read, path)
+            if head is None:
+                return  # not complete yet: the next change brings the rest
+            # A new session: its agent has likely just started, so look afresh.
+            pids, _ = await asyncio.gather(
+                asyncio.to_thread(self._live_agents), self._before_register(path)
+            )
+            # The startup index may have registered it during those awaits.
+            session = self.sessions.get(str(path)) or self._register(path, head, pids)
+            if session is None:
+                return
+        await self._grew(session, "")
+
+    async def _grew(self, session: S, key: str) -> None:
+        if self._deferred(session):
+            return
+        # A change that shows nothing in a session that shows nothing yet is not activity: it
+        # would switch followers to an empty session.
+        if await self._on_change(session, key) or session.log.items:
+            self.store.touch(session.log)
+            # After the streams woken by this publish have written (they were scheduled first):
+            # a /proc scan, when the cache is stale, is milliseconds that no event should wait.
+            ws = self.store.workspaces.get(session.log.workspace_id)
+            asyncio.get_running_loop().call_soon(self._refresh_pid, ws)
+
+    def _refresh_pid(self, ws: Workspace | None) -> None:
+        # Runs on every growth: a workspace without a live agent (an agent this cannot see, or a
+        # file written by something else) must not cost a /proc scan per write, hence the cache.
+        if self.host is not None:
+            return  # a mirrored host's agents are not this machine's processes
+        if ws is not None and (ws.pid is None or not pid_alive(ws.pid)):
+            ws.pid = self._pids.get().get(ws.directory)
