@@ -15,9 +15,13 @@ Format notes, from real transcripts of Claude Code 1.0 to 2.1:
   linked to the spawning Task call through `parent_tool_use_id`. Agent files no Task spawned
   (Claude Code's own warm-up agents) never link and yield nothing.
 - Bookkeeping records (`file-history-snapshot`: editor undo state; `progress`: transient hook and
-  tool progress; `queue-operation`: prompt queueing) say nothing a reader of the session needs and
-  are skipped. Hooks that said something (`attachment` hook records, a `stop_hook_summary` with
-  errors or a stop) become small `system`/`hook` lines (claude/hooks.py). Other unknown record
+  tool progress) say nothing a reader of the session needs and are skipped. `queue-operation`
+  records are the one trace of a message typed while the agent worked (claude/queued.py).
+- A compaction is a `compact_boundary` system line then a `user` line holding the summary
+  (`isCompactSummary`): one `compact` item with the summary inside, emitted with the summary.
+- `summary` records title the session only when their leaf is in this file (claude/titles.py).
+- Hooks that said something (`attachment` hook records, a `stop_hook_summary` with errors or a
+  stop) become small `system`/`hook` lines (claude/hooks.py). Other unknown record
   types become `system`/`unknown`.
 """
 
@@ -39,8 +43,10 @@ from sidemirror.core.redact import redact_text
 from sidemirror.sources.claude.branches import BranchTracker
 from sidemirror.sources.claude.hooks import attachment_line, stop_summary_line
 from sidemirror.sources.claude.positions import MAIN
+from sidemirror.sources.claude.queued import QueuedMessages
 from sidemirror.sources.claude.subagents import SubagentLinker
 from sidemirror.sources.claude.task_plan import TASK_PLAN_TOOLS, TaskPlans
+from sidemirror.sources.claude.titles import Titles
 from sidemirror.sources.claude.tools import (
     slash_command,
     strip_tags,
@@ -54,7 +60,7 @@ from sidemirror.sources.common import as_dict, attachments, flatten_content, one
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.tool_names import TASK_TOOLS
 
-SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation", "last-prompt"})
+SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "last-prompt"})
 TITLE_CHARS = 80
 
 
@@ -89,7 +95,6 @@ class ClaudeParser:
         self.turns = TurnTracker(counted=from_start)
         # There, a result of a call made before the start: its (name, ts) (straddle.py).
         self._earlier_call = earlier_call
-        self.title: str | None = None
         self.first_prompt: str | None = None
         self.cwd: str | None = None
         self.git_branch: str | None = None
@@ -100,6 +105,14 @@ class ClaudeParser:
         self._subagents = SubagentLinker()
         self._task_plans = TaskPlans()
         self._branches = BranchTracker()
+        self._titles = Titles(self._branches.has)
+        self._queued = QueuedMessages()
+        # A `compact_boundary` waits for the summary line that follows it: one row for both.
+        self._compaction: SystemEvent | None = None
+
+    @property
+    def title(self) -> str | None:
+        return self._titles.title
 
     # --- entry point ---
 
@@ -112,7 +125,12 @@ class ClaudeParser:
         self._note_meta(record)
         if origin != MAIN or record.get("isSidechain") is True:
             return self._sidechain(record, origin)
+        self._titles.record(record)
+        held = self._compaction
         items = self._record(record, None)
+        if held is not None and self._compaction is held:
+            self._compaction = None
+            items.insert(0, held)  # no summary followed: the boundary alone
         self._branches.note(record, end)
         return items
 
@@ -145,14 +163,10 @@ class ClaudeParser:
             return self._assistant(record, parent)
         if kind == "system":
             return self._system(record, parent)
-        if kind == "summary":
-            summary = _text(record.get("summary"))
-            self.title = redact_text(one_line(summary)) if summary else self.title
-            return []
-        if kind == "custom-title":
-            custom = _text(record.get("customTitle"))
-            self.title = redact_text(one_line(custom)) if custom else self.title
-            return []
+        if kind in ("summary", "custom-title"):
+            return []  # titles (claude/titles.py)
+        if kind == "queue-operation":
+            return [] if parent is not None else list(self._queued.operation(record))
         if kind == "attachment":
             line = attachment_line(record)
             return [] if line is None else [self._system_item(record, parent, "hook", line)]
@@ -181,7 +195,11 @@ class ClaudeParser:
         if kind == "meta":
             return []
         if kind == "compact":
-            return [self._system_item(record, parent, "compact", text)]
+            item = self._system_item(record, parent, "compact", text)
+            held, self._compaction = self._compaction, None
+            if held is not None:  # the boundary just before: one row, the summary inside
+                item = held.model_copy(update={"content": f"{held.content}\n\n{item.content}"})
+            return [item]
         # Images are shown as chips (type, size) beside the text, never inside it.
         media = attachments(as_dict(record.get("message")).get("content"))
         if parent is not None:
@@ -216,7 +234,8 @@ class ClaudeParser:
         self.turns.open(ts or None)
         if self.first_prompt is None:
             self.first_prompt = title_of(text)
-        items.append(UserEvent(ts=ts, content=redact_text(text), attachments=media))
+        if not self._queued.is_repeat(text):
+            items.append(UserEvent(ts=ts, content=redact_text(text), attachments=media))
         return items
 
     def _tool_results(
@@ -245,6 +264,11 @@ class ClaudeParser:
             if name in TASK_TOOLS and isinstance(result, dict) and result.get("agentId"):
                 for held in self._subagents.release(str(result["agentId"]), tool_id):
                     items += self._record(held, tool_id)
+            if name in TASK_TOOLS and isinstance(result, dict) and parent is None:
+                reported = usage_from(result.get("usage"))
+                if reported is not None and self.turns.current is not None:
+                    # The sub-agent's model is not in the result: it runs the parent's.
+                    self.turns.task_usage(tool_id, self.turns.current.model, reported)
             if name in TASK_PLAN_TOOLS:
                 plan = self._task_plans.of(parent)
                 structured = record.get("toolUseResult")
@@ -268,7 +292,8 @@ class ClaudeParser:
         usage = usage_from(message.get("usage"))
         message_id = _text(message.get("id"))
         if usage is not None and message_id and model != "<synthetic>":
-            self.turns.add_usage(message_id, _text(record.get("requestId")) or None, model, usage)
+            request = _text(record.get("requestId")) or None
+            self.turns.add_usage(message_id, request, model, usage, parent)
         if parent is None and turn is not None:
             turn.last_ts = ts or turn.last_ts
             if model and model != "<synthetic>":
@@ -344,6 +369,12 @@ class ClaudeParser:
             content = content or "Conversation compacted"
             if trigger or before:
                 content += f" ({trigger or 'auto'}, {before or '?'} tokens before)"
+            if parent is None:  # held for the summary line (`feed`)
+                earlier, self._compaction = (
+                    self._compaction,
+                    self._system_item(record, None, "compact", content),
+                )
+                return [] if earlier is None else [earlier]
             subtype = "compact"
         elif not content and record.get("error") is not None:
             content = flatten_content(record.get("error"))

@@ -1,0 +1,186 @@
+"""Claude Code fidelity on real recorded lines: titles, queued messages, compaction, sub-agent
+usage. Each case takes lines from a fixture transcript and changes only what it says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sidemirror.core.models import SessionItem, SystemEvent, TurnCompleteEvent, UserEvent
+from sidemirror.core.pricing import estimate_cost_usd
+from sidemirror.sources.claude.meta import read_meta
+from sidemirror.sources.claude.parser import ClaudeParser
+
+from tests.conftest import FIXTURES
+
+CLAUDE = FIXTURES / "claude"
+TODO_APP = CLAUDE / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+INIT = CLAUDE / "sample-project" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+SPOTTER = CLAUDE / "spotter" / "tool_heavy.jsonl"
+TURN_2 = CLAUDE / "incremental-subagents" / "turn-2.jsonl"
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def parse(recs: list[dict[str, Any]]) -> tuple[ClaudeParser, list[SessionItem]]:
+    parser = ClaudeParser()
+    return parser, [item for r in recs for item in parser.feed(r)]
+
+
+def write(path: Path, recs: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in recs))
+    return path
+
+
+# --- (a) titles ---
+
+
+def test_a_summary_of_another_session_does_not_title_this_one(tmp_path: Path) -> None:
+    # fe5e1c67 starts with a summary whose leaf is a record of 1af7fc5e, not of itself.
+    recs = records(TODO_APP)
+    parser, _ = parse(recs)
+    assert parser.title is None
+    assert parser.first_prompt == "/orchestrator create TODO app by Next.js"
+    meta = read_meta(write(tmp_path / "a.jsonl", recs))
+    assert meta is not None and meta.title == parser.first_prompt
+
+
+def test_a_summary_titles_the_session_its_leaf_is_in(tmp_path: Path) -> None:
+    summary = records(TODO_APP)[0]
+    recs = [summary, *records(INIT)]  # 1af7fc5e holds the leaf
+    parser, _ = parse(recs)
+    assert parser.title == summary["summary"]
+    meta = read_meta(write(tmp_path / "b.jsonl", recs))
+    assert meta is not None and meta.title == summary["summary"]
+
+
+# --- (b) queued messages ---
+
+
+def queued_session(text: str) -> list[dict[str, Any]]:
+    """The spotter session with its queued `/mcp` replaced by a message to the model."""
+    recs = records(SPOTTER)
+    for r in recs:
+        if r.get("type") == "queue-operation" and r.get("operation") == "enqueue":
+            r["content"] = text
+    return recs
+
+
+def test_a_message_typed_while_the_agent_worked_is_shown_where_it_was_sent() -> None:
+    recs = queued_session("also check the logs")
+    _, items = parse(recs)
+    users = [i for i in items if isinstance(i, UserEvent)][:2]
+    assert [(u.content, u.queued) for u in users] == [
+        ("start phoenix in background", None),
+        ("also check the logs", True),
+    ]
+    queued = users[1]
+    removed = next(r for r in recs if r.get("operation") == "remove")
+    assert queued.ts == removed["timestamp"]
+    # It sits between the tool call it interrupted and that call's result.
+    order = [i.type for i in items]
+    assert order.index("tool_use") < items.index(queued) < order.index("tool_result")
+    assert queued.model_dump(mode="json")["queued"] is True
+    assert "queued" not in users[0].model_dump(mode="json")  # absent on what was typed idle
+
+
+def test_a_queued_message_sent_as_the_next_prompt_is_shown_once() -> None:
+    recs = queued_session("also check the logs")
+    cut = next(i for i, r in enumerate(recs) if "[Request interrupted" in json.dumps(r))
+    first = next(r for r in recs if r.get("type") == "user")
+    recs = [
+        *recs[: cut + 1],
+        dict(first, message={"role": "user", "content": "also check the logs"}),
+    ]
+    parser, items = parse(recs)
+    users = [i for i in items if isinstance(i, UserEvent)]
+    assert [u.content for u in users].count("also check the logs") == 1
+    assert parser.turns.count == 2  # the real prompt still opened its turn
+
+
+def test_a_queued_local_command_is_not_a_message() -> None:
+    _, items = parse(records(SPOTTER))  # `/mcp` queued, then run as a command
+    assert not [i for i in items if isinstance(i, UserEvent) and i.queued]
+
+
+# --- (d) compaction ---
+
+
+def test_one_compaction_is_one_row_with_its_summary() -> None:
+    base = records(INIT)
+    ts = base[-1]["timestamp"]
+    boundary = {
+        **{k: base[-1][k] for k in ("sessionId", "cwd", "version", "gitBranch")},
+        "type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+        "isMeta": False, "timestamp": ts, "uuid": "b0", "level": "info",
+        "compactMetadata": {"trigger": "manual", "preTokens": 48210},
+    }  # fmt: skip
+    summary = {
+        **{k: base[-1][k] for k in ("sessionId", "cwd", "version", "gitBranch")},
+        "type": "user", "parentUuid": "b0", "uuid": "s0", "timestamp": ts,
+        "isCompactSummary": True, "isVisibleInTranscriptOnly": True,
+        "message": {"role": "user", "content": "This session is being continued. Summary: X"},
+    }  # fmt: skip
+    _, items = parse([*base, boundary, summary])
+    compact = [i for i in items if isinstance(i, SystemEvent) and i.subtype == "compact"]
+    assert len(compact) == 1
+    assert compact[0].content.startswith("Conversation compacted (manual, 48210 tokens before)")
+    assert compact[0].content.endswith("Summary: X")
+
+
+# --- (e) sub-agent usage ---
+
+
+def test_a_task_results_usage_counts_when_its_sub_agent_was_not_read() -> None:
+    recs = records(TURN_2)  # its agent file is not fed: only the Task result tells
+    _, items = parse(recs)
+    (turn,) = [i for i in items if isinstance(i, TurnCompleteEvent)]
+    result = next(r["toolUseResult"] for r in recs if "agentId" in (r.get("toolUseResult") or {}))
+    usage = result["usage"]
+    sub_tokens = sum(
+        usage[k]
+        for k in (
+            "input_tokens",
+            "output_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        )
+    )
+    assert turn.subagent_tokens == sub_tokens
+    cost = estimate_cost_usd(
+        turn.model or "", input_tokens=usage["input_tokens"], output_tokens=usage["output_tokens"],
+        cache_read_tokens=usage["cache_read_input_tokens"],
+        cache_write_5m_tokens=usage["cache_creation_input_tokens"], cache_write_1h_tokens=0,
+    )  # fmt: skip
+    assert turn.subagent_cost_usd is not None and cost is not None
+    assert abs(turn.subagent_cost_usd - cost) < 1e-9
+    assert turn.cache_read_tokens >= usage["cache_read_input_tokens"]
+
+
+def test_sub_agent_messages_read_are_not_counted_twice() -> None:
+    main = records(TURN_2)
+    agent = records(TURN_2.with_suffix("") / "subagents" / "agent-a485154.jsonl")
+    parser = ClaudeParser()
+    items: list[SessionItem] = []
+    for r in main:  # the agent's lines before its Task's result, as the merge orders them
+        if (
+            r.get("toolUseResult", {}).get("agentId")
+            if isinstance(r.get("toolUseResult"), dict)
+            else False
+        ):
+            for a in agent:
+                items += parser.feed(a, "a485154")
+        items += parser.feed(r)
+    (turn,) = [i for i in items if isinstance(i, TurnCompleteEvent)]
+    ids: dict[str, int] = {}
+    for a in agent:
+        m = a.get("message") or {}
+        if a.get("type") == "assistant" and isinstance(m.get("usage"), dict):
+            u = m["usage"]
+            total = sum(u.get(k, 0) for k in ("input_tokens", "output_tokens",
+                "cache_read_input_tokens", "cache_creation_input_tokens"))  # fmt: skip
+            ids[m["id"]] = max(ids.get(m["id"], 0), total)
+    assert turn.subagent_tokens == sum(ids.values())  # the messages, not the result's usage too
