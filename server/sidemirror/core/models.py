@@ -45,7 +45,9 @@ class _Event(BaseModel):
     )
     parent_tool_use_id: str | None = Field(
         default=None,
-        description="Set on sub-agent (sidechain) items: the Task tool call they belong to.",
+        description="Set on sub-agent (sidechain) items: the Task tool call they belong to. "
+        "`unplaced:<thread>` on a Claude Code sub-agent's items that no Task call claims: they "
+        "nest under a `tool_use` with that id named `Unplaced sub-agent`, never dropped.",
     )
     # Absent (not null) unless set, so items from ordinary lines keep their exact wire form.
     line_bytes: int | None = Field(

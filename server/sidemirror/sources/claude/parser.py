@@ -13,7 +13,8 @@ Format notes, from real transcripts of Claude Code 1.0 to 2.1:
   `parentUuid` from a root prompt equal to the Task's `prompt`) or in separate agent files
   (`agentId`; the Task's tool_result names that `agentId` when the sub-agent finishes). Both are
   linked to the spawning Task call through `parent_tool_use_id`. Agent files no Task spawned
-  (Claude Code's own warm-up agents) never link and yield nothing.
+  (Claude Code's own warm-up agents) never link and yield nothing. An inline thread no Task
+  claims nests under an "Unplaced sub-agent" card of its own (claude/subagents.py).
 - Bookkeeping records (`file-history-snapshot`: editor undo state; `progress`: transient hook and
   tool progress) say nothing a reader of the session needs and are skipped. `queue-operation`
   records are the one trace of a message typed while the agent worked (claude/queued.py).
@@ -36,6 +37,7 @@ from sidemirror.core.models import (
     SessionItem,
     SystemEvent,
     ToolResultEvent,
+    ToolUseEvent,
     TurnStatus,
     UserEvent,
 )
@@ -44,7 +46,7 @@ from sidemirror.sources.claude.branches import BranchTracker
 from sidemirror.sources.claude.hooks import attachment_line, stop_summary_line
 from sidemirror.sources.claude.positions import MAIN
 from sidemirror.sources.claude.queued import QueuedMessages
-from sidemirror.sources.claude.subagents import SubagentLinker
+from sidemirror.sources.claude.subagents import UNPLACED, SubagentLinker
 from sidemirror.sources.claude.task_plan import TASK_PLAN_TOOLS, TaskPlans
 from sidemirror.sources.claude.titles import Titles
 from sidemirror.sources.claude.tools import (
@@ -62,6 +64,7 @@ from sidemirror.sources.tool_names import TASK_TOOLS
 
 SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "last-prompt"})
 TITLE_CHARS = 80
+UNPLACED_NAME = "Unplaced sub-agent"  # the card of sub-agent lines no Task claims
 
 
 def shown_prompt(text: str) -> str:
@@ -148,7 +151,28 @@ class ClaudeParser:
 
     def _sidechain(self, record: dict[str, Any], origin: str) -> list[SessionItem]:
         parent = self._subagents.route(record, origin)
-        return [] if parent is None else self._record(record, parent)
+        if parent is None:
+            return []
+        return self._group(parent, _text(record.get("timestamp"))) + self._record(record, parent)
+
+    def _group(self, parent: str, ts: str) -> list[SessionItem]:
+        """The card an unplaced sub-agent thread's items nest under, before its first item."""
+        if not parent.startswith(UNPLACED) or parent in self._tools:
+            return []
+        self._tools[parent] = (UNPLACED_NAME, ts)
+        note = "Sub-agent lines no Task call in this session claims"
+        return [
+            ToolUseEvent(ts=ts, tool_use_id=parent, name=UNPLACED_NAME, kind="task", input=note),
+            ToolResultEvent(ts=ts, tool_use_id=parent, name=UNPLACED_NAME, output=note),
+        ]
+
+    def _unplaced(self) -> list[SessionItem]:
+        items: list[SessionItem] = []
+        for group, held in self._subagents.unplaced():
+            for record in held:
+                items += self._group(group, _text(record.get("timestamp")))
+                items += self._record(record, group)
+        return items
 
     # --- records ---
 
@@ -224,7 +248,7 @@ class ClaudeParser:
             shown = slash_command(text) if "<command-name>" in text else strip_tags(text)
             return [self._system_item(record, None, "local_command", shown)] if shown else []
         text = shown_prompt(text)
-        items = []
+        items = self._unplaced()
         closed = self.turns.close_by_prompt()
         if closed is not None:
             items.append(closed)
@@ -266,9 +290,10 @@ class ClaudeParser:
                     items += self._record(held, tool_id)
             if name in TASK_TOOLS and isinstance(result, dict) and parent is None:
                 reported = usage_from(result.get("usage"))
-                if reported is not None and self.turns.current is not None:
-                    # The sub-agent's model is not in the result: it runs the parent's.
-                    self.turns.task_usage(tool_id, self.turns.current.model, reported)
+                if reported is not None:
+                    # The result does not name the sub-agent's model (often not the parent's:
+                    # Explore runs Haiku), so its cost is unknown, never a guess.
+                    self.turns.task_usage(tool_id, None, reported)
             if name in TASK_PLAN_TOOLS:
                 plan = self._task_plans.of(parent)
                 structured = record.get("toolUseResult")

@@ -6,7 +6,8 @@ when the block was flushed (output tokens grow along the way). So usage is dedup
 several times. Sub-agent messages count toward the turn that spawned them: they are what it cost,
 and their part is also reported apart (`subagent_tokens`, `subagent_cost_usd`). A Task whose
 sub-agent's messages were never read (its agent file is gone) counts the `usage` its result
-reports instead, never both.
+reports instead, never both; that result does not name the model, so the turn's cost is then
+unknown (null) rather than a guess.
 """
 
 from __future__ import annotations

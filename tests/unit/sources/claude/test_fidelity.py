@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror.core.models import SessionItem, SystemEvent, TurnCompleteEvent, UserEvent
-from sidemirror.core.pricing import estimate_cost_usd
 from sidemirror.sources.claude.meta import read_meta
 from sidemirror.sources.claude.parser import ClaudeParser
 
@@ -150,13 +149,9 @@ def test_a_task_results_usage_counts_when_its_sub_agent_was_not_read() -> None:
         )
     )
     assert turn.subagent_tokens == sub_tokens
-    cost = estimate_cost_usd(
-        turn.model or "", input_tokens=usage["input_tokens"], output_tokens=usage["output_tokens"],
-        cache_read_tokens=usage["cache_read_input_tokens"],
-        cache_write_5m_tokens=usage["cache_creation_input_tokens"], cache_write_1h_tokens=0,
-    )  # fmt: skip
-    assert turn.subagent_cost_usd is not None and cost is not None
-    assert abs(turn.subagent_cost_usd - cost) < 1e-9
+    # The result does not name the sub-agent's model: its cost is unknown, not guessed.
+    assert turn.subagent_cost_usd is None and turn.cost_usd is None
+    assert turn.cost_source == "unknown_model"
     assert turn.cache_read_tokens >= usage["cache_read_input_tokens"]
 
 
@@ -184,3 +179,62 @@ def test_sub_agent_messages_read_are_not_counted_twice() -> None:
                 "cache_read_input_tokens", "cache_creation_input_tokens"))  # fmt: skip
             ids[m["id"]] = max(ids.get(m["id"], 0), total)
     assert turn.subagent_tokens == sum(ids.values())  # the messages, not the result's usage too
+    # Their cost is priced per message with the model each names, and is part of the turn's.
+    assert turn.subagent_cost_usd is not None and turn.cost_usd is not None
+    assert 0 < turn.subagent_cost_usd < turn.cost_usd
+
+
+# --- (c) inline sidechains ---
+
+
+def inline_agent_session(agent_id: str) -> list[dict[str, Any]]:
+    """turn-2 with its sub-agent's lines written inline, before the Task's result, without the
+    sub-agent's root prompt; the result names `agent_id`."""
+    agent = records(TURN_2.with_suffix("") / "subagents" / "agent-a485154.jsonl")[1:]
+    out: list[dict[str, Any]] = []
+    for r in records(TURN_2):
+        result = r.get("toolUseResult")
+        if isinstance(result, dict) and result.get("agentId"):
+            out += agent
+            r = dict(r, toolUseResult=dict(result, agentId=agent_id))
+        out.append(r)
+    return out
+
+
+def test_an_inline_thread_without_its_root_nests_under_the_task_naming_its_agent() -> None:
+    _, items = parse(inline_agent_session("a485154"))
+    task = next(i for i in items if i.type == "tool_use" and i.name == "Task")
+    nested = [i for i in items if i.parent_tool_use_id]
+    assert len(nested) > 20 and {i.parent_tool_use_id for i in nested} == {task.tool_use_id}
+
+
+def test_an_inline_agent_thread_no_task_names_is_shown_unplaced_at_the_next_prompt() -> None:
+    recs = inline_agent_session("someone-else")
+    first = next(r for r in recs if r.get("type") == "user")
+    _, before = parse(recs)
+    assert not [i for i in before if i.parent_tool_use_id]  # held until the next prompt
+    _, items = parse([*recs, dict(first, message={"role": "user", "content": "next"})])
+    groups = [i for i in items if i.type == "tool_use" and i.name == "Unplaced sub-agent"]
+    assert len(groups) == 1 and groups[0].kind == "task"
+    nested = [i for i in items if i.parent_tool_use_id == groups[0].tool_use_id]
+    assert len(nested) > 20
+    assert items.index(groups[0]) < items.index(nested[0])
+
+
+def test_an_inline_thread_no_task_can_claim_is_shown_unplaced() -> None:
+    # fe5e1c67 (Claude Code 1.0.98): inline threads chained from a root prompt, no agentId.
+    recs = records(TODO_APP)
+    tasks = [
+        b["id"] for r in recs if r.get("type") == "assistant" and not r.get("isSidechain")
+        for b in r["message"]["content"] if b.get("type") == "tool_use" and b["name"] == "Task"
+    ]  # fmt: skip
+    first_task = tasks[-1]  # the last: no other Task still runs to claim its thread
+    # The Task call and its result are lost (another file, a cut transcript): nothing claims it.
+    kept = [r for r in recs if first_task not in json.dumps(r.get("message", ""))]
+    _, whole = parse(recs)
+    _, items = parse(kept)
+    groups = [i for i in items if i.type == "tool_use" and i.name == "Unplaced sub-agent"]
+    assert len(groups) == 1
+    nested = [i for i in items if i.parent_tool_use_id == groups[0].tool_use_id]
+    lost = [i for i in whole if i.parent_tool_use_id == first_task]
+    assert [(i.type, i.ts) for i in nested] == [(i.type, i.ts) for i in lost]
