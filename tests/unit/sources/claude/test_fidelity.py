@@ -238,3 +238,20 @@ def test_an_inline_thread_no_task_can_claim_is_shown_unplaced() -> None:
     nested = [i for i in items if i.parent_tool_use_id == groups[0].tool_use_id]
     lost = [i for i in whole if i.parent_tool_use_id == first_task]
     assert [(i.type, i.ts) for i in nested] == [(i.type, i.ts) for i in lost]
+
+
+# --- (f) turn_duration ---
+
+
+def test_a_turn_that_ends_at_turn_duration_takes_its_duration() -> None:
+    # turn-2 (Claude Code 2.1.7) as versions that write no stop_reason on the last line have it:
+    # the turn ends at `turn_duration`, whose figure leaves out the time a permission waited.
+    recs = records(TURN_2)
+    for r in recs:
+        if r.get("type") == "assistant" and r["message"].get("stop_reason") == "end_turn":
+            r["message"]["stop_reason"] = None
+    (duration,) = [r for r in recs if r.get("subtype") == "turn_duration"]
+    _, items = parse(recs)
+    (turn,) = [i for i in items if isinstance(i, TurnCompleteEvent)]
+    assert turn.duration_ms == duration["durationMs"] == 529891
+    assert turn.status == "ok"
