@@ -283,3 +283,31 @@ def test_queued_message_one_compaction_and_an_unplaced_sub_agent(
     expect(compact).to_contain_text("manual, 48210 tokens before")
     expect(compact).to_contain_text("Summary: the tests were run and all pass.")
     assert_matches_server(panel, server)
+
+
+def test_sessions_titled_alike_are_told_apart_in_the_picker(
+    ext: Extension, server: Server, claude_dir: Path
+) -> None:
+    panel = open_session(ext, server)
+    picker = panel.locator("#session-select option")
+    expect(picker.filter(has_text=re.compile(r"^/init · (?!started)"))).to_have_count(
+        1
+    )  # as before
+    # The same first prompt in another session of the workspace, a day earlier.
+    other = "0b1d2e3f-aaaa-4bbb-8ccc-123456789abc"
+    lines = []
+    for line in transcript(claude_dir).read_text().splitlines():
+        record = json.loads(line)
+        if "sessionId" in record:
+            record["sessionId"] = other
+        if isinstance(record.get("timestamp"), str):
+            record["timestamp"] = "2025-08-01" + record["timestamp"][10:]
+        lines.append(json.dumps(record))
+    (transcript(claude_dir).parent / f"{other}.jsonl").write_text("\n".join(lines) + "\n")
+
+    alike = picker.filter(has_text=re.compile(r"^/init · started "))
+    expect(alike).to_have_count(2, timeout=15_000)
+    texts = alike.all_text_contents()
+    assert any(f" · {SAMPLE_SESSION[:8]} · " in t for t in texts), texts
+    assert any(f" · {other[:8]} · " in t for t in texts), texts
+    assert len({t.split(" · ")[1] for t in texts}) == 2, texts  # their start times differ
