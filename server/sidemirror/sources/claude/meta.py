@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror.core.redact import redact_text
-from sidemirror.sources.claude.parser import prompt_title
-from sidemirror.sources.claude.titles import Titles
+from sidemirror.sources.claude.titles import Titles, prompt_title
 from sidemirror.sources.files.regular import open_regular, read_ends
 from sidemirror.sources.files.window import Window
 

@@ -37,7 +37,6 @@ from sidemirror.core.models import (
     SessionItem,
     SystemEvent,
     ToolResultEvent,
-    ToolUseEvent,
     TurnStatus,
     UserEvent,
 )
@@ -46,9 +45,14 @@ from sidemirror.sources.claude.branches import BranchTracker
 from sidemirror.sources.claude.hooks import attachment_line, stop_summary_line
 from sidemirror.sources.claude.positions import MAIN
 from sidemirror.sources.claude.queued import QueuedMessages
-from sidemirror.sources.claude.subagents import UNPLACED, SubagentLinker
+from sidemirror.sources.claude.subagents import (
+    UNPLACED,
+    UNPLACED_NAME,
+    SubagentLinker,
+    unplaced_card,
+)
 from sidemirror.sources.claude.task_plan import TASK_PLAN_TOOLS, TaskPlans
-from sidemirror.sources.claude.titles import Titles
+from sidemirror.sources.claude.titles import Titles, shown_prompt, title_of
 from sidemirror.sources.claude.tools import (
     slash_command,
     strip_tags,
@@ -58,31 +62,11 @@ from sidemirror.sources.claude.tools import (
     user_kind,
 )
 from sidemirror.sources.claude.turns import TurnTracker, usage_from
-from sidemirror.sources.common import as_dict, attachments, flatten_content, one_line
+from sidemirror.sources.common import as_dict, attachments, flatten_content
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.tool_names import TASK_TOOLS
 
 SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "last-prompt"})
-TITLE_CHARS = 80
-UNPLACED_NAME = "Unplaced sub-agent"  # the card of sub-agent lines no Task claims
-
-
-def shown_prompt(text: str) -> str:
-    """A real prompt's text as shown: a slash command as the user typed it."""
-    return slash_command(text) if "<command-name>" in text else text
-
-
-def title_of(prompt: str) -> str | None:
-    """The title a session's first prompt (as shown) gives it; None when it is blank."""
-    return redact_text(one_line(prompt))[:TITLE_CHARS] if prompt.strip() else None
-
-
-def prompt_title(record: dict[str, Any]) -> str | None:
-    """The title a main-thread `user` record gives its session if it is the first real prompt
-    (what `ClaudeParser.first_prompt` takes), without making its items: the startup index
-    titles ten thousand sessions this way."""
-    kind, text = user_kind(record)
-    return title_of(shown_prompt(text)) if kind == "prompt" else None
 
 
 class ClaudeParser:
@@ -160,11 +144,7 @@ class ClaudeParser:
         if not parent.startswith(UNPLACED) or parent in self._tools:
             return []
         self._tools[parent] = (UNPLACED_NAME, ts)
-        note = "Sub-agent lines no Task call in this session claims"
-        return [
-            ToolUseEvent(ts=ts, tool_use_id=parent, name=UNPLACED_NAME, kind="task", input=note),
-            ToolResultEvent(ts=ts, tool_use_id=parent, name=UNPLACED_NAME, output=note),
-        ]
+        return unplaced_card(parent, ts)
 
     def _unplaced(self) -> list[SessionItem]:
         items: list[SessionItem] = []

@@ -17,12 +17,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from sidemirror.core.models import SessionItem, ToolResultEvent, ToolUseEvent
 from sidemirror.sources.claude.tools import has_tool_result
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.common import flatten_content
 
 MAX_PENDING = 5000  # records held per unlinked thread
 UNPLACED = "unplaced:"  # the parent id of a group of sub-agent records no Task claimed
+UNPLACED_NAME = "Unplaced sub-agent"  # the name of that group's card
+
+
+def unplaced_card(group: str, ts: str) -> list[SessionItem]:
+    """The card an unplaced thread's items nest under: a call with its result, so it never
+    shows as running."""
+    note = "Sub-agent lines no Task call in this session claims"
+    return [
+        ToolUseEvent(ts=ts, tool_use_id=group, name=UNPLACED_NAME, kind="task", input=note),
+        ToolResultEvent(ts=ts, tool_use_id=group, name=UNPLACED_NAME, output=note),
+    ]
 
 
 class SubagentLinker:

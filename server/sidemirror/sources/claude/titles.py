@@ -5,7 +5,8 @@ and a file often carries summaries of *other* sessions (the one it was resumed f
 in the project): real transcripts start with a summary whose leaf is in another file. Such a
 summary titles the wrong conversation, so one counts only when its leaf is a record of this
 file; until then it waits, and a record with that uuid read later adopts it. A `custom-title`
-(the user's `/rename`) always counts. The latest title that counts wins.
+(the user's `/rename`) always counts. The latest title that counts wins. Without one, the first
+real prompt titles the session (`title_of`, `prompt_title`).
 """
 
 from __future__ import annotations
@@ -14,10 +15,30 @@ from collections.abc import Callable
 from typing import Any
 
 from sidemirror.core.redact import redact_text
+from sidemirror.sources.claude.tools import slash_command, user_kind
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.common import one_line
 
 MAX_WAITING = 64  # summaries whose leaf is not read yet (a file holds a handful)
+TITLE_CHARS = 80
+
+
+def shown_prompt(text: str) -> str:
+    """A real prompt's text as shown: a slash command as the user typed it."""
+    return slash_command(text) if "<command-name>" in text else text
+
+
+def title_of(prompt: str) -> str | None:
+    """The title a session's first prompt (as shown) gives it; None when it is blank."""
+    return redact_text(one_line(prompt))[:TITLE_CHARS] if prompt.strip() else None
+
+
+def prompt_title(record: dict[str, Any]) -> str | None:
+    """The title a main-thread `user` record gives its session if it is the first real prompt
+    (what `ClaudeParser.first_prompt` takes), without making its items: the startup index
+    titles ten thousand sessions this way."""
+    kind, text = user_kind(record)
+    return title_of(shown_prompt(text)) if kind == "prompt" else None
 
 
 class Titles:
