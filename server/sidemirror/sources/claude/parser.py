@@ -67,6 +67,7 @@ from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.tool_names import TASK_TOOLS
 
 SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "last-prompt"})
+DURATION_SLACK_MS = 1000  # timestamps and `durationMs` are taken at slightly different moments
 
 
 class ClaudeParser:
@@ -356,6 +357,8 @@ class ClaudeParser:
                 return []  # already closed by end_turn: one turn, one turn_complete
             duration = record.get("durationMs")
             turn = self.turns.current
+            if isinstance(duration, int) and not _measures(turn.started, record, duration):
+                return []  # the turn before's, written after the next prompt opened this one
             status: TurnStatus = (
                 "failed" if turn.failed else ("stopped" if turn.interrupted else "ok")
             )
@@ -384,3 +387,12 @@ class ClaudeParser:
         elif not content and record.get("error") is not None:
             content = flatten_content(record.get("error"))
         return [self._system_item(record, parent, subtype, content)]
+
+
+def _measures(started: str | None, record: dict[str, Any], duration_ms: int) -> bool:
+    """Whether a `turn_duration` record can measure the turn open since `started`. Its figure
+    leaves out time spent waiting (so it is at most the wall time of its turn), and Claude Code
+    writes it seconds after the turn ends, when the next prompt (a message queued meanwhile)
+    may already be in: a figure longer than the open turn's wall time is the turn before's."""
+    wall = ms_between(started, _text(record.get("timestamp")))
+    return wall is None or duration_ms <= wall + DURATION_SLACK_MS

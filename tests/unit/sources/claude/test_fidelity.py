@@ -255,3 +255,27 @@ def test_a_turn_that_ends_at_turn_duration_takes_its_duration() -> None:
     (turn,) = [i for i in items if isinstance(i, TurnCompleteEvent)]
     assert turn.duration_ms == duration["durationMs"] == 529891
     assert turn.status == "ok"
+
+
+def test_a_turn_duration_written_after_the_next_prompt_does_not_close_that_prompts_turn() -> None:
+    # A message queued during turn 1 is sent as the next prompt as soon as turn 1 ends: its line
+    # can come before turn 1's `turn_duration` (written seconds after the turn).
+    recs = records(TURN_2)
+    (duration,) = [r for r in recs if r.get("subtype") == "turn_duration"]
+    at = recs.index(duration)
+    first = next(r for r in recs if r.get("type") == "user")
+    last_reply = next(
+        r for r in reversed(recs) if r.get("type") == "assistant" and r["message"]["stop_reason"]
+    )
+    prompt = dict(first, uuid="q-1", timestamp="2026-01-14T19:29:11.900Z",
+                  message={"role": "user", "content": "now add the tests"})  # fmt: skip
+    message = dict(
+        last_reply["message"], id="msg_next", content=[{"type": "text", "text": "On it."}]
+    )
+    reply = dict(last_reply, uuid="q-2", parentUuid="q-1", requestId="req_next",
+                 timestamp="2026-01-14T19:29:20.000Z", message=message)  # fmt: skip
+    _, items = parse([*recs[:at], prompt, duration, reply])
+    turns = [i for i in items if isinstance(i, TurnCompleteEvent)]
+    assert [t.turn for t in turns] == [1, 2]
+    # Turn 2 ends at its own reply, measured from its own prompt: not turn 1's figure.
+    assert turns[1].duration_ms == 8100 and turns[1].ts == reply["timestamp"]
