@@ -239,8 +239,12 @@ class ClaudeParser:
         self.turns.open(ts or None)
         if self.first_prompt is None:
             self.first_prompt = title_of(text)
-        if not self._queued.is_repeat(text):
-            items.append(UserEvent(ts=ts, content=redact_text(text), attachments=media))
+        sent = self._queued.prompt(text)
+        if sent != "repeat":
+            queued = True if sent == "queued" else None
+            items.append(
+                UserEvent(ts=ts, content=redact_text(text), attachments=media, queued=queued)
+            )
         return items
 
     def _tool_results(

@@ -279,3 +279,16 @@ def test_a_turn_duration_written_after_the_next_prompt_does_not_close_that_promp
     assert [t.turn for t in turns] == [1, 2]
     # Turn 2 ends at its own reply, measured from its own prompt: not turn 1's figure.
     assert turns[1].duration_ms == 8100 and turns[1].ts == reply["timestamp"]
+
+
+def test_a_queued_message_whose_prompt_line_comes_first_is_shown_once_marked() -> None:
+    recs = queued_session("also check the logs")
+    cut = next(i for i, r in enumerate(recs) if "[Request interrupted" in json.dumps(r))
+    removed = next(i for i, r in enumerate(recs) if r.get("operation") == "remove")
+    first = next(r for r in recs if r.get("type") == "user")
+    again = dict(first, message={"role": "user", "content": "also check the logs"})
+    # Sent as the next prompt: its line, then the queue record saying it left the queue.
+    recs = [*recs[:removed], *recs[removed + 1 : cut + 1], again, recs[removed]]
+    _, items = parse(recs)
+    shown = [i for i in items if isinstance(i, UserEvent) and i.content == "also check the logs"]
+    assert len(shown) == 1 and shown[0].queued is True and shown[0].ts == again["timestamp"]
