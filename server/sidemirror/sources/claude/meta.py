@@ -126,6 +126,10 @@ def _title(head: _Window, tail: _Window | None) -> str | None:
     return titles.title
 
 
+# Bump when what a row means changes: rows of another version are read again. 2: a summary of
+# another session no longer titles one (titles.py).
+ROW_VERSION = 2
+
 # A project's sessions all name the same cwd, and mostly the same branch: redacted once each.
 _redact_repeated = lru_cache(maxsize=1024)(redact_text)
 
@@ -138,12 +142,13 @@ def meta_row(meta: Meta) -> dict[str, Any]:
         "started_at": None if meta.started_at is None else redact_text(meta.started_at),
         "branch": None if meta.branch is None else _redact_repeated(meta.branch),
         "mtime": meta.mtime,
+        "v": ROW_VERSION,
     }
 
 
 def meta_from_row(_path: Path, row: Any) -> Meta | None:
     """A `meta_row` read back; None when it is not one (then the file is read again)."""
-    if not isinstance(row, dict):
+    if not isinstance(row, dict) or row.get("v") != ROW_VERSION:
         return None
     cwd, mtime = row.get("cwd"), row.get("mtime")
     if not isinstance(cwd, str) or not isinstance(mtime, float | int):

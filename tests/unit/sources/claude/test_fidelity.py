@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror.core.models import SessionItem, SystemEvent, TurnCompleteEvent, UserEvent
-from sidemirror.sources.claude.meta import read_meta
+from sidemirror.sources.claude.meta import meta_from_row, meta_row, read_meta
 from sidemirror.sources.claude.parser import ClaudeParser
 
 from tests.conftest import FIXTURES
@@ -292,3 +292,14 @@ def test_a_queued_message_whose_prompt_line_comes_first_is_shown_once_marked() -
     _, items = parse(recs)
     shown = [i for i in items if isinstance(i, UserEvent) and i.content == "also check the logs"]
     assert len(shown) == 1 and shown[0].queued is True and shown[0].ts == again["timestamp"]
+
+
+def test_an_index_row_from_before_is_read_again_not_trusted(tmp_path: Path) -> None:
+    # Rows the file index kept before this rule titled fe5e1c67 by 1af7fc5e's summary.
+    path = write(tmp_path / "c.jsonl", records(TODO_APP))
+    meta = read_meta(path)
+    assert meta is not None
+    row = meta_row(meta)
+    assert meta_from_row(path, row) == meta
+    stale = {k: v for k, v in row.items() if k != "v"} | {"title": records(TODO_APP)[0]["summary"]}
+    assert meta_from_row(path, stale) is None  # so the file is read again
