@@ -89,8 +89,25 @@ function labelled(el) {
 function message(item, ctx, who, cls) {
   const body = h("div", { class: "text" });
   renderRich(body, item.content);
-  const el = article(item, [cls], head(item, who), attachments(item), body, more(item, ctx, body, renderRich));
+  const el = article(
+    item,
+    [cls, item.queued && "queued"],
+    head(item, who, queuedMark(item)),
+    attachments(item),
+    body,
+    more(item, ctx, body, renderRich),
+  );
   return labelled(el);
+}
+
+/** A message typed while the agent worked: the agent queued it and the model read it here. */
+function queuedMark(item) {
+  if (!item.queued) return null;
+  return h("span", {
+    class: ["chip", "queued-mark"],
+    title: "Typed while the agent worked: it read this message here",
+    text: "sent while working",
+  });
 }
 
 /** A sub-agent's prompt was written by its parent tool call, not by the user. */
@@ -290,6 +307,7 @@ function turn(item) {
       statusText ? h("span", { class: "turn-status", text: statusText }) : null,
       h("span", { class: "turn-tokens", title: cache.join(", ") || null, text: parts.join(" · ") }),
       costText ? h("span", { class: ["turn-cost", item.cost_source], title: costTitle, text: costText }) : null,
+      subagents(item),
       item.duration_ms != null ? h("span", { class: "turn-dur", text: duration(item.duration_ms) }) : null,
       turnContext(item),
     ),
@@ -300,6 +318,17 @@ function turn(item) {
 }
 
 /** The context the turn's last request used, as a share of the window (hidden when unknown). */
+/** The sub-agents' part of a turn's tokens and cost (already in the turn's totals). */
+function subagents(item) {
+  if (item.subagent_tokens == null) return null;
+  const c = item.subagent_cost_usd != null ? cost(item.subagent_cost_usd, item.cost_source) : null;
+  return h("span", {
+    class: "turn-subagents",
+    title: "The sub-agents' part of this turn, included in its totals",
+    text: `sub-agents ${compactNumber(item.subagent_tokens)}${c ? ` · ${c}` : ""}`,
+  });
+}
+
 function turnContext(item) {
   const fig = contextFigure(item);
   if (!fig) return null;

@@ -9,7 +9,7 @@
 // in the browser is a hint next to its workspace, not a reason to move.
 
 import { h } from "../lib/page/dom.js";
-import { relativeTime } from "../lib/page/format.js";
+import { dayTime, relativeTime } from "../lib/page/format.js";
 
 /** The value of each picker's first option: follow along. */
 export const AUTO = "";
@@ -85,20 +85,29 @@ export function workspaceOptions(workspaces, auto, inBrowser = null, now = Date.
 }
 
 /** Options for the session picker, the latest session first; a sub-agent's thread
- * (`parent_id`) right under the session that spawned it. */
+ * (`parent_id`) right under the session that spawned it. Sessions that would read the same
+ * (the same first prompt, typed twice) also show when each started and its short id. */
 export function sessionOptions(sessions) {
+  const seen = new Map();
+  for (const s of sessions) seen.set(sessionLabel(s), (seen.get(sessionLabel(s)) || 0) + 1);
+  const label = (s) => {
+    const base = sessionLabel(s);
+    if (seen.get(base) < 2) return base;
+    const started = s.started_at ? dayTime(s.started_at) : "";
+    return [base, started && `started ${started}`, String(s.id).slice(0, 8)].filter(Boolean).join(" · ");
+  };
   const latest = sessions.find((s) => !s.parent_id) || sessions[0];
   const options = [
     h("option", {
       value: AUTO,
-      text: latest ? `Latest — ${sessionLabel(latest)}` : "Latest",
+      text: latest ? `Latest — ${label(latest)}` : "Latest",
       title: "The workspace's session that changed last",
     }),
   ];
   for (const s of nestedByParent(sessions)) {
     const mark = s.parent_id ? "↳ " : "";
     options.push(
-      h("option", { value: s.id, title: s.id, text: `${mark}${sessionLabel(s)} · ${relativeTime(s.last_activity)}` }),
+      h("option", { value: s.id, title: s.id, text: `${mark}${label(s)} · ${relativeTime(s.last_activity)}` }),
     );
   }
   return options;

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import re
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -200,3 +203,111 @@ def test_huge_transcript_opens_at_its_tail_and_offers_the_rest(
     expect(
         feed.locator("[data-type=assistant]", has_text="Yes: appended and shown.")
     ).to_be_visible(timeout=10_000)
+
+
+def append_lines(path: Path, records: list[dict[str, Any]]) -> None:
+    """Append Claude Code records shaped like the transcript's own (its common fields)."""
+    last = json.loads(path.read_text().splitlines()[-1])
+    common = {k: last[k] for k in ("userType", "cwd", "sessionId", "version", "gitBranch")}
+    with path.open("a") as fh:
+        for record in records:
+            fh.write(json.dumps({**common, **record}) + "\n")
+
+
+def test_queued_message_one_compaction_and_an_unplaced_sub_agent(
+    ext: Extension, server: Server, claude_dir: Path
+) -> None:
+    """Appended live: a message typed while a tool ran (Claude Code records it only as
+    queue-operation lines), an inline sub-agent thread no Task claims, and a compaction."""
+    panel = open_session(ext, server)
+    feed = panel.locator(".feed")
+    path = transcript(claude_dir)
+    parent = json.loads(path.read_text().splitlines()[-1])["uuid"]
+    now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    ids = [str(uuid.uuid4()) for _ in range(8)]
+    tool = "toolu_e2e_queued_bash"
+    model = "claude-sonnet-4-20250514"
+
+    def assistant(n: int, content: list[dict[str, Any]], stop: str | None) -> dict[str, Any]:
+        message = {"id": f"msg_e2e_{n}", "type": "message", "role": "assistant", "model": model,
+                   "content": content, "stop_reason": stop,
+                   "usage": {"input_tokens": 10, "output_tokens": 5}}  # fmt: skip
+        return {"type": "assistant", "message": message, "requestId": f"req_e2e_{n}"}
+
+    append_lines(path, [
+        {"parentUuid": parent, "isSidechain": False, "type": "user", "uuid": ids[0],
+         "timestamp": now, "message": {"role": "user", "content": "Run the test suite"}},
+        {**assistant(1, [{"type": "tool_use", "id": tool, "name": "Bash",
+                          "input": {"command": "pytest -q"}}], "tool_use"),
+         "parentUuid": ids[0], "isSidechain": False, "uuid": ids[1], "timestamp": now},
+        {"type": "queue-operation", "operation": "enqueue", "timestamp": now,
+         "content": "also update the README when done"},
+        {"type": "queue-operation", "operation": "remove", "timestamp": now},
+        {"parentUuid": ids[1], "isSidechain": False, "type": "user", "uuid": ids[2],
+         "timestamp": now, "message": {"role": "user", "content": [
+             {"type": "tool_result", "tool_use_id": tool, "content": "12 passed"}]}},
+        {"parentUuid": None, "isSidechain": True, "type": "user", "uuid": ids[3],
+         "timestamp": now, "message": {"role": "user", "content": "Survey the modules"}},
+        {**assistant(2, [{"type": "text", "text": "Found three modules"}], "end_turn"),
+         "parentUuid": ids[3], "isSidechain": True, "uuid": ids[4], "timestamp": now},
+        {**assistant(3, [{"type": "text", "text": "All 12 tests pass."}], "end_turn"),
+         "parentUuid": ids[2], "isSidechain": False, "uuid": ids[5], "timestamp": now},
+        {"parentUuid": None, "logicalParentUuid": ids[5], "isSidechain": False,
+         "type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+         "isMeta": False, "level": "info", "uuid": ids[6], "timestamp": now,
+         "compactMetadata": {"trigger": "manual", "preTokens": 48210}},
+        {"parentUuid": ids[6], "isSidechain": False, "type": "user", "uuid": ids[7],
+         "timestamp": now, "isCompactSummary": True, "isVisibleInTranscriptOnly": True,
+         "message": {"role": "user", "content": "Summary: the tests were run and all pass."}},
+    ])  # fmt: skip
+
+    # The queued message, where the model read it, marked as sent while the agent worked.
+    queued = feed.locator("[data-type=user]", has_text="also update the README when done")
+    expect(queued).to_have_count(1, timeout=15_000)
+    expect(queued.locator(".queued-mark")).to_have_text("sent while working")
+    expect(feed.locator("[data-type=user]", has_text="Run the test suite")).to_be_visible()
+    expect(feed.locator("[data-type=user]", has_text="Run the test suite").locator(
+        ".queued-mark")).to_have_count(0)  # fmt: skip
+
+    # The sub-agent thread no Task claims, under a visible group of its own.
+    group = feed.locator("[data-type=tool_use]", has_text="Unplaced sub-agent")
+    expect(group).to_have_count(1)
+    expect(group.locator(".subagent-items")).to_contain_text("Found three modules")
+    expect(group.locator(".subagent-items")).to_contain_text("Survey the modules")
+
+    # One compaction, one row, its summary inside.
+    compact = feed.locator(".compact")
+    expect(compact).to_have_count(1)
+    expect(compact.locator("summary")).to_have_text("Context compacted")
+    compact.locator("summary").click()
+    expect(compact).to_contain_text("manual, 48210 tokens before")
+    expect(compact).to_contain_text("Summary: the tests were run and all pass.")
+    assert_matches_server(panel, server)
+
+
+def test_sessions_titled_alike_are_told_apart_in_the_picker(
+    ext: Extension, server: Server, claude_dir: Path
+) -> None:
+    panel = open_session(ext, server)
+    picker = panel.locator("#session-select option")
+    expect(picker.filter(has_text=re.compile(r"^/init · (?!started)"))).to_have_count(
+        1
+    )  # as before
+    # The same first prompt in another session of the workspace, a day earlier.
+    other = "0b1d2e3f-aaaa-4bbb-8ccc-123456789abc"
+    lines = []
+    for line in transcript(claude_dir).read_text().splitlines():
+        record = json.loads(line)
+        if "sessionId" in record:
+            record["sessionId"] = other
+        if isinstance(record.get("timestamp"), str):
+            record["timestamp"] = "2025-08-01" + record["timestamp"][10:]
+        lines.append(json.dumps(record))
+    (transcript(claude_dir).parent / f"{other}.jsonl").write_text("\n".join(lines) + "\n")
+
+    alike = picker.filter(has_text=re.compile(r"^/init · started "))
+    expect(alike).to_have_count(2, timeout=15_000)
+    texts = alike.all_text_contents()
+    assert any(f" · {SAMPLE_SESSION[:8]} · " in t for t in texts), texts
+    assert any(f" · {other[:8]} · " in t for t in texts), texts
+    assert len({t.split(" · ")[1] for t in texts}) == 2, texts  # their start times differ

@@ -60,3 +60,17 @@ test("a forwarded host whose forwarder is gone says so, with the time since", ()
     .map((o) => o.textContent);
   assert.deepEqual(texts, ["devbox:app (disconnected 5 min ago)", "devbox:app (disconnected)", "devbox:app", "app"]);
 });
+
+test("sessions titled alike are told apart by their start time and short id", () => {
+  const sessions = [
+    { id: "1af7fc5e-8455-4414", title: "/init", started_at: "2026-12-04T09:05:00Z", last_activity: at(1000) },
+    { id: "5c0375b4-57a5-4f26", title: "/init", started_at: "2026-12-01T15:25:00Z", last_activity: at(2000) },
+    { id: "fe5e1c67-53e7-4862", title: "Fix the parser", started_at: "2026-12-01T15:00:00Z", last_activity: at(3000) },
+  ];
+  const texts = sessionOptions(sessions).map((o) => o.textContent);
+  assert.match(texts[1], /^\/init · started .+ · 1af7fc5e · /);
+  assert.match(texts[2], /^\/init · started .+ · 5c0375b4 · /);
+  assert.notEqual(texts[1].split(" · ")[1], texts[2].split(" · ")[1]); // the start times differ
+  assert.match(texts[3], /^Fix the parser · \d+ min ago|^Fix the parser · just now/); // unique: as before
+  assert.match(texts[0], /^Latest — \/init · started .+ · 1af7fc5e$/);
+});

@@ -86,3 +86,11 @@ export function clockTimeSeconds(iso) {
   const d = dateOf(iso);
   return d ? CLOCK_SECONDS.format(d) : "";
 }
+
+const DAY_TIME = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: HOUR, minute: "2-digit" });
+
+/** "Dec 5, 14:05" in the browser's locale: a start time that tells one day's sessions apart. */
+export function dayTime(iso) {
+  const d = dateOf(iso);
+  return d ? DAY_TIME.format(d) : "";
+}

@@ -146,7 +146,9 @@ export const ITEM_FIELDS = Object.freeze({
     "status",
     "stop_reason",
     "context_tokens",
-    "context_window"
+    "context_window",
+    "subagent_tokens",
+    "subagent_cost_usd"
   ],
   "user": [
     "id",
@@ -158,7 +160,8 @@ export const ITEM_FIELDS = Object.freeze({
     "truncated",
     "full_length",
     "attachments",
-    "task_prompt_tool"
+    "task_prompt_tool",
+    "queued"
   ],
   "thinking": [
     "id",

@@ -22,8 +22,8 @@ SessionState = Literal["running", "waiting", "idle", "ended"]
 
 
 def _absent_unless_set(description: str) -> Any:
-    """An optional text field left out of the wire JSON (not sent as null) while unset, so
-    items that never carry it keep their exact wire form."""
+    """An optional field left out of the wire form (not null) unless set, so items without it
+    keep their exact wire form (and their ids' digests)."""
     return Field(default=None, exclude_if=lambda v: v is None, description=description)
 
 
@@ -45,7 +45,9 @@ class _Event(BaseModel):
     )
     parent_tool_use_id: str | None = Field(
         default=None,
-        description="Set on sub-agent (sidechain) items: the Task tool call they belong to.",
+        description="Set on sub-agent (sidechain) items: the Task tool call they belong to. "
+        "`unplaced:<thread>` on a Claude Code sub-agent's items that no Task call claims: they "
+        "nest under a `tool_use` with that id named `Unplaced sub-agent`, never dropped.",
     )
     # Absent (not null) unless set, so items from ordinary lines keep their exact wire form.
     line_bytes: int | None = Field(
@@ -203,6 +205,15 @@ class TurnCompleteEvent(_Event):
         "reports one (ACP `usage_update.size`, `claude -p`'s `modelUsage`, Codex's "
         "`model_context_window`), else the dated price table's; null when neither knows it.",
     )
+    subagent_tokens: int | None = _absent_unless_set(
+        "Present only when sub-agents (Task calls) ran in the turn: the part of "
+        "the turn's tokens (input, output, cache read and write) that was theirs. The turn's "
+        "own token fields and `cost_usd` already include it.",
+    )
+    subagent_cost_usd: float | None = _absent_unless_set(
+        "With `subagent_tokens`: the part of `cost_usd` that was the sub-agents'; "
+        "absent when their model has no price.",
+    )
 
 
 class UserEvent(_Event):
@@ -223,6 +234,11 @@ class UserEvent(_Event):
         description="Present only on a sub-agent's prompt (the message its parent's tool call "
         "gave it, `parent_tool_use_id` set): that tool's name, e.g. `Task` or `Agent`. The "
         "panel labels it as a task prompt, not as the user's.",
+    )
+    queued: bool | None = _absent_unless_set(
+        "Present (true) only on a message the user typed while the agent worked: "
+        "the agent queued it and the model read it at this point, mid-turn or as the next "
+        "prompt. The panel marks it as sent while the agent worked.",
     )
 
 

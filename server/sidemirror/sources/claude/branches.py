@@ -53,6 +53,10 @@ class BranchTracker:
         if self._last_label:  # a tool result or progress line is named by the message before it
             self._labels[uuid] = self._last_label
 
+    def has(self, uuid: str) -> bool:
+        """Whether a main-thread record with this uuid was read (with its end, or a label)."""
+        return uuid == self.leaf or uuid in self._ends or uuid in self._labels
+
     def rewind(self, record: dict[str, Any], ts: str) -> SystemEvent | None:
         """The `rewind` line for a prompt that does not continue from the latest record."""
         if self.leaf is None or "parentUuid" not in record:

@@ -3,9 +3,10 @@
 Startup indexes every archived session, so this reads little and decodes less: the first 16 KiB
 (grown to 64 KiB only when they hold no `cwd`, or nothing to title the session by) and the last
 64 KiB, and only lines whose bytes contain a key it is looking for go through `json.loads`. The
-few records that decide the title go through `ClaudeParser` itself, so titles are what a full
-parse of those windows gives (redacted, one line, the first real prompt), without parsing the
-rest. Files of up to 64 KiB are read once.
+few records that decide the title go through `ClaudeParser` and `Titles` themselves, so titles
+are what a full parse of those windows gives (redacted, one line, the first real prompt), without
+parsing the rest; a `summary` counts when its leaf's uuid is in a window read (titles.py). Files
+of up to 64 KiB are read once.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sidemirror.core.redact import redact_text
-from sidemirror.sources.claude.parser import ClaudeParser, prompt_title
+from sidemirror.sources.claude.titles import Titles, prompt_title
 from sidemirror.sources.files.regular import open_regular, read_ends
 from sidemirror.sources.files.window import Window
 
@@ -56,13 +57,14 @@ class _Window:
             self.started_at = self.started_at or _str(record, "timestamp")
             if self.cwd and self.started_at:
                 break
-        # Titles: the last summary or custom title wins. The first prompt: the first user record
-        # the parser takes as a real prompt (not a tool result, command echo or injected text).
-        titles = ClaudeParser()
-        for record in window.records_with(*TITLE_KEYS):
-            if record.get("type") in ("summary", "custom-title"):
-                titles.feed(record)
-        self.title = titles.title
+        # Titles: the last summary or custom title that counts wins (`_title`). The first
+        # prompt: the first user record the parser takes as a real prompt (not a tool result,
+        # command echo or injected text).
+        self.titles = [
+            record
+            for record in window.records_with(*TITLE_KEYS)
+            if record.get("type") in ("summary", "custom-title")
+        ]
         self.first_prompt: str | None = None
         if prompts:
             for record in window.records_with(b'"user"'):
@@ -89,7 +91,7 @@ def read_meta(path: Path) -> Meta | None:
             return _meta(_Window(whole, prompts=True), None, st.st_mtime)
         head = _Window(Window(data, cut_start=False), prompts=True)
         tail = _Window(Window(end, cut_start=True), prompts=False)
-        if head.cwd is None or not (tail.title or head.title or head.first_prompt):
+        if head.cwd is None or not (_title(head, tail) or head.first_prompt):
             # Said nothing useful in 16 KiB (a huge first record): look as far as 64 KiB.
             with open_regular(path) as fh:
                 data = fh.read(HEAD_MAX_BYTES)
@@ -103,10 +105,30 @@ def _meta(head: _Window, tail: _Window | None, mtime: float) -> Meta | None:
     cwd = head.cwd or (tail.cwd if tail else None)
     if cwd is None:
         return None
-    title = (tail.title if tail else None) or head.title or head.first_prompt
+    title = _title(head, tail) or head.first_prompt
     branch = (tail.branch() if tail else None) or head.branch()
     return Meta(cwd, title, head.started_at, branch, mtime)
 
+
+def _title(head: _Window, tail: _Window | None) -> str | None:
+    """The title the summaries and custom titles read give; a summary's leaf must be a record
+    in a window read (its `"uuid"` there)."""
+    windows = [head] if tail is None else [head, tail]
+
+    def seen(uuid: str) -> bool:
+        key = re.compile(rb'"uuid"\s*:\s*"' + re.escape(uuid.encode()) + b'"')
+        return any(key.search(w.window.data) for w in windows)
+
+    titles = Titles(seen)
+    for window in windows:
+        for record in window.titles:
+            titles.record(record)
+    return titles.title
+
+
+# Bump when what a row means changes: rows of another version are read again. 2: a summary of
+# another session no longer titles one (titles.py).
+ROW_VERSION = 2
 
 # A project's sessions all name the same cwd, and mostly the same branch: redacted once each.
 _redact_repeated = lru_cache(maxsize=1024)(redact_text)
@@ -120,12 +142,13 @@ def meta_row(meta: Meta) -> dict[str, Any]:
         "started_at": None if meta.started_at is None else redact_text(meta.started_at),
         "branch": None if meta.branch is None else _redact_repeated(meta.branch),
         "mtime": meta.mtime,
+        "v": ROW_VERSION,
     }
 
 
 def meta_from_row(_path: Path, row: Any) -> Meta | None:
     """A `meta_row` read back; None when it is not one (then the file is read again)."""
-    if not isinstance(row, dict):
+    if not isinstance(row, dict) or row.get("v") != ROW_VERSION:
         return None
     cwd, mtime = row.get("cwd"), row.get("mtime")
     if not isinstance(cwd, str) or not isinstance(mtime, float | int):

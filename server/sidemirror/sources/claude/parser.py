@@ -13,11 +13,16 @@ Format notes, from real transcripts of Claude Code 1.0 to 2.1:
   `parentUuid` from a root prompt equal to the Task's `prompt`) or in separate agent files
   (`agentId`; the Task's tool_result names that `agentId` when the sub-agent finishes). Both are
   linked to the spawning Task call through `parent_tool_use_id`. Agent files no Task spawned
-  (Claude Code's own warm-up agents) never link and yield nothing.
+  (Claude Code's own warm-up agents) never link and yield nothing. An inline thread no Task
+  claims nests under an "Unplaced sub-agent" card of its own (claude/subagents.py).
 - Bookkeeping records (`file-history-snapshot`: editor undo state; `progress`: transient hook and
-  tool progress; `queue-operation`: prompt queueing) say nothing a reader of the session needs and
-  are skipped. Hooks that said something (`attachment` hook records, a `stop_hook_summary` with
-  errors or a stop) become small `system`/`hook` lines (claude/hooks.py). Other unknown record
+  tool progress) say nothing a reader of the session needs and are skipped. `queue-operation`
+  records are the one trace of a message typed while the agent worked (claude/queued.py).
+- A compaction is a `compact_boundary` system line then a `user` line holding the summary
+  (`isCompactSummary`): one `compact` item with the summary inside, emitted with the summary.
+- `summary` records title the session only when their leaf is in this file (claude/titles.py).
+- Hooks that said something (`attachment` hook records, a `stop_hook_summary` with errors or a
+  stop) become small `system`/`hook` lines (claude/hooks.py). Other unknown record
   types become `system`/`unknown`.
 """
 
@@ -39,8 +44,15 @@ from sidemirror.core.redact import redact_text
 from sidemirror.sources.claude.branches import BranchTracker
 from sidemirror.sources.claude.hooks import attachment_line, stop_summary_line
 from sidemirror.sources.claude.positions import MAIN
-from sidemirror.sources.claude.subagents import SubagentLinker
+from sidemirror.sources.claude.queued import QueuedMessages
+from sidemirror.sources.claude.subagents import (
+    UNPLACED,
+    UNPLACED_NAME,
+    SubagentLinker,
+    unplaced_card,
+)
 from sidemirror.sources.claude.task_plan import TASK_PLAN_TOOLS, TaskPlans
+from sidemirror.sources.claude.titles import Titles, shown_prompt, title_of
 from sidemirror.sources.claude.tools import (
     slash_command,
     strip_tags,
@@ -50,30 +62,12 @@ from sidemirror.sources.claude.tools import (
     user_kind,
 )
 from sidemirror.sources.claude.turns import TurnTracker, usage_from
-from sidemirror.sources.common import as_dict, attachments, flatten_content, one_line
+from sidemirror.sources.common import as_dict, attachments, flatten_content
 from sidemirror.sources.common import as_text as _text
 from sidemirror.sources.tool_names import TASK_TOOLS
 
-SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "queue-operation", "last-prompt"})
-TITLE_CHARS = 80
-
-
-def shown_prompt(text: str) -> str:
-    """A real prompt's text as shown: a slash command as the user typed it."""
-    return slash_command(text) if "<command-name>" in text else text
-
-
-def title_of(prompt: str) -> str | None:
-    """The title a session's first prompt (as shown) gives it; None when it is blank."""
-    return redact_text(one_line(prompt))[:TITLE_CHARS] if prompt.strip() else None
-
-
-def prompt_title(record: dict[str, Any]) -> str | None:
-    """The title a main-thread `user` record gives its session if it is the first real prompt
-    (what `ClaudeParser.first_prompt` takes), without making its items: the startup index
-    titles ten thousand sessions this way."""
-    kind, text = user_kind(record)
-    return title_of(shown_prompt(text)) if kind == "prompt" else None
+SKIPPED_TYPES = frozenset({"file-history-snapshot", "progress", "last-prompt"})
+DURATION_SLACK_MS = 1000  # timestamps and `durationMs` are taken at slightly different moments
 
 
 class ClaudeParser:
@@ -89,7 +83,6 @@ class ClaudeParser:
         self.turns = TurnTracker(counted=from_start)
         # There, a result of a call made before the start: its (name, ts) (straddle.py).
         self._earlier_call = earlier_call
-        self.title: str | None = None
         self.first_prompt: str | None = None
         self.cwd: str | None = None
         self.git_branch: str | None = None
@@ -100,6 +93,14 @@ class ClaudeParser:
         self._subagents = SubagentLinker()
         self._task_plans = TaskPlans()
         self._branches = BranchTracker()
+        self._titles = Titles(self._branches.has)
+        self._queued = QueuedMessages()
+        # A `compact_boundary` waits for the summary line that follows it: one row for both.
+        self._compaction: SystemEvent | None = None
+
+    @property
+    def title(self) -> str | None:
+        return self._titles.title
 
     # --- entry point ---
 
@@ -112,7 +113,12 @@ class ClaudeParser:
         self._note_meta(record)
         if origin != MAIN or record.get("isSidechain") is True:
             return self._sidechain(record, origin)
+        self._titles.record(record)
+        held = self._compaction
         items = self._record(record, None)
+        if held is not None and self._compaction is held:
+            self._compaction = None
+            items.insert(0, held)  # no summary followed: the boundary alone
         self._branches.note(record, end)
         return items
 
@@ -130,7 +136,24 @@ class ClaudeParser:
 
     def _sidechain(self, record: dict[str, Any], origin: str) -> list[SessionItem]:
         parent = self._subagents.route(record, origin)
-        return [] if parent is None else self._record(record, parent)
+        if parent is None:
+            return []
+        return self._group(parent, _text(record.get("timestamp"))) + self._record(record, parent)
+
+    def _group(self, parent: str, ts: str) -> list[SessionItem]:
+        """The card an unplaced sub-agent thread's items nest under, before its first item."""
+        if not parent.startswith(UNPLACED) or parent in self._tools:
+            return []
+        self._tools[parent] = (UNPLACED_NAME, ts)
+        return unplaced_card(parent, ts)
+
+    def _unplaced(self) -> list[SessionItem]:
+        items: list[SessionItem] = []
+        for group, held in self._subagents.unplaced():
+            for record in held:
+                items += self._group(group, _text(record.get("timestamp")))
+                items += self._record(record, group)
+        return items
 
     # --- records ---
 
@@ -145,14 +168,10 @@ class ClaudeParser:
             return self._assistant(record, parent)
         if kind == "system":
             return self._system(record, parent)
-        if kind == "summary":
-            summary = _text(record.get("summary"))
-            self.title = redact_text(one_line(summary)) if summary else self.title
-            return []
-        if kind == "custom-title":
-            custom = _text(record.get("customTitle"))
-            self.title = redact_text(one_line(custom)) if custom else self.title
-            return []
+        if kind in ("summary", "custom-title"):
+            return []  # titles (claude/titles.py)
+        if kind == "queue-operation":
+            return [] if parent is not None else list(self._queued.operation(record))
         if kind == "attachment":
             line = attachment_line(record)
             return [] if line is None else [self._system_item(record, parent, "hook", line)]
@@ -181,7 +200,11 @@ class ClaudeParser:
         if kind == "meta":
             return []
         if kind == "compact":
-            return [self._system_item(record, parent, "compact", text)]
+            item = self._system_item(record, parent, "compact", text)
+            held, self._compaction = self._compaction, None
+            if held is not None:  # the boundary just before: one row, the summary inside
+                item = held.model_copy(update={"content": f"{held.content}\n\n{item.content}"})
+            return [item]
         # Images are shown as chips (type, size) beside the text, never inside it.
         media = attachments(as_dict(record.get("message")).get("content"))
         if parent is not None:
@@ -206,7 +229,7 @@ class ClaudeParser:
             shown = slash_command(text) if "<command-name>" in text else strip_tags(text)
             return [self._system_item(record, None, "local_command", shown)] if shown else []
         text = shown_prompt(text)
-        items = []
+        items = self._unplaced()
         closed = self.turns.close_by_prompt()
         if closed is not None:
             items.append(closed)
@@ -216,7 +239,12 @@ class ClaudeParser:
         self.turns.open(ts or None)
         if self.first_prompt is None:
             self.first_prompt = title_of(text)
-        items.append(UserEvent(ts=ts, content=redact_text(text), attachments=media))
+        sent = self._queued.prompt(text)
+        if sent != "repeat":
+            queued = True if sent == "queued" else None
+            items.append(
+                UserEvent(ts=ts, content=redact_text(text), attachments=media, queued=queued)
+            )
         return items
 
     def _tool_results(
@@ -245,6 +273,12 @@ class ClaudeParser:
             if name in TASK_TOOLS and isinstance(result, dict) and result.get("agentId"):
                 for held in self._subagents.release(str(result["agentId"]), tool_id):
                     items += self._record(held, tool_id)
+            if name in TASK_TOOLS and isinstance(result, dict) and parent is None:
+                reported = usage_from(result.get("usage"))
+                if reported is not None:
+                    # The result does not name the sub-agent's model (often not the parent's:
+                    # Explore runs Haiku), so its cost is unknown, never a guess.
+                    self.turns.task_usage(tool_id, None, reported)
             if name in TASK_PLAN_TOOLS:
                 plan = self._task_plans.of(parent)
                 structured = record.get("toolUseResult")
@@ -268,7 +302,8 @@ class ClaudeParser:
         usage = usage_from(message.get("usage"))
         message_id = _text(message.get("id"))
         if usage is not None and message_id and model != "<synthetic>":
-            self.turns.add_usage(message_id, _text(record.get("requestId")) or None, model, usage)
+            request = _text(record.get("requestId")) or None
+            self.turns.add_usage(message_id, request, model, usage, parent)
         if parent is None and turn is not None:
             turn.last_ts = ts or turn.last_ts
             if model and model != "<synthetic>":
@@ -326,6 +361,8 @@ class ClaudeParser:
                 return []  # already closed by end_turn: one turn, one turn_complete
             duration = record.get("durationMs")
             turn = self.turns.current
+            if isinstance(duration, int) and not _measures(turn.started, record, duration):
+                return []  # the turn before's, written after the next prompt opened this one
             status: TurnStatus = (
                 "failed" if turn.failed else ("stopped" if turn.interrupted else "ok")
             )
@@ -344,7 +381,22 @@ class ClaudeParser:
             content = content or "Conversation compacted"
             if trigger or before:
                 content += f" ({trigger or 'auto'}, {before or '?'} tokens before)"
+            if parent is None:  # held for the summary line (`feed`)
+                earlier, self._compaction = (
+                    self._compaction,
+                    self._system_item(record, None, "compact", content),
+                )
+                return [] if earlier is None else [earlier]
             subtype = "compact"
         elif not content and record.get("error") is not None:
             content = flatten_content(record.get("error"))
         return [self._system_item(record, parent, subtype, content)]
+
+
+def _measures(started: str | None, record: dict[str, Any], duration_ms: int) -> bool:
+    """Whether a `turn_duration` record can measure the turn open since `started`. Its figure
+    leaves out time spent waiting (so it is at most the wall time of its turn), and Claude Code
+    writes it seconds after the turn ends, when the next prompt (a message queued meanwhile)
+    may already be in: a figure longer than the open turn's wall time is the turn before's."""
+    wall = ms_between(started, _text(record.get("timestamp")))
+    return wall is None or duration_ms <= wall + DURATION_SLACK_MS

@@ -3,11 +3,16 @@
 Claude Code writes one line per content block, each repeating the message's `usage` as it stood
 when the block was flushed (output tokens grow along the way). So usage is deduplicated by
 `message.id` + `requestId`, keeping the largest record: summing lines would count a message
-several times. Sub-agent messages count toward the turn that spawned them: they are what it cost.
+several times. Sub-agent messages count toward the turn that spawned them: they are what it cost,
+and their part is also reported apart (`subagent_tokens`, `subagent_cost_usd`). A Task whose
+sub-agent's messages were never read (its agent file is gone) counts the `usage` its result
+reports instead, never both; that result does not name the model, so the turn's cost is then
+unknown (null) rather than a guess.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +28,15 @@ class Usage:
     cache_read: int = 0
     cache_write_5m: int = 0
     cache_write_1h: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write_5m + other.cache_write_5m,
+            self.cache_write_1h + other.cache_write_1h,
+        )
 
     @property
     def total(self) -> int:
@@ -62,7 +76,11 @@ def usage_from(raw: Any) -> Usage | None:
 class Turn:
     number: int | None
     started: str | None
-    usage: dict[tuple[str, str | None], tuple[str | None, Usage]] = field(default_factory=dict)
+    # (message id, request id) -> (model, usage, whether a sub-agent's)
+    usage: dict[tuple[str, str | None], tuple[str | None, Usage, bool]] = field(
+        default_factory=dict
+    )
+    sub_tasks: set[str] = field(default_factory=set)  # Tasks whose sub-agent messages counted
     model: str | None = None
     last_ts: str | None = None
     # What the main thread did last: an interrupted turn ends on a tool call or mid-stream.
@@ -88,15 +106,30 @@ class TurnTracker:
         self.current = Turn(self.count, ts, last_ts=ts)
 
     def add_usage(
-        self, message_id: str, request_id: str | None, model: str | None, usage: Usage
+        self,
+        message_id: str,
+        request_id: str | None,
+        model: str | None,
+        usage: Usage,
+        task: str | None = None,
     ) -> None:
+        """`task`: the Task call whose sub-agent sent the message (None: the main thread)."""
         turn = self.current
         if turn is None:
             return
+        if task is not None:
+            turn.sub_tasks.add(task)
         key = (message_id, request_id)
         seen = turn.usage.get(key)
         if seen is None or usage.total > seen[1].total:
-            turn.usage[key] = (model, usage)
+            turn.usage[key] = (model, usage, task is not None)
+
+    def task_usage(self, task: str, model: str | None, usage: Usage) -> None:
+        """What a Task's result says its sub-agent used: counted unless its messages were."""
+        turn = self.current
+        if turn is not None and task not in turn.sub_tasks:
+            turn.sub_tasks.add(task)
+            turn.usage[(f"task:{task}", None)] = (model, usage, True)
 
     def close_by_prompt(self) -> TurnCompleteEvent | None:
         """A new prompt arrived: the open turn ends, `stopped` unless it had visibly finished."""
@@ -111,29 +144,8 @@ class TurnTracker:
         turn, self.current = self.current, None
         if turn is None:
             return None
-        totals = Usage()
-        cost: float | None = 0.0
-        for model, usage in turn.usage.values():
-            totals = Usage(
-                totals.input + usage.input,
-                totals.output + usage.output,
-                totals.cache_read + usage.cache_read,
-                totals.cache_write_5m + usage.cache_write_5m,
-                totals.cache_write_1h + usage.cache_write_1h,
-            )
-            price = (
-                None
-                if model is None
-                else estimate_cost_usd(
-                    model,
-                    input_tokens=usage.input,
-                    output_tokens=usage.output,
-                    cache_read_tokens=usage.cache_read,
-                    cache_write_5m_tokens=usage.cache_write_5m,
-                    cache_write_1h_tokens=usage.cache_write_1h,
-                )
-            )
-            cost = None if price is None or cost is None else cost + price
+        totals, cost = _summed(turn.usage.values())
+        sub_totals, sub_cost = _summed(u for u in turn.usage.values() if u[2])
         return TurnCompleteEvent(
             ts=turn.last_ts or turn.started or "",
             turn=turn.number,
@@ -148,7 +160,33 @@ class TurnTracker:
             status=status,
             context_tokens=context_tokens(turn.last_request),
             context_window=context_window_for(turn.model),
+            subagent_tokens=sub_totals.total if turn.sub_tasks else None,
+            subagent_cost_usd=sub_cost if turn.sub_tasks else None,
         )
+
+
+def _summed(
+    usages: Iterable[tuple[str | None, Usage, bool]],
+) -> tuple[Usage, float | None]:
+    """Tokens summed, and their cost (None when a model has no price)."""
+    totals = Usage()
+    cost: float | None = 0.0
+    for model, usage, _sub in usages:
+        totals += usage
+        price = (
+            None
+            if model is None
+            else estimate_cost_usd(
+                model,
+                input_tokens=usage.input,
+                output_tokens=usage.output,
+                cache_read_tokens=usage.cache_read,
+                cache_write_5m_tokens=usage.cache_write_5m,
+                cache_write_1h_tokens=usage.cache_write_1h,
+            )
+        )
+        cost = None if price is None or cost is None else cost + price
+    return totals, cost
 
 
 def context_tokens(usage: Usage | None) -> int | None:

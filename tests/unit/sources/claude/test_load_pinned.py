@@ -4,9 +4,9 @@ session gives, so a faster load (streamed, chunked, other decoder) cannot shift 
 The digests cover every item (all fields but id/seq, in order: the seq is the position), the
 merge journal (file runs and their end offsets) and the session metadata. They were taken from
 the whole-file load that came before the streamed one. If a parser change alters items on
-purpose, update them (and expect clients' cursors to reset across that upgrade). Edits' `diff`,
-turns' `context_tokens`/`context_window` and sub-agent prompts' `task_prompt_tool` changed them
-last: no other field, no id moved.
+purpose, update them (and expect clients' cursors to reset across that upgrade). Turns'
+`subagent_tokens`/`subagent_cost_usd` and titles from a summary of another session (dropped)
+changed them last: no other field, no id moved.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from tests.conftest import FIXTURES as FIXTURE_ROOT
 FIXTURES = FIXTURE_ROOT / "claude"
 PINNED = {  # name: (main file, items, journal entries, digest)
     "flat": ("flat-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", 22, 6, "e98944540250faa3"),
-    "turn-1": ("incremental-subagents/turn-1.jsonl", 67, 3, "ec814fca0676188f"),
-    "turn-2": ("incremental-subagents/turn-2.jsonl", 90, 3, "60ae1ee3fe2ac67d"),
+    "turn-1": ("incremental-subagents/turn-1.jsonl", 67, 3, "16ffc8b7c9422504"),
+    "turn-2": ("incremental-subagents/turn-2.jsonl", 90, 3, "0cd47dc56795d68e"),
     "init": (
         "sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
         26,
@@ -46,7 +46,7 @@ PINNED = {  # name: (main file, items, journal entries, digest)
         "sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
         418,
         1,
-        "7c3759587b255046",
+        "df6bf10329b0b989",
     ),
 }
 

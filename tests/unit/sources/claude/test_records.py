@@ -88,10 +88,11 @@ def test_compaction_unknown_records_and_api_errors() -> None:
         },
     )
     systems = [(i.subtype, i.content) for i in items if i.type == "system"]  # type: ignore[union-attr]
-    assert systems[0][0] == "compact" and "auto" in systems[0][1]
-    assert systems[1] == ("compact", "Summary of before")
-    assert systems[2] == ("unknown", "brand-new-record: hello")
-    assert systems[3] == ("api_error", "API Error: 529")
+    # One compaction, one row: the boundary's line with the summary inside.
+    compacted = "Conversation compacted (auto, 1000 tokens before)\n\nSummary of before"
+    assert systems[0] == ("compact", compacted)
+    assert systems[1] == ("unknown", "brand-new-record: hello")
+    assert systems[2] == ("api_error", "API Error: 529")
 
 
 def test_secrets_are_redacted_before_items_exist() -> None:

@@ -66,4 +66,4 @@ def test_a_scan_keeps_no_parse_state_and_a_load_after_it_gives_the_same_items(
     asyncio.run(first.load())
     assert first.log.epoch == epoch
     assert [(i.seq, i.type) for i in first.log.items] == items
-    assert first.parser.title  # a load parses afresh
+    assert first.parser.first_prompt  # a load parses afresh
