@@ -15,12 +15,14 @@ def burn(cpu_s: float) -> None:
 
 
 def test_a_busy_window_is_followed_by_a_rest_that_brings_it_within_budget() -> None:
-    budget = CpuBudget(cores=0.5, window_s=0.2)
+    # A budget far below what a busy loop uses even on a loaded machine (where this process may
+    # get a fifth of a core), so the window is always over it and the test holds under load.
+    budget = CpuBudget(cores=0.05, window_s=0.2)
     assert budget.rest() == 0.0  # the window has barely begun
     t0, c0 = time.monotonic(), time.process_time()
     burn(0.3)
     rest = budget.rest()
     wall, cpu = time.monotonic() - t0, time.process_time() - c0
     assert rest > 0
-    assert cpu / (wall + rest) <= 0.5 + 0.05
+    assert cpu / (wall + rest) <= 0.05 * 1.1
     assert budget.rest() == 0.0  # a new window starts after a rest
