@@ -26,6 +26,15 @@ test("durations pick the unit that keeps them short", () => {
   assert.equal(duration(3_600_000 + 120_000), "1 h 2 m");
 });
 
+test("a duration never reads 60 of a unit: it carries over", () => {
+  assert.equal(duration(119_600), "2 m");
+  assert.equal(duration(59_700), "1 m");
+  assert.equal(duration(9_970), "10 s");
+  assert.equal(duration(999.7), "1.0 s");
+  assert.equal(duration(3_599_700), "1 h");
+  assert.equal(duration(7_170_000), "1 h 59 m"); // past an hour: hours and minutes only
+});
+
 test("an estimated cost says so, and small costs keep their digits", () => {
   assert.equal(cost(0.0042, "estimated"), "≈$0.0042");
   assert.equal(cost(0.5, "reported"), "$0.500");

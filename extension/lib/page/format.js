@@ -24,13 +24,15 @@ export function byteSize(n) {
 
 export function duration(ms) {
   if (ms == null) return "";
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
-  const m = Math.floor(s / 60);
-  const rest = Math.round(s % 60);
+  if (ms < 999.5) return `${Math.round(ms)} ms`;
+  if (ms < 9950) return `${(ms / 1000).toFixed(1)} s`;
+  // Round once, then split: rounding each part on its own gave "1 m 60 s" for 119.6 s.
+  const total = Math.round(ms / 1000);
+  if (total < 60) return `${total} s`;
+  const m = Math.floor(total / 60);
+  const rest = total % 60;
   if (m < 60) return rest ? `${m} m ${rest} s` : `${m} m`;
-  return `${Math.floor(m / 60)} h ${m % 60} m`;
+  return m % 60 ? `${Math.floor(m / 60)} h ${m % 60} m` : `${m / 60} h`;
 }
 
 export function cost(usd, source) {
