@@ -10,7 +10,9 @@ const ws = (id) => `/workspace/${encodeURIComponent(id)}`;
 
 /** A session's snapshot, or the page `before` an item (`limit` items, oldest first). */
 export const sessionPath = (id, { session, before, limit }) => `${ws(id)}/session${q({ session, before, limit })}`;
-export const searchPath = (id, { q: text, session }) => `${ws(id)}/search${q({ q: text, session })}`;
+/** @param {string} id @param {{q: string, session?: string, limit?: number}} query */
+export const searchPath = (id, { q: text, session = undefined, limit = undefined }) =>
+  `${ws(id)}/search${q({ q: text, session, limit })}`;
 /** @param {{q: string, workspace?: string, limit?: number}} query */
 export const searchAllPath = ({ q: text, workspace = undefined, limit = undefined }) =>
   `/api/search${q({ q: text, workspace, limit })}`;

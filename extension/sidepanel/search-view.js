@@ -4,14 +4,19 @@
 // `/` focuses the box (keyboard-nav.js). The count is announced; results are buttons. What the
 // user types is matched literally by the server; each hit's `matches` ([start, end) UTF-16
 // offsets into its snippet, which is what JavaScript string indexes count) are shown as <mark>s,
-// built as nodes like every other text (never HTML).
+// built as nodes like every other text (never HTML). When the server found more than it sent, the
+// count says so ("50 of 147 results") and "Show more" asks for the next page's worth; the item a
+// hit opens shows the search's words highlighted (search-highlight.js).
 
 import { api } from "../lib/page/client.js";
 import { h } from "../lib/page/dom.js";
 import { clockTime, fullTime } from "../lib/page/format.js";
 import { searchAllPath, searchPath } from "./review-api.js";
+import { clearSearchHighlight, highlightSearch } from "./search-highlight.js";
 
 const DEBOUNCE_MS = 250;
+const PAGE = 50; // hits asked for at first, and added by each "Show more"
+const FIND_FRAMES = 30; // frames to wait for an opened item's row to be built
 const TYPE_LABELS = {
   user: "Prompt",
   assistant: "Reply",
@@ -77,7 +82,21 @@ export class SearchView {
       this.input,
       this.scope,
     );
-    this.el = h("div", { class: "search-view" }, this.form, this.status, this.results);
+    this.limit = PAGE;
+    this.more = h("button", {
+      type: "button",
+      class: "search-more",
+      hidden: true,
+      text: "Show more results",
+      on: { click: () => this.showMore() },
+    });
+    this.el = h("div", { class: "search-view" }, this.form, this.status, this.results, this.more);
+  }
+
+  /** The next page's worth of hits: the same search asked again with a larger limit. */
+  showMore() {
+    this.limit += PAGE;
+    this.run(false, { keepLimit: true });
   }
 
   focus() {
@@ -90,13 +109,16 @@ export class SearchView {
     this.input.value = "";
     this.results.hidden = true;
     this.results.replaceChildren();
+    this.more.hidden = true;
     this.status.textContent = "";
+    clearSearchHighlight();
   }
 
-  async run(openFirst = false) {
+  async run(openFirst = false, { keepLimit = false } = {}) {
     clearTimeout(this.timer);
     const q = this.input.value.trim();
     const gen = ++this.gen;
+    if (!keepLimit) this.limit = PAGE;
     if (!q) {
       this.clear();
       return;
@@ -107,7 +129,11 @@ export class SearchView {
     this.status.textContent = "Searching…";
     let data;
     try {
-      data = await api(all ? searchAllPath({ q, limit: 50 }) : searchPath(here.ws, { q, session: here.session }));
+      data = await api(
+        all
+          ? searchAllPath({ q, limit: this.limit })
+          : searchPath(here.ws, { q, session: here.session, limit: this.limit }),
+      );
     } catch (err) {
       if (gen !== this.gen) return;
       this.status.textContent =
@@ -123,6 +149,7 @@ export class SearchView {
     this.status.textContent = resultCount(hits.length, data?.total);
     this.results.replaceChildren(...hits.map((hit) => this._hit(hit, all)));
     this.results.hidden = hits.length === 0;
+    this.more.hidden = !(Number.isInteger(data?.total) && data.total > hits.length && this.limit < 10000);
     if (openFirst && hits.length) this._go(hits[0]);
   }
 
@@ -152,9 +179,22 @@ export class SearchView {
 
   async _go(hit) {
     this.status.textContent = "Opening…";
+    const q = this.input.value;
     const ok = await this.open(hit);
     this.status.textContent = ok ? "Shown in the timeline" : "That item could not be shown";
+    if (ok) highlightSearch(await itemElement(hit.item_id), q);
   }
+}
+
+/** The opened item's element, once the timeline has built its row (null if it never does). */
+async function itemElement(itemId) {
+  const selector = `.session-tab .feed [data-item-id="${CSS.escape(String(itemId))}"]`;
+  for (let i = 0; i < FIND_FRAMES; i += 1) {
+    const el = document.querySelector(selector);
+    if (el) return el;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+  }
+  return null;
 }
 
 /** "3 results", or "50 of 1,234 results" when the server found more than it sent. */

@@ -42,6 +42,7 @@ export class SessionReview {
       h("div", { class: "review-tools" }, this.search.form, this.changes.toggle),
       this.search.status,
       this.search.results,
+      this.search.more,
       this.changes.el,
       this.fold.row,
       this.fold.body,
