@@ -85,9 +85,11 @@ def overlay_switch(panel: Page, host: str) -> Locator:
 def test_install_asks_for_no_site_access() -> None:
     manifest = json.loads((EXT_DIR / "manifest.json").read_text())
     assert "content_scripts" not in manifest
-    # `notifications` shows the user that a session waits for them (opt-in); it reaches no site.
+    # `notifications` shows the user that a session waits for them (opt-in); `nativeMessaging`
+    # pairs through the host only this extension may start. Neither reaches a site.
     assert sorted(manifest["permissions"]) == [
         "alarms",
+        "nativeMessaging",
         "notifications",
         "scripting",
         "sidePanel",
