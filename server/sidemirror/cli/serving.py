@@ -92,6 +92,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         log_level=args.log_level,
         pairing_code=args.pairing_code,
         decision_timeout_s=args.decision_timeout,
+        idle_time_s=args.idle_time,
         max_hosts=args.max_hosts,
     )
 

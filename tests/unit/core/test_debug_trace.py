@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from sidemirror.core.debug_trace import DebugTrace
@@ -22,7 +23,7 @@ def test_items_partials_status_and_resets_each_name_their_session(tmp_path: Path
     update = SessionUpdate(
         items=[UserEvent(ts="2026-01-01T00:00:00Z", content="hello there")],
         live=[AssistantDeltaEvent(ts="2026-01-01T00:00:01Z", segment_id="m:0", text="Hi")],
-        touched_at=1.0,
+        touched_at=time.time(),  # running: written just now (core/states.py)
         state="running",
     )
     store.write(log, update)
