@@ -1,6 +1,7 @@
 """States a user can trust, in real Chromium against a real `sidemirror serve`: a transcript that
 stops mid-turn shows "running", then "idle" once the idle time passes, and stays idle after the
-server restarts; a guessed state looks different from one a hook reported."""
+server restarts; a guessed state looks different from one a hook reported. And the demo never
+competes: "Auto" leaves it the moment a real session appears."""
 
 from __future__ import annotations
 
@@ -87,3 +88,36 @@ def test_a_session_stopped_mid_turn_turns_idle_and_stays_idle_after_a_restart(
     mine = [r for r in rows if r["directory"] == PROJECT]
     assert [(r["state"], r["exact"]) for r in mine] == [("idle", False)]
 
+
+def test_auto_leaves_the_demo_the_moment_a_real_session_appears(
+    ext: Extension, server_factory: Any, claude_dir: Path, tmp_path: Path
+) -> None:
+    empty = tmp_path / "no-sessions-yet"
+    empty.mkdir()
+    server: Server = server_factory(claude=empty, extra_args=("--demo",))
+    panel = connected(ext, server)
+    auto = panel.locator("#ws-select option[value='']")
+    expect(auto).to_have_text("Auto — Demo", timeout=15_000)
+    expect(panel.locator(".demo-banner")).to_be_visible()
+
+    # The user's first real session: the demo keeps replaying, but Auto moves to the real one.
+    lines = transcript(claude_dir).read_text().splitlines()[:6]
+    write_session(empty, lines, "/tmp/e2e-first-real-project")
+    expect(auto).to_have_text("Auto — e2e-first-real-project", timeout=15_000)
+    expect(panel.locator(".demo-banner")).to_be_hidden()
+    reply = json.loads(lines[2])["message"]["content"][0]["text"]  # its first answer
+    expect(panel.locator(".feed")).to_contain_text(reply[:60], timeout=10_000)
+    # And stays there while the demo goes on writing every second.
+    demo_ws = next(w for w in server.workspaces() if w["directory"] == "/demo/sidemirror-demo")
+    before = demo_ws["last_activity"]
+    wait_until(
+        lambda: (
+            next(w for w in server.workspaces() if w["id"] == demo_ws["id"])["last_activity"]
+            != before
+        ),
+        timeout=15,
+        message="the demo writes on",
+    )
+    expect(auto).to_have_text("Auto — e2e-first-real-project")
+    # One demo session, however long it replays.
+    assert next(w for w in server.workspaces() if w["id"] == demo_ws["id"])["sessions"] == 1
