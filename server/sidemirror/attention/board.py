@@ -91,6 +91,8 @@ class Board:
         self.queues: set[asyncio.Queue[dict[str, Any] | None]] = set()
         # Called with (workspace, session) when a waiting session's transcript moves on.
         self.moved_on: list[Listener] = []
+        # Whether (workspace, session) has a hook request held open (a pending decision).
+        self.held: Callable[[str, str], bool] = lambda _ws, _session: False
         store.taps.append(self._tap)
         store.hook_state = self._hook_state
 
@@ -145,7 +147,10 @@ class Board:
         t = self.tracked.get((log.workspace_id, log.session_id))
         if t is None or t.hook is None:
             return None, 0.0
-        return SessionState(t.hook.state, t.hook.reason, exact=True), t.touched
+        # A hook held open for a decision is its agent waiting right now, however long ago it
+        # was sent: never idle for want of a write.
+        seen = time.time() if self.held(t.workspace, t.session) else t.touched
+        return SessionState(t.hook.state, t.hook.reason, exact=True), seen
 
     def _refresh(self, t: Tracked) -> None:
         log = self._log(t)

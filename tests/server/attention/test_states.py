@@ -14,7 +14,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 
 from tests.server.attention.hook_support import CWD, SESSION, TRANSCRIPT, WS, event, events, until
-from tests.server.conftest import AUTH, ClientFactory
+from tests.server.conftest import AUTH, ClientFactory, panel_headers
 from tests.server.mcp.test_endpoint import call, open_session
 from tests.server.sse import SSEReader
 
@@ -55,11 +55,23 @@ class Views:
         rows = (await self.get("/api/attention"))["sessions"]
         return next(r for r in rows if r["session"] == SESSION)
 
+    async def hook(self, payload: dict[str, Any]) -> Any:
+        """POST a recorded hook event as this session's; returns the response."""
+        named = {**payload, "cwd": CWD, "session_id": SESSION}
+        return await self.client.post("/api/hooks/claude", json=named, headers=AUTH)
+
     async def mcp(self) -> tuple[str, bool]:
         sid = await open_session(self.client)
         got = await call(self.client, sid, "sidemirror_get_session", {"workspace": CWD})
         body = got["structuredContent"]
         return body["state"], body["exact"]
+
+
+async def running_mid_turn(make_client: ClientFactory, tmp_path: Path) -> tuple[Views, Path]:
+    """`tailed_mid_turn`, once the session shows running (inferred from the file)."""
+    views, transcript = await tailed_mid_turn(make_client, tmp_path)
+    await until(lambda: _is(views.state(), ("running", False)))
+    return views, transcript
 
 
 async def tailed_mid_turn(make_client: ClientFactory, tmp_path: Path) -> tuple[Views, Path]:
@@ -78,9 +90,8 @@ async def tailed_mid_turn(make_client: ClientFactory, tmp_path: Path) -> tuple[V
 async def test_a_transcript_that_stops_mid_turn_is_idle_everywhere_after_the_idle_time(
     make_client: ClientFactory, tmp_path: Path
 ) -> None:
-    views, transcript = await tailed_mid_turn(make_client, tmp_path)
     # Written just now, mid-turn: running, as far as the file tells (inferred).
-    await until(lambda: _is(views.state(), ("running", False)))
+    views, transcript = await running_mid_turn(make_client, tmp_path)
     assert await views.workspace_active() is True
     stream = await views.client.get(f"/workspace/{WS}/session/stream", headers=AUTH)
     reader = SSEReader(stream)
@@ -111,10 +122,8 @@ async def test_a_transcript_that_stops_mid_turn_is_idle_everywhere_after_the_idl
 async def test_hook_states_are_exact_and_go_idle_once_the_agent_is_gone(
     make_client: ClientFactory, tmp_path: Path
 ) -> None:
-    views, _ = await tailed_mid_turn(make_client, tmp_path)
-    await until(lambda: _is(views.state(), ("running", False)))
-    prompt = {**event("UserPromptSubmit"), "cwd": CWD, "session_id": SESSION}
-    resp = await views.client.post("/api/hooks/claude", json=prompt, headers=AUTH)
+    views, _ = await running_mid_turn(make_client, tmp_path)
+    resp = await views.hook(event("UserPromptSubmit"))
     assert resp.status == 200, await resp.text()
     # A hook said it: exact, in the listing, the attention rows and the MCP tool alike.
     assert await views.state() == ("running", True)
@@ -128,10 +137,40 @@ async def test_hook_states_are_exact_and_go_idle_once_the_agent_is_gone(
     assert (row["state"], row["exact"]) == ("idle", False)
 
     stop = next(e for e in events("after-the-decision.jsonl") if e["hook_event_name"] == "Stop")
-    stop = {**stop, "cwd": CWD, "session_id": SESSION}
-    resp = await views.client.post("/api/hooks/claude", json=stop, headers=AUTH)
+    resp = await views.hook(stop)
     assert resp.status == 200, await resp.text()
     assert await views.state() == ("idle", True)  # now a hook said it
+
+
+async def test_a_held_permission_request_keeps_its_session_waiting_past_the_idle_time(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    views, transcript = await running_mid_turn(make_client, tmp_path)
+    held = asyncio.create_task(views.hook(event("PermissionRequest")))
+    await until(lambda: _is(views.state(), ("waiting", True)))
+    # Another session stopped mid-turn a moment later: once it is idle, the idle time has
+    # passed for the waiting one too, which sent nothing since its hook.
+    other = transcript.parent / "0a1b2c3d-0000-4000-8000-000000000000.jsonl"
+    with other.open("w") as fh:
+        for line in MID_TURN:
+            fh.write(json.dumps({**json.loads(line), "sessionId": other.stem}) + "\n")
+    other_ws_sessions = f"/workspace/{WS}/sessions"
+
+    async def other_idle() -> bool:
+        rows = (await views.get(other_ws_sessions))["sessions"]
+        return any(r["id"] == other.stem and r["state"] == "idle" for r in rows)
+
+    await until(other_idle)
+    # Its agent is there, waiting for the answer: still waiting, as the hook said.
+    assert await views.state() == ("waiting", True)
+    pending = (await views.get("/api/decisions"))["decisions"]
+    resp = await views.client.post(
+        f"/api/decisions/{pending[0]['id']}",
+        json={"behavior": "deny"},
+        headers=panel_headers(views.client),
+    )
+    assert resp.status == 200, await resp.text()
+    assert (await held).status == 200
 
 
 async def _is(value: Any, wanted: Any) -> bool:
