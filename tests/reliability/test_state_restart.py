@@ -1,7 +1,7 @@
 """A transcript that stopped mid-turn is idle after the idle time, and stays idle across a
 restart of the real `sidemirror serve` process: in the sessions listing, `/api/workspaces` and
 the attention listing (the Sessions view), idle since its last write, not running since the
-restart (docs/api.md, Session states). `--idle-time 1` keeps the wait short."""
+restart (docs/api.md, Session states). `--idle-time 3` keeps the wait short."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def _epoch(iso: str) -> float:
 def test_a_session_stopped_mid_turn_is_idle_and_stays_idle_after_a_restart(
     tmp_path: Path,
 ) -> None:
-    server = Server(tmp_path, "--idle-time", "1")
+    server = Server(tmp_path, "--idle-time", "3")
     transcript = claude_project(server) / TRANSCRIPT.name
     transcript.touch()
     with server:
@@ -72,6 +72,7 @@ def test_a_session_stopped_mid_turn_is_idle_and_stays_idle_after_a_restart(
     try:
         # Listed from the index, then read (a snapshot) the way the panel opens it: a
         # mid-turn file, but no agent and no write since: idle, never running since the start.
+        wait_for(lambda: _row(server) is not None, 15, "the session listed again")
         assert _state(server) == ("idle", False)
         server.snapshot(WS, SESSION)
         assert _state(server) == ("idle", False)

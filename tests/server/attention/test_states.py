@@ -18,7 +18,7 @@ from tests.server.conftest import AUTH, ClientFactory, panel_headers
 from tests.server.mcp.test_endpoint import call, open_session
 from tests.server.sse import SSEReader
 
-IDLE_S = 1.0
+IDLE_S = 3.0  # long enough to see "running" first on a loaded machine
 LINES = TRANSCRIPT.read_bytes().splitlines(keepends=True)
 # The prompt, a reply and a tool call with no result yet: the agent stopped mid-turn.
 MID_TURN = LINES[:4]
