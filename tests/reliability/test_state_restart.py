@@ -99,3 +99,17 @@ def test_a_session_stopped_mid_turn_long_ago_is_idle_from_the_start(tmp_path: Pa
         row = _attention(server)
         assert row is not None and row["state"] == "idle"
         assert abs(_epoch(row["since"]) - written) < 1
+
+
+def test_a_session_written_just_before_the_server_starts_is_running(tmp_path: Path) -> None:
+    """The other half of the rule: within the idle time a mid-turn session is running, after a
+    (re)start too, without a client reading it first (archived sessions are indexed unread, and
+    an unread one would otherwise show the default, idle)."""
+    server = Server(tmp_path, "--idle-time", "60")
+    transcript = claude_project(server) / TRANSCRIPT.name
+    transcript.write_bytes(b"".join(MID_TURN))
+    with server:
+        wait_for(lambda: _state(server) == ("running", False), 15, "running, read unasked")
+        row = _attention(server)
+        assert row is not None and row["state"] == "running"
+        assert _workspace_active(server) is True
