@@ -5,13 +5,17 @@ restart (docs/api.md, Session states). `--idle-time 3` keeps the wait short."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sidemirror.core.store import workspace_id_for
+
+from tests.server.sources.test_agent_start import agent_binary
 
 from .harness import CLAUDE_FIX, Server, claude_project, wait_for
 
@@ -22,22 +26,22 @@ WS = workspace_id_for("/path/to/Demo")
 MID_TURN = TRANSCRIPT.read_bytes().splitlines(keepends=True)[:4]
 
 
-def _row(server: Server) -> dict[str, Any] | None:
+def _row(server: Server, ws: str = WS) -> dict[str, Any] | None:
     try:
-        rows = server.get_json(f"/workspace/{WS}/sessions")["sessions"]
+        rows = server.get_json(f"/workspace/{ws}/sessions")["sessions"]
     except OSError:  # not listed yet (404)
         return None
     return next((r for r in rows if r["id"] == SESSION), None)
 
 
-def _state(server: Server) -> tuple[str, bool] | None:
-    row = _row(server)
+def _state(server: Server, ws: str = WS) -> tuple[str, bool] | None:
+    row = _row(server, ws)
     return None if row is None else (row["state"], row["exact"])
 
 
-def _workspace_active(server: Server) -> bool:
+def _workspace_active(server: Server, ws: str = WS) -> bool:
     rows = server.get_json("/api/workspaces")["workspaces"]
-    return bool(next(w for w in rows if w["id"] == WS)["active"])
+    return bool(next(w for w in rows if w["id"] == ws)["active"])
 
 
 def _attention(server: Server) -> dict[str, Any] | None:
@@ -101,15 +105,32 @@ def test_a_session_stopped_mid_turn_long_ago_is_idle_from_the_start(tmp_path: Pa
         assert abs(_epoch(row["since"]) - written) < 1
 
 
-def test_a_session_written_just_before_the_server_starts_is_running(tmp_path: Path) -> None:
-    """The other half of the rule: within the idle time a mid-turn session is running, after a
-    (re)start too, without a client reading it first (archived sessions are indexed unread, and
-    an unread one would otherwise show the default, idle)."""
-    server = Server(tmp_path, "--idle-time", "60")
-    transcript = claude_project(server) / TRANSCRIPT.name
-    transcript.write_bytes(b"".join(MID_TURN))
-    with server:
-        wait_for(lambda: _state(server) == ("running", False), 15, "running, read unasked")
-        row = _attention(server)
-        assert row is not None and row["state"] == "running"
-        assert _workspace_active(server) is True
+def test_a_live_agent_keeps_its_session_running_then_it_exits_and_the_session_is_idle(
+    tmp_path: Path,
+) -> None:
+    """The process half of the rule, and the start: a transcript last written ten minutes ago
+    (far past the idle time) whose agent process still runs in its directory is running, read
+    at the start without a client asking; once the agent exits, it is idle."""
+    project = tmp_path / "project"
+    project.mkdir()
+    server = Server(tmp_path, "--idle-time", "3")
+    transcript = claude_project(server, "-project") / TRANSCRIPT.name
+    lines = [json.dumps({**json.loads(line), "cwd": str(project)}) + "\n" for line in MID_TURN]
+    transcript.write_text("".join(lines))
+    written = time.time() - 10 * 60
+    os.utime(transcript, (written, written))
+    ws = workspace_id_for(str(project))
+    # An agent process (named `claude`, as procs.py looks for) at work in the project.
+    agent = subprocess.Popen([str(agent_binary(tmp_path, "claude")), "120"], cwd=project)
+    try:
+        with server:
+            wait_for(lambda: _state(server, ws) == ("running", False), 20, "running, agent alive")
+            assert _workspace_active(server, ws) is True
+            agent.terminate()
+            agent.wait(10)
+            wait_for(lambda: _state(server, ws) == ("idle", False), 20, "idle once it exited")
+            assert _workspace_active(server, ws) is False
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+            agent.wait(10)

@@ -5,15 +5,15 @@ A session that stops writing mid-turn sends nothing more, so no event would ever
 its busy sessions (only those: a few, whatever the archive's size).
 
 The other way round: sources index archived sessions without reading them, and a session not
-read has said no state (idle). One written within the idle time (at a restart, a session the
-agent was writing a moment before) is read, so its state is the rule's, not that default.
+read has said no state (idle). The latest session of a workspace where an agent process runs
+(at a restart, the one the agent is working on) is read, so its state is the rule's, not that
+default. Only those: the rest stay unread until a client asks (archives are read lazily).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
 from sidemirror.core.store import SessionLog, Store
 
@@ -29,19 +29,17 @@ async def sweep_states(store: Store) -> None:
         await asyncio.sleep(period)
         try:
             store.sweep_states()
-            for log in _recent_unread(store):
+            for log in _unread_with_agent(store):
                 await store.load(log)
         except Exception:  # a bug in one pass must not stop the states from moving for good
             logger.exception("state sweep failed")
 
 
-def _recent_unread(store: Store) -> list[SessionLog]:
-    """Sessions not read yet that were written within the idle time (a few at most)."""
-    since = time.time() - store.idle_after_s
-    return [
-        log
-        for ws in list(store.workspaces.values())
-        if ws.last_activity >= since
-        for log in list(ws.sessions.values())
-        if log.loader is not None and log.last_activity >= since
-    ]
+def _unread_with_agent(store: Store) -> list[SessionLog]:
+    """Workspaces' latest sessions not read yet whose agent process runs (a few at most)."""
+    found = []
+    for ws in list(store.workspaces.values()):
+        log = ws.latest_session() if ws.pid is not None else None
+        if log is not None and log.loader is not None:
+            found.append(log)
+    return found
