@@ -6,7 +6,9 @@
 // changed last (the server lists workspaces most recent first), so a new session in any project
 // is shown as soon as it writes. It stays on the workspace shown while that one is still changing
 // (two agents at work would otherwise make the panel flip between them). An agent's last action
-// in the browser is a hint next to its workspace, not a reason to move.
+// in the browser is a hint next to its workspace, not a reason to move. The demo (a replay the
+// server adds on a machine with no sessions) never competes: it changes every second, so by that
+// rule it would keep "Auto" forever; "Auto" shows it only while no other workspace exists.
 
 import { h } from "../lib/page/dom.js";
 import { dayTime, relativeTime } from "../lib/page/format.js";
@@ -18,6 +20,7 @@ export const AUTO = "";
 export const AUTO_RULE =
   "Auto shows the session that changed last on this machine, in any project. " +
   "It stays on the session shown while that one is still changing. " +
+  "The demo is shown only until a real session exists. " +
   "Pick a workspace or a session to stay on it.";
 
 /** A workspace shown that changed this recently keeps "Auto" on it. */
@@ -39,11 +42,13 @@ export function workspaceLabel(ws) {
 
 /**
  * The workspace "Auto" shows: the one that changed last (`workspaces` come most recent first),
- * unless the one shown (`shownId`) changed within SETTLE_MS.
+ * unless the one shown (`shownId`) changed within SETTLE_MS; the demo only when it is alone.
  */
 export function autoWorkspace(workspaces, shownId, now = Date.now()) {
-  const latest = workspaces[0] ?? null;
-  const shown = shownId ? workspaces.find((w) => w.id === shownId) : null;
+  const real = workspaces.filter((w) => !isDemo(w));
+  const candidates = real.length ? real : workspaces;
+  const latest = candidates[0] ?? null;
+  const shown = shownId ? candidates.find((w) => w.id === shownId) : null;
   if (latest && shown && shown !== latest && now - Date.parse(shown.last_activity) < SETTLE_MS) return shown;
   return latest;
 }

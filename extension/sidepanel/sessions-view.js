@@ -18,6 +18,13 @@ export function stateLabel(s) {
   return s.state;
 }
 
+/** Where a state came from (the server's `exact`), as the chip's tooltip says it. */
+export function stateSource(s) {
+  return s.exact
+    ? "Reported by the agent (its hooks or protocol)"
+    : "Inferred from the session's file, its agent process and the time since it last wrote";
+}
+
 export function createSessionsView(ctx) {
   const list = h("ul", { class: "sessions-list", attrs: { "aria-label": "Live sessions" } });
   const empty = h("p", { class: "sessions-empty", text: "No live session right now." });
@@ -57,7 +64,13 @@ export function createSessionsView(ctx) {
               title: s.directory || s.workspace,
               on: { click: () => ctx.openSession?.(s.workspace, s.session) },
             },
-            h("span", { class: `chip st-${s.state}`, text: stateLabel(s) }),
+            // An inferred state is drawn with a dashed outline: the same words, less certain.
+            h("span", {
+              class: `chip st-${s.state}${s.exact ? "" : " inferred"}`,
+              text: stateLabel(s),
+              title: stateSource(s),
+              dataset: { exact: String(Boolean(s.exact)) },
+            }),
             h("span", { class: "session-ws", text: s.workspace_name || s.workspace }),
             h("span", { class: "session-title", text: s.title || `Session ${String(s.session).slice(0, 8)}` }),
             h("span", { class: "session-since", text: waited ? `for ${waited}` : "" }),

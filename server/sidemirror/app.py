@@ -26,6 +26,7 @@ from sidemirror.core.free_memory import release_free_memory
 from sidemirror.core.hub import Hub
 from sidemirror.core.private import private_dir
 from sidemirror.core.projection import Projector
+from sidemirror.core.state_sweep import sweep_states
 from sidemirror.core.store import Store
 from sidemirror.ingest.journal import IngestJournal
 from sidemirror.mcp import endpoint as mcp
@@ -140,6 +141,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     hub = Hub(settings.queue_size)
     spill_dir = fresh_spill_dir(settings.data_dir / "spill")
     store = Store(hub, Projector(settings.max_chars), spill_dir)
+    store.idle_after_s = settings.idle_time_s
     owners = OwnerCache(enabled=not settings.pairing_code)
     guard = Guard(
         token,
@@ -191,9 +193,11 @@ def create_app(settings: Settings, token: str) -> web.Application:
         for source in sources:
             await source.start()
         listed = asyncio.create_task(_set_when_listed(indexing, sources), name="listed")
+        quiet = asyncio.create_task(sweep_states(store), name="state-sweep")
         await remote.start()
         yield
         listed.cancel()
+        quiet.cancel()
         await remote.stop()
         for source in reversed(sources):
             await source.stop()

@@ -61,6 +61,8 @@ class Settings:
     pairing_code: bool = False
     # How long a Claude Code PermissionRequest waits for a decision from the panel (attention/).
     decision_timeout_s: float = 120.0
+    # A busy session with no agent process and no write for this long is idle (core/states.py).
+    idle_time_s: float = 120.0
     snapshot_limit: int = 200
     queue_size: int = 2048
     # Hosts `sidemirror forward` may mirror here; the next new label is refused (sources/remote/).

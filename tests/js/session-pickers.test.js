@@ -26,6 +26,15 @@ test("Auto stays on the workspace shown while it changed within the settle time"
   assert.equal(autoWorkspace(list, "a", now).id, "a");
 });
 
+test("Auto shows the demo only while no real workspace exists", () => {
+  const demo = { id: "d", directory: "/demo/sidemirror-demo", last_activity: at(100) };
+  const real = { id: "r", directory: "/home/me/project", last_activity: at(3 * 60 * 60_000) };
+  assert.equal(autoWorkspace([demo], null, now).id, "d");
+  // The demo wrote a moment ago and is shown: a real workspace, however old, still wins.
+  assert.equal(autoWorkspace([demo, real], "d", now).id, "r");
+  assert.equal(autoWorkspace([demo, real], null, now).id, "r");
+});
+
 test("the browser hint lasts two minutes", () => {
   assert.equal(browserWorkspace({ workspace: "w", ts: at(60_000) }, now), "w");
   assert.equal(browserWorkspace({ workspace: "w", ts: at(3 * 60_000) }, now), null);

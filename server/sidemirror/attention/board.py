@@ -1,11 +1,14 @@
 """Every session's live state, as clients see it, and the stream of its changes.
 
-Sources of state, most exact first:
-- Claude Code hooks (`hook_events.py`): a permission prompt, a question, the end of a turn or of
-  the session, the moment it happens. Once a session has sent a hook, its hooks are believed
-  over the transcript, which says nothing while a prompt waits (and is read a moment later).
-- the transcript and the agent process (the source's `state`): the fallback for sessions
-  without hooks; `ended` from the source (its file removed) always wins.
+The state itself is core/states.py's one rule, which the store applies; the board gives it what
+hooks said (`hook_state`: exact, the moment it happens: a permission prompt, a question, the end
+of a turn or of the session) and tracks each session's state as last shown, with `since`. Once a
+session has sent a hook, its hooks are believed over the transcript, which says nothing while a
+prompt waits (and is read a moment later).
+
+Listed as live: every tracked session not ended, and every session with a sign of life in the
+last `IDLE_FORGET_S` (after a restart too, in its state by the rule: a transcript that stopped
+mid-turn half an hour ago is idle since then, not running since the restart).
 
 Bounded: each entry's strings are capped (a path at PATH_MAX, an id at 200 characters, cut with
 `…`), the board holds at most `MAX_TRACKED` entries, and an entry is forgotten once its session
@@ -29,7 +32,8 @@ from sidemirror.core.clock import iso_from_epoch, parse_ts
 from sidemirror.core.hub import ItemPublished, Message, StateChanged
 from sidemirror.core.models import SessionItem
 from sidemirror.core.redact import redact_text
-from sidemirror.core.store import ACTIVE_WINDOW_S, SessionLog, Store, workspace_id_for
+from sidemirror.core.states import SessionState
+from sidemirror.core.store import SessionLog, Store, workspace_id_for
 from sidemirror.core.truncate import truncate
 
 # A session no hook or item has touched for this long is not listed as live (a crashed agent
@@ -72,6 +76,7 @@ class Tracked:
     hook: StateSignal | None = None
     state: str = ""  # none shown yet: the first state is always sent
     reason: str | None = None
+    exact: bool = False
     since: float = field(default_factory=time.time)
     touched: float = field(default_factory=time.time)
 
@@ -86,8 +91,10 @@ class Board:
         self.queues: set[asyncio.Queue[dict[str, Any] | None]] = set()
         # Called with (workspace, session) when a waiting session's transcript moves on.
         self.moved_on: list[Listener] = []
+        # Whether (workspace, session) has a hook request held open (a pending decision).
+        self.held: Callable[[str, str], bool] = lambda _ws, _session: False
         store.taps.append(self._tap)
-        store.state_policy = self._policy
+        store.hook_state = self._hook_state
 
     # --- inputs ---
 
@@ -128,45 +135,44 @@ class Board:
                 for listener in list(self.moved_on):
                     listener(t.workspace, t.session)
                 self._refresh(t)
-            elif log.state_reason != t.reason or log.state != t.state:
+            elif (log.state, log.state_reason, log.state_exact) != (t.state, t.reason, t.exact):
                 self.store.refresh_state(log)  # a log made after its first hook
         elif isinstance(message, StateChanged):
             self._emit(t, log)
 
     # --- the state clients see ---
 
-    def _policy(self, log: SessionLog) -> tuple[str, str | None]:
+    def _hook_state(self, log: SessionLog) -> tuple[SessionState | None, float]:
+        """What hooks said of `log` (exact), and when one last named it."""
         t = self.tracked.get((log.workspace_id, log.session_id))
-        if log.source_state == "ended" or t is None or t.hook is None:
-            # The source's own pair; a source that says `waiting` without a reason (ACP's
-            # `session/request_permission`, `claude -p`'s `requires_action`) waits on a permission.
-            reason = log.source_reason
-            if reason is None and log.source_state == "waiting":
-                reason = "permission"
-            return log.source_state, reason
-        return t.hook.state, t.hook.reason
+        if t is None or t.hook is None:
+            return None, 0.0
+        # A hook held open for a decision is its agent waiting right now, however long ago it
+        # was sent: never idle for want of a write.
+        seen = time.time() if self.held(t.workspace, t.session) else t.touched
+        return SessionState(t.hook.state, t.hook.reason, exact=True), seen
 
     def _refresh(self, t: Tracked) -> None:
         log = self._log(t)
         if log is not None:
             self.store.refresh_state(log)  # publishes StateChanged, which _tap emits
         elif t.hook is not None:
-            self._change(t, t.hook.state, t.hook.reason, None)
+            self._change(t, SessionState(t.hook.state, t.hook.reason, exact=True), None)
 
     def _emit(self, t: Tracked, log: SessionLog) -> None:
-        self._change(t, log.state, log.state_reason, log)
+        self._change(t, _shown(log), log)
 
     def _emit_log(self, log: SessionLog) -> None:
         ws = self.store.workspace(log.workspace_id)
         t = self._track(
             Tracked(log.workspace_id, log.session_id, directory=ws.directory if ws else "")
         )
-        self._change(t, log.state, log.state_reason, log)
+        self._change(t, _shown(log), log)
 
-    def _change(self, t: Tracked, state: str, reason: str | None, log: SessionLog | None) -> None:
-        if (state, reason) == (t.state, t.reason):
+    def _change(self, t: Tracked, new: SessionState, log: SessionLog | None) -> None:
+        if (new.state, new.reason, new.exact) == (t.state, t.reason, t.exact):
             return
-        t.state, t.reason, t.since = state, reason, time.time()
+        t.state, t.reason, t.exact, t.since = new.state, new.reason, new.exact, _since(new, log)
         self._broadcast(self.describe(t, log))
 
     def _log(self, t: Tracked) -> SessionLog | None:
@@ -184,6 +190,7 @@ class Board:
             "agent": log.agent if log else "claude",
             "state": t.state,
             "reason": t.reason,
+            "exact": t.exact,
             "since": iso_from_epoch(t.since),
             "title": log.title if log else None,
         }
@@ -203,15 +210,18 @@ class Board:
         return [self.describe(t) for t in rows]
 
     def _track_active_logs(self) -> None:
-        """Sessions known only from their transcript are live while running or recent."""
+        """Sessions known only from their transcript are live while busy or recently written:
+        after a restart too, each in its state by the rule (since its last write)."""
+        recent = time.time() - IDLE_FORGET_S
         for ws in self.store.workspaces.values():
-            if not ws.active:
-                continue
             for log in ws.sessions.values():
                 key = (ws.id, log.session_id)
-                if key in self.tracked or log.last_activity < time.time() - ACTIVE_WINDOW_S:
+                if key in self.tracked or log.state == "ended":
                     continue
-                t = Tracked(*key, directory=ws.directory, state=log.state, reason=log.state_reason)
+                if log.last_activity < recent and log.session_id not in ws.busy:
+                    continue
+                t = Tracked(*key, directory=ws.directory)
+                t.state, t.reason, t.exact = log.state, log.state_reason, log.state_exact
                 t.since = t.touched = log.last_activity
                 self._track(t)
 
@@ -265,3 +275,16 @@ class Board:
                 while not queue.empty():
                     queue.get_nowait()
                 queue.put_nowait(None)
+
+
+def _shown(log: SessionLog) -> SessionState:
+    return SessionState(log.state, log.state_reason, log.state_exact)
+
+
+def _since(new: SessionState, log: SessionLog | None) -> float:
+    """When the session entered `new`: now, except for an idle inferred from the time passed,
+    which began at the session's last write."""
+    now = time.time()
+    if log is not None and new.state == "idle" and not new.exact and log.last_activity:
+        return min(now, log.last_activity)
+    return now

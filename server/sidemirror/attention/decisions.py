@@ -147,6 +147,11 @@ class Decisions:
         ]:
             self.answer(request.id, Answer(None, "terminal"))
 
+    def holds(self, workspace: str, session: str) -> bool:
+        """Whether a permission request of this session is held open: its agent is there,
+        waiting for the answer (a sign of life however long it waits)."""
+        return any((p.workspace, p.session) == (workspace, session) for p in self.pending.values())
+
     def listing(self) -> list[dict[str, Any]]:
         return [p.describe() for p in sorted(self.pending.values(), key=lambda p: p.asked_at)]
 

@@ -14,3 +14,4 @@ class Attention:
         self.decisions = Decisions()
         self.decision_timeout_s = decision_timeout_s
         self.board.moved_on.append(self.decisions.moved_on)
+        self.board.held = self.decisions.holds

@@ -21,6 +21,17 @@ DEFAULT_MAX_CHARS_HELP = (
 )
 
 
+def _positive_seconds(text: str) -> float:
+    """A number of seconds above zero, or a usage error naming what was given."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected seconds above 0, got {text!r}")
+    return value
+
+
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = sub.add_parser(
         "serve",
@@ -114,6 +125,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="SECONDS",
         help="how long a Claude Code permission request waits for the panel's decision "
         "(default 120)",
+    )
+    serve.add_argument(
+        "--idle-time",
+        type=_positive_seconds,
+        default=120.0,
+        metavar="SECONDS",
+        help="a running or waiting session with no agent process and no write for this long "
+        "is idle (default 120)",
     )
     serve.add_argument(
         "--max-hosts",

@@ -93,6 +93,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         access_log=args.access_log,
         pairing_code=args.pairing_code,
         decision_timeout_s=args.decision_timeout,
+        idle_time_s=args.idle_time,
         max_hosts=args.max_hosts,
     )
 

@@ -85,7 +85,15 @@ class DebugTrace:
             event = self.store.projector.to_dict(message.item)
             self._line(log, log.session_id, message.item.type, event)
         elif isinstance(message, StateChanged):
-            status = {"type": "session_status", "state": message.state, "session": log.session_id}
+            # As the session stream sends it (web/session_stream.py).
+            status: dict[str, object] = {
+                "type": "session_status",
+                "state": message.state,
+                "session": log.session_id,
+            }
+            if message.reason is not None:
+                status["reason"] = message.reason
+            status["exact"] = message.exact
             self._line(log, log.session_id, "session_status", status)
         elif isinstance(message, SessionSwitched):
             # Followers of the workspace now see this session.

@@ -60,6 +60,7 @@ class StateChanged:
     session_id: str
     state: str
     reason: str | None = None  # why it waits (`permission`, `input`) or ended ("file removed")
+    exact: bool = False  # a hook or the agent's protocol said it (core/states.py)
 
 
 Message = ItemPublished | EphemeralPublished | LogReset | SessionSwitched | Resync | StateChanged

@@ -416,7 +416,15 @@ class ResetMessage(_Control):
 
 
 class SessionStatusMessage(_Control):
-    """The session's state changed, or the followed workspace switched session."""
+    """The session's state changed, or the followed workspace switched session.
+
+    One rule gives the state, in every route and tool (docs/api.md, "Session states"): `ended`
+    when its file was removed or a `SessionEnd` hook said so; else what Claude Code hooks said
+    last, or else its source (a pushed run's protocol says it; a transcript's last line lets it
+    be inferred: a turn's end is `idle`, anything else `running`); and a `running` or `waiting`
+    session with no live agent process and no write or hook for the idle time (120 s,
+    `serve --idle-time`) is `idle`, after a restart too. `exact` tells a state a hook or the
+    protocol said from one inferred from files, processes and time."""
 
     type: Literal["session_status"] = "session_status"
     state: SessionState
@@ -427,6 +435,12 @@ class SessionStatusMessage(_Control):
         "tool needs approval) or `input` (the agent asks the user); `ended` with the reason its "
         'source gives, e.g. "file removed" (the session\'s file was deleted or moved away). '
         "Absent otherwise; also sent when a stream starts on such a session.",
+    )
+    exact: bool = Field(
+        default=False,
+        description="True when a Claude Code hook or the agent's protocol said the state; false "
+        "when it was inferred from the transcript, the agent process and the time since the last "
+        "write (docs/api.md, Session states).",
     )
 
 

@@ -39,8 +39,8 @@ from sidemirror.core.numbers import parse_count
 from sidemirror.core.projection import Projector
 from sidemirror.core.redact import redact_text
 from sidemirror.core.redact_fields import RedactedText, redact_item_fields
+from sidemirror.core.states import BUSY, IDLE_AFTER_S, SessionState, decide
 
-ACTIVE_WINDOW_S = 120.0
 # The reason a session is `ended` when the file it was read from is gone (deleted or moved away).
 FILE_REMOVED = "file removed"
 PARSE_ERRORS_KEPT = 20  # `/health` `parse_errors_detail`: the latest this many
@@ -98,12 +98,15 @@ class SessionLog:
     last_activity: float = 0.0
     state: str = "idle"
     # What clients see: the state and why, where the state says too little (`waiting`:
-    # `permission` or `input`; `ended`: e.g. `FILE_REMOVED`). A state policy (attention/) may
-    # refine the source's pair with exact signals (hooks); without one they are the same.
+    # `permission` or `input`; `ended`: e.g. `FILE_REMOVED`), and whether a hook or the agent's
+    # protocol said it (`exact`) or it was inferred. The rule is core/states.py's.
     state_reason: str | None = None
-    # What the session's source last said (its transcript, process or file).
+    state_exact: bool = False
+    # What the session's source last said (its transcript, process or file, or its protocol:
+    # `source_exact`).
     source_state: str = "idle"
     source_reason: str | None = None
+    source_exact: bool = False
     # Set on a sub-agent's own session (a Codex thread spawned by another): the spawning one.
     parent_id: str | None = None
     # Where `items` spills once it is made: under the store's spill dir (None: never spills).
@@ -193,6 +196,7 @@ class SessionUpdate:
     branch: str | None = None
     touched_at: float | None = None  # when the session was last active (Unix time)
     state: str | None = None
+    state_exact: bool = False  # the agent's protocol said `state` (else inferred from a file)
 
 
 def state_after(items: Sequence[SessionItem]) -> str | None:
@@ -214,6 +218,9 @@ class Workspace:
     sessions: dict[str, SessionLog] = field(default_factory=dict)
     latest_session_id: str | None = None
     host: HostLink | None = None  # set on a forwarded host's workspace (`LABEL:/dir`)
+    # Its sessions now `running` or `waiting` (kept by Store.refresh_state).
+    busy: set[str] = field(default_factory=set)
+    idle_after_s: float = IDLE_AFTER_S  # the store's (core/states.py)
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -227,7 +234,18 @@ class Workspace:
 
     @property
     def active(self) -> bool:
-        return self.pid is not None or time.time() - self.last_activity < ACTIVE_WINDOW_S
+        """An agent process runs in it, one of its sessions is running or waiting, or it was
+        written within the idle time: never inactive while a session of it is busy."""
+        quiet = time.time() - self.last_activity
+        return self.pid is not None or bool(self.busy) or quiet < self.idle_after_s
+
+    def agent_alive(self, log: SessionLog) -> bool:
+        """Whether the agent process running here is `log`'s: an agent writes one session at a
+        time, the one written last (a sub-agent's thread shares its parent's process)."""
+        if self.pid is None:
+            return False
+        latest = self.latest_session_id
+        return latest is not None and latest in (log.session_id, log.parent_id)
 
     @property
     def all_files_removed(self) -> bool:
@@ -242,8 +260,8 @@ class Workspace:
 
 # Called with every message the store publishes, before subscribers see it (the debug trace).
 Tap = Callable[[SessionLog, Message], None]
-# The state clients see for a log, from its source's state and whatever else the policy knows.
-StatePolicy = Callable[[SessionLog], tuple[str, str | None]]
+# What hooks said of a log's state (None: nothing) and when a hook last named it (Unix time).
+HookState = Callable[[SessionLog], tuple[SessionState | None, float]]
 
 
 class Store:
@@ -262,7 +280,8 @@ class Store:
         self._ws_ids: dict[str, str] = {}  # directory as named -> workspace id
         # Forwarded hosts by label, shared with their workspaces (sources/remote/).
         self.host_links: dict[str, HostLink] = {}
-        self.state_policy: StatePolicy | None = None
+        self.hook_state: HookState | None = None  # set by attention/board.py
+        self.idle_after_s = IDLE_AFTER_S  # core/states.py; `serve --idle-time`
 
     # --- workspaces and sessions ---
 
@@ -274,6 +293,7 @@ class Store:
         ws = self.workspaces.get(ws_id)
         if ws is None:
             ws = Workspace(ws_id, workspace_directory(directory), agent)
+            ws.idle_after_s = self.idle_after_s
             self.workspaces[ws_id] = ws
         return ws
 
@@ -313,15 +333,16 @@ class Store:
         ws = self.workspaces[log.workspace_id]
         if log.last_activity > ws.last_activity:  # only then: each set runs Workspace's check
             ws.last_activity = log.last_activity
-        if log.parent_id is not None:
-            return  # a sub-agent's thread: followers stay on the thread that spawned it
         latest = ws.latest_session()
-        if latest is log:
-            return
-        if latest is None or log.last_activity >= latest.last_activity:
+        # Not a sub-agent's thread: followers stay on the thread that spawned it.
+        newest = latest is None or log.last_activity >= latest.last_activity
+        if log.parent_id is None and latest is not log and newest:
             ws.latest_session_id = log.session_id
             ws.agent = log.agent
             self._publish(log, SessionSwitched(log.session_id), to_session=False)
+        # A write is a sign of life: a session idle for want of one may be running again.
+        if log.source_state != "idle" or log.state != "idle":
+            self.refresh_state(log)
 
     # --- the log ---
 
@@ -393,23 +414,54 @@ class Store:
         if update.touched_at is not None:
             self.touch(log, update.touched_at)
         if update.state is not None:
-            self.set_state(log, update.state)
+            self.set_state(log, update.state, exact=update.state_exact)
 
-    def set_state(self, log: SessionLog, state: str, reason: str | None = None) -> None:
-        """What the session's source says its state is now, and why (e.g. `FILE_REMOVED`)."""
-        log.source_state, log.source_reason = state, reason
+    def set_state(
+        self, log: SessionLog, state: str, reason: str | None = None, *, exact: bool = False
+    ) -> None:
+        """What the session's source says its state is now, and why (e.g. `FILE_REMOVED`);
+        `exact` when the agent's protocol said it (not inferred from a file)."""
+        log.source_state, log.source_reason, log.source_exact = state, reason, exact
         self.refresh_state(log)
 
+    def session_state(self, log: SessionLog, now: float | None = None) -> SessionState:
+        """The state clients see for `log`: core/states.py's rule, applied to what its source and
+        hooks said, its workspace's agent process and its last sign of life."""
+        hook, hooked_at = self.hook_state(log) if self.hook_state is not None else (None, 0.0)
+        ws = self.workspaces.get(log.workspace_id)
+        now = time.time() if now is None else now
+        return decide(
+            SessionState(log.source_state, log.source_reason, log.source_exact),
+            hook,
+            agent_alive=ws is not None and ws.agent_alive(log),
+            quiet_s=now - max(log.last_activity, hooked_at),
+            idle_after_s=self.idle_after_s,
+        )
+
     def refresh_state(self, log: SessionLog) -> None:
-        """Publish the state clients see, if it changed (the policy's, else the source's)."""
-        if self.state_policy is not None:
-            state, reason = self.state_policy(log)
-        else:
-            state, reason = log.source_state, log.source_reason
-        if (log.state, log.state_reason) == (state, reason):
+        """Publish the state clients see, if it changed."""
+        new = self.session_state(log)
+        ws = self.workspaces.get(log.workspace_id)
+        if ws is not None:
+            if new.state in BUSY:
+                ws.busy.add(log.session_id)
+            else:
+                ws.busy.discard(log.session_id)
+        if (log.state, log.state_reason, log.state_exact) == (new.state, new.reason, new.exact):
             return
-        log.state, log.state_reason = state, reason
-        self._publish(log, StateChanged(log.session_id, state, reason))
+        log.state, log.state_reason, log.state_exact = new.state, new.reason, new.exact
+        self._publish(log, StateChanged(log.session_id, new.state, new.reason, new.exact))
+
+    def sweep_states(self) -> None:
+        """Apply the rule again to every running or waiting session: time alone (the idle
+        time passing, an agent process exiting) makes one idle. Run on a timer (app.py)."""
+        for ws in list(self.workspaces.values()):
+            for session_id in list(ws.busy):
+                log = ws.sessions.get(session_id)
+                if log is None:
+                    ws.busy.discard(session_id)
+                else:
+                    self.refresh_state(log)
 
     def _publish(self, log: SessionLog, message: Message, *, to_session: bool = True) -> None:
         """The one way out of the store: the taps, then the session's and the workspace's

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from sidemirror.core.clock import iso_from_epoch
+from sidemirror.core.states import BUSY
 from sidemirror.core.store import SessionLog, Store, Workspace
 
 
@@ -20,9 +21,11 @@ def session_summary(log: SessionLog) -> dict[str, Any]:
         "title": log.title,
         "started_at": log.started_at,
         "last_activity": iso_from_epoch(log.last_activity),
-        "active": log.state in ("running", "waiting"),
+        "active": log.state in BUSY,
+        # The one rule of core/states.py; `exact`: said by a hook or the protocol, not inferred.
         "state": log.state,
         "reason": log.state_reason,  # null, or why: `waiting` `permission`, `ended` "file removed"
+        "exact": log.state_exact,
         # null until the session is first read: indexing never parses archived transcripts.
         "items": len(log.items) if log.loader is None else None,
     }

@@ -349,6 +349,7 @@ def _publish(store: Store, log: SessionLog, e: Emitted) -> None:
         started_at=item.ts if item is not None else None,
         touched_at=time.time(),
         state=e.state,
+        state_exact=True,  # a pushed run's protocol said it (stream-json, ACP, codex exec)
     )
     store.write(log, update)
 

@@ -166,7 +166,13 @@ class GetSessionOutput(BaseModel):
     session: str
     agent: str
     title: str | None
-    state: str
+    state: str = Field(description="`running`, `waiting`, `idle` or `ended` (docs/api.md).")
+    reason: str | None = Field(None, description="Why it waits or ended, else null.")
+    exact: bool = Field(
+        False,
+        description="True when a hook or the agent's protocol said the state; false when it "
+        "was inferred from files, processes and time.",
+    )
     epoch: str
     cursor: str | None = Field(description="Id of the session's last item.")
     total: int = Field(description="Items the server holds for the session.")

@@ -112,6 +112,7 @@ async def get_session(app: web.Application, args: GetSessionInput) -> dict[str, 
         "title": log.title,
         "state": log.state,
         "reason": log.state_reason,
+        "exact": log.state_exact,
         "matched": matched,
         # Same projection as the SSE stream and snapshots: truncated text, full_length kept.
         "items": [store.projector.to_dict(item) for item in picked[-args.limit :]],

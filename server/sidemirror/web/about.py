@@ -26,6 +26,7 @@ FEATURES = [
     "browser-link",
     "rewinds",
     "attention",
+    "states",
 ]
 
 SERVER_ID_FILE = "server_id"

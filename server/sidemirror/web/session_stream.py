@@ -69,10 +69,15 @@ class _Stream:
             dumps({"type": "reset", "reason": reason, "epoch": self.log.epoch}), event="reset"
         )
 
-    async def send_status(self, state: str, reason: str | None = None) -> None:
-        data = {"type": "session_status", "state": state, "session": self.log.session_id}
+    async def send_status(self, state: str, reason: str | None, exact: bool) -> None:
+        data: dict[str, object] = {
+            "type": "session_status",
+            "state": state,
+            "session": self.log.session_id,
+        }
         if reason is not None:
             data["reason"] = reason
+        data["exact"] = exact
         await self.resp.send(dumps(data), event="session_status")
 
     async def send_new_items(self, upto: int | None = None) -> None:
@@ -120,7 +125,7 @@ async def session_stream(request: web.Request) -> web.StreamResponse:
                 await stream.send_snapshot(snapshot)
             await stream.send_new_items()
             if log.state_reason is not None:  # e.g. its file is gone: say so on every connect
-                await stream.send_status(log.state, log.state_reason)
+                await stream.send_status(log.state, log.state_reason, log.state_exact)
             await _pump(stream, sub, follow, state)
         finally:
             hub.unsubscribe(sub)
@@ -153,7 +158,7 @@ async def _pump(stream: _Stream, sub: Subscriber, follow: bool, state: AppState)
             await stream.send_snapshot(snapshot)
         elif isinstance(message, StateChanged):
             if message.session_id == log.session_id:
-                await stream.send_status(message.state, message.reason)
+                await stream.send_status(message.state, message.reason, message.exact)
         elif isinstance(message, SessionSwitched) and follow:
             ws = store.workspace(log.workspace_id)
             new_log = ws.sessions.get(message.session_id) if ws else None
@@ -162,5 +167,5 @@ async def _pump(stream: _Stream, sub: Subscriber, follow: bool, state: AppState)
             await store.load(new_log)
             stream.log = new_log
             snapshot = stream.take_snapshot()
-            await stream.send_status(new_log.state, new_log.state_reason)
+            await stream.send_status(new_log.state, new_log.state_reason, new_log.state_exact)
             await stream.send_snapshot(snapshot)

@@ -256,6 +256,7 @@ async def test_workspaces_and_sessions_listing(make_client: ClientFactory) -> No
     assert alpha["directory"] == "/home/dev/alpha" and alpha["active"] is True
     sessions = await (await client.get(f"/workspace/{alpha['id']}/sessions", headers=AUTH)).json()
     assert [(s["id"], s["items"]) for s in sessions["sessions"]] == [("s1", 1)]
+    assert [(s["state"], s["exact"]) for s in sessions["sessions"]] == [("idle", False)]
 
 
 async def test_ingest_counts_rejected_lines(make_client: ClientFactory) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from sidemirror.core.debug_trace import DebugTrace
@@ -22,8 +23,9 @@ def test_items_partials_status_and_resets_each_name_their_session(tmp_path: Path
     update = SessionUpdate(
         items=[UserEvent(ts="2026-01-01T00:00:00Z", content="hello there")],
         live=[AssistantDeltaEvent(ts="2026-01-01T00:00:01Z", segment_id="m:0", text="Hi")],
-        touched_at=1.0,
+        touched_at=time.time(),  # running: written just now (core/states.py)
         state="running",
+        state_exact=True,
     )
     store.write(log, update)
     store.reset(log, "e2")
@@ -40,5 +42,5 @@ def test_items_partials_status_and_resets_each_name_their_session(tmp_path: Path
     assert all((line["workspace"], line["session"]) == (ws.id, "s1") for line in lines[1:])
     user = lines[1]
     assert (user["id"], user["content"], user["truncated"]) == ("e1.1", "hell…", True)
-    assert lines[4]["state"] == "running"
+    assert (lines[4]["state"], lines[4]["exact"]) == ("running", True)  # the protocol said it
     assert (lines[5]["reason"], lines[5]["epoch"]) == ("log_reset", "e2")

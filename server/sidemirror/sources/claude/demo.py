@@ -2,8 +2,14 @@
 
 The replay writes the sample line by line into a transcript under the data dir, and an ordinary
 `ClaudeSource` tails it: what a newcomer sees is the real pipeline (tailing, parsing, turns,
-sub-agents), not a canned feed. Each pass is a new session, so a pass ending and the next
-starting shows as a session switch; the demo's files are wiped at start and stop.
+sub-agents), not a canned feed. It is one session, replayed forever: each pass empties the same
+file and writes it again (the tailer sees it shrink and rebuilds the session under a new epoch,
+so clients start over), rather than a new session per pass, which piled up one "Demo" session a
+minute. The demo's files are wiped at start and stop.
+
+`scripts/serve` adds `--demo` only on a machine with no agent sessions, so the next start after a
+real session appeared has no demo; while it runs, the panel's "Auto" never picks it over a real
+workspace (extension/sidepanel/session-pickers.js).
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ logger = logging.getLogger(__name__)
 DEMO_DIRECTORY = "/demo/sidemirror-demo"
 DEMO_NAME = "Demo"  # short: pickers show it whole (the panel says it is a replay)
 SAMPLE = "sample-session.jsonl"
+# The one demo session: its id is the same every pass and every start.
+DEMO_SESSION_ID = str(uuid.uuid5(uuid.NAMESPACE_URL, "sidemirror-demo"))
 
 
 def sample_lines() -> list[str]:
@@ -90,16 +98,16 @@ class DemoSource:
     async def _replay(self) -> None:
         lines = sample_lines()
         await self.source.ready.wait()
+        session_id = DEMO_SESSION_ID
+        path = self.projects / "-demo-sidemirror-demo" / f"{session_id}.jsonl"
         n = 0
         while self.loops is None or n < self.loops:
             n += 1
-            session_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"sidemirror-demo/{n}"))
-            path = self.projects / "-demo-sidemirror-demo" / f"{session_id}.jsonl"
             logger.info("demo: replaying the sample session (pass %d)", n)
             started = asyncio.get_running_loop().time()
-            with os.fdopen(
-                open_private(path, os.O_WRONLY | os.O_APPEND), "a", encoding="utf-8"
-            ) as fh:
+            # Emptied, then written again: the same session starts over (see the docstring).
+            flags = os.O_WRONLY | os.O_APPEND | os.O_TRUNC
+            with os.fdopen(open_private(path, flags), "a", encoding="utf-8") as fh:
                 # Titled the way Claude Code records a renamed session, so every list calls it
                 # "Demo" rather than by its first prompt.
                 title = {"type": "custom-title", "customTitle": DEMO_NAME, "sessionId": ""}

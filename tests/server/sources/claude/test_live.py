@@ -18,7 +18,7 @@ from sidemirror.core.hub import (
 )
 from sidemirror.core.projection import Projector
 from sidemirror.core.store import SessionLog, Store, workspace_id_for
-from sidemirror.sources.claude.demo import DEMO_DIRECTORY, DEMO_NAME, DemoSource
+from sidemirror.sources.claude.demo import DEMO_DIRECTORY, DEMO_NAME, DEMO_SESSION_ID, DemoSource
 from sidemirror.sources.claude.source import ClaudeSource
 
 from tests.conftest import FIXTURES as FIXTURE_ROOT
@@ -196,3 +196,28 @@ async def test_demo_replays_the_bundled_session_through_the_tailer(tmp_path: Pat
     finally:
         await demo.stop()
     assert not (tmp_path / "data" / "demo").exists()
+
+
+async def test_the_demo_replays_as_one_session_that_starts_over(tmp_path: Path) -> None:
+    """Each pass empties the same file and writes it again: one "Demo" session, reset per pass
+    (never a new session a minute)."""
+    store = Store(Hub(), Projector())
+    resets: list[LogReset] = []
+    store.taps.append(lambda _log, m: resets.append(m) if isinstance(m, LogReset) else None)
+    demo = DemoSource(store, tmp_path / "data", pace_s=0.005, loops=3)
+    await demo.start()
+    try:
+        await asyncio.wait_for(demo.done.wait(), 30)
+        ws = store.workspace(workspace_id_for(DEMO_DIRECTORY))
+        assert ws is not None and list(ws.sessions) == [DEMO_SESSION_ID]
+        assert len(resets) >= 2  # passes 2 and 3 each started it over
+        log = ws.sessions[DEMO_SESSION_ID]
+        await store.load(log)
+        for _ in range(200):
+            if log.items and log.items[-1].type == "turn_complete":
+                break
+            await asyncio.sleep(0.02)
+        # Only the last pass is held: one turn, not three.
+        assert [i.type for i in log.items].count("turn_complete") == 1
+    finally:
+        await demo.stop()
