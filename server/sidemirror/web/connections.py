@@ -30,6 +30,10 @@ logger = logging.getLogger(__name__)
 
 HEADER_TIMEOUT_S = 10.0
 MAX_CONNECTIONS = 1024
+# asyncio accepts up to its `backlog` connections in one go before any is admitted or evicted;
+# the kernel's queue (listen_socket.BACKLOG) may be longer. Bursts stay this size, so the room
+# `connection_cap` leaves for them is enough whatever the kernel queue holds.
+ACCEPT_BURST = 128
 FD_RESERVE = 128  # descriptors kept for followed files, journals and logs
 _HEADERS_END = b"\r\n\r\n"
 
@@ -175,7 +179,6 @@ class GuardedSockSite(web.SockSite):
     def __init__(
         self, runner: web.BaseRunner, sock: Any, guard: ConnectionGuard, backlog: int = 128
     ) -> None:
-        # `backlog` matters: asyncio listens again with it, replacing the bound socket's own.
         super().__init__(runner, sock, backlog=backlog)
         self.guard = guard
 
@@ -185,6 +188,9 @@ class GuardedSockSite(web.SockSite):
         server = self._runner.server
         assert server is not None
         loop = asyncio.get_running_loop()
+        # asyncio listens again with the backlog it is given and accepts that many at a time:
+        # it gets the burst size, then the socket gets the kernel queue length back.
         self._server = await loop.create_server(
-            self.guard.wrap(server), sock=self._sock, backlog=self._backlog
+            self.guard.wrap(server), sock=self._sock, backlog=min(ACCEPT_BURST, self._backlog)
         )
+        self._sock.listen(self._backlog)

@@ -8,9 +8,13 @@ the same read as a large body (which once hid the header end and closed a big up
 from __future__ import annotations
 
 import asyncio
+import socket
+import subprocess
 from typing import Any
 
-from sidemirror.web.connections import ConnectionGuard
+from aiohttp import web
+from sidemirror.listen_socket import BACKLOG
+from sidemirror.web.connections import ACCEPT_BURST, ConnectionGuard, GuardedSockSite
 
 
 class _Inner(asyncio.Protocol):
@@ -71,3 +75,27 @@ async def test_overdue_headers_close_and_a_full_house_evicts_the_oldest_waiting(
     late, _, late_transport = _connect(guard)
     late._too_slow()  # its deadline passed with no header end
     assert late_transport.aborted and guard.timed_out == 1
+
+
+async def test_the_kernel_queue_is_long_while_accept_bursts_stay_small() -> None:
+    """The listen backlog (listen_socket.BACKLOG) keeps another user's churn from making the
+    kernel drop the owner's handshakes; asyncio must still accept in bursts of ACCEPT_BURST, as
+    the connection cap leaves room for one burst only (else: "Too many open files")."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(BACKLOG)
+    sock.setblocking(False)
+    port = sock.getsockname()[1]
+    runner = web.AppRunner(web.Application())
+    await runner.setup()
+    site = GuardedSockSite(runner, sock, ConnectionGuard(), backlog=BACKLOG)
+    await site.start()
+    try:
+        assert site._server is not None
+        assert site._server._backlog == ACCEPT_BURST  # type: ignore[attr-defined]
+        listed = subprocess.run(
+            ["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True, check=True
+        ).stdout.split()
+        assert int(listed[2]) == BACKLOG  # Send-Q of a listener: its backlog
+    finally:
+        await runner.cleanup()
