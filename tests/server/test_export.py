@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import urllib.parse
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import FIXTURES
 from tests.ports import free_port
 from tests.server.sources.claude.test_live import SID as AGENT_SID
 from tests.server.sources.claude.test_live import setup_project
@@ -26,6 +28,7 @@ SECRET = "sk-ant-api03-" + "Zq7" * 12
 HOSTILE = '<script>alert(1)</script><img src="https://evil.example/x.png" onerror="alert(2)">'
 LINK = "https://example.com/docs?a=1&b=2"
 SID = "tool_heavy"  # the session id of the spotter transcript (its file name)
+EDITS = FIXTURES / "claude" / "flat-agents" / "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
 
 
 def transcript(root: Path) -> None:
@@ -49,6 +52,9 @@ def transcript(root: Path) -> None:
     project.mkdir(parents=True)
     (project / f"{SID}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     setup_project(root, "turn-2")
+    flat = root / "projects" / "flat"
+    flat.mkdir()
+    shutil.copyfile(EDITS, flat / EDITS.name)
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +118,9 @@ def test_markdown_holds_every_prompt_and_reply(server: tuple[Path, int, str]) ->
     items = server_items(port, token, SID)
     said = [i["content"] for i in items if i["type"] in ("user", "assistant")]
     assert said and all(s in text for s in said)
+    results = [i["output"] for i in items if i["type"] == "tool_result"]
+    assert max(map(len, results)) > 500  # longer than the server's snapshots show
+    assert all(r in text for r in results)  # whole by default
     assert text.index(said[0]) < text.index(said[-1])  # oldest first
     assert "Abandoned branch" in text and NEW_PROMPT in text
     assert "<details><summary>Thinking</summary>" in text or "thinking" not in {
@@ -162,16 +171,42 @@ def test_html_is_offline_and_escapes_every_text(server: tuple[Path, int, str]) -
     text = "".join(page.text)
     assert HOSTILE in text  # shown as text, whole
     assert SECRET not in out.read_text()
-    assert any("add" in (a.get("class") or "") for _, a in page.tags) or "Edit" not in text
+    assert "Abandoned branch" in text and NEW_PROMPT in text
+
+
+def test_html_shows_an_edits_lines_as_plus_and_minus(server: tuple[Path, int, str]) -> None:
+    tmp, _, _ = server
+    done = export(tmp, EDITS.stem[:6], "--format", "html")
+    assert done.returncode == 0, done.stderr
+    added: list[str] = []
+
+    class Lines(HTMLParser):
+        inside = False
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.inside = ("class", "add") in attrs
+
+        def handle_data(self, data: str) -> None:
+            if self.inside:
+                added.append(data)
+            self.inside = False
+
+    Lines().feed(done.stdout)
+    assert '+    print("Hello, World!")' in added
 
 
 def test_max_chars_cuts_with_a_mark_and_a_bad_session_writes_nothing(
     server: tuple[Path, int, str],
 ) -> None:
-    tmp, _, _ = server
+    tmp, port, token = server
     done = export(tmp, SID, "--format", "md", "--max-chars", "50")
     assert done.returncode == 0, done.stderr
-    assert "[… cut: " in done.stdout
+    longest = max(
+        (i["output"] for i in server_items(port, token, SID) if i["type"] == "tool_result"),
+        key=len,
+    )
+    assert f"{longest[:50]}\n[… cut: {len(longest) - 50} more characters]" in done.stdout
+    assert longest not in done.stdout
     out = tmp / "none.html"
     missing = export(tmp, "no-such-session", "-o", str(out))
     assert missing.returncode == 1 and "no session 'no-such-session'" in missing.stderr

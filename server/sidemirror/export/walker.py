@@ -114,13 +114,13 @@ class SessionWalk:
         self.survey.newest = list(snap["items"])
         self._count(self.survey.newest)
         first = self.survey.newest[0]["id"] if self.survey.newest else None
-        more = first is not None
-        while more and first is not None:
-            self.survey.befores.append(first)
+        while first is not None:
             page = self._page(first)
+            if not page["items"]:
+                break
+            self.survey.befores.append(first)
             self._count(page["items"])
-            more = bool(page.get("has_more")) and bool(page["items"])
-            first = page["items"][0]["id"] if page["items"] else None
+            first = page["items"][0]["id"] if page.get("has_more") else None
         return self.header
 
     def _pages(self) -> Iterator[list[dict[str, Any]]]:
