@@ -127,6 +127,9 @@ def test_markdown_holds_every_prompt_and_reply(server: tuple[Path, int, str]) ->
         i["type"] for i in items
     }
     assert "Turn " in text and " out tokens" in text
+    turns = [i for i in items if i["type"] == "turn_complete" and not i["parent_tool_use_id"]]
+    output = sum(t["output_tokens"] for t in turns)
+    assert f"- Totals: {len(items)} items, " in text and f"{output:,} output" in text
     assert SECRET not in text and "my key [REDACTED:" in text  # redacted, not dropped
 
 

@@ -19,16 +19,16 @@ if TYPE_CHECKING:
 from sidemirror.cli.servers import add_server_args, choose_server
 
 FORMATS = ("html", "md", "jsonl")
+HELP = "write a session as HTML, Markdown or JSONL (read from the running server)"
+DESCRIPTION = (
+    "Write one session, oldest item first, as a self-contained HTML file, Markdown or the "
+    "JSONL item stream. It is read from the running server, which redacts secrets. Exit 1 "
+    "when the session cannot be found or read (nothing is written)."
+)
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    export = sub.add_parser(
-        "export",
-        help="write a session as HTML, Markdown or JSONL (read from the running server)",
-        description="Write one session, oldest item first, as a self-contained HTML file, "
-        "Markdown or the JSONL item stream. It is read from the running server, which redacts "
-        "secrets. Exit 1 when the session cannot be found or read (nothing is written).",
-    )
+    export = sub.add_parser("export", help=HELP, description=DESCRIPTION)
     export.add_argument("session", metavar="SESSION", help="a session id, or a unique prefix")
     export.add_argument(
         "--workspace",

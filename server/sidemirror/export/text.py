@@ -27,8 +27,8 @@ def totals(h: Header) -> str:
     cost = f", ${h.cost_usd:.4f}" if h.cost_usd is not None else ""
     return (
         f"{h.items} items, {h.prompts} prompts, {h.turns} turns; "
-        f"{h.input_tokens:,} input, {h.output_tokens:,} output, "
-        f"{h.cache_tokens:,} cache tokens{cost}"
+        f"{h.tokens['input']:,} input, {h.tokens['output']:,} output, "
+        f"{h.tokens['cache']:,} cache tokens{cost}"
     )
 
 

@@ -9,6 +9,7 @@ Memory holds one page, the page ids and the ranges, never the session."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -20,6 +21,11 @@ PAGE = 500  # items per request: well under the server's 10000, a few hundred KB
 
 # Each text item's long field and the flag that says the server cut it (docs/protocol.md).
 CUT_FLAGS = {"truncated": "content", "truncated_input": "input", "truncated_output": "output"}
+TOKEN_FIELDS = {
+    "input": ("input_tokens",),
+    "output": ("output_tokens",),
+    "cache": ("cache_read_tokens", "cache_write_tokens"),
+}
 WHOLE_ALWAYS = ("user", "assistant")  # what was said is never cut; --max-chars cuts the rest
 
 
@@ -32,14 +38,13 @@ class Header:
     workspace: str
     directory: str
     agent: str
-    started_at: str | None = None
-    last_activity: str | None = None
+    started_at: str | None
+    last_activity: str | None
     items: int = 0
     prompts: int = 0
     turns: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_tokens: int = 0
+    # The turns' tokens by kind: `input`, `output`, `cache` (read and write together)
+    tokens: Counter[str] = field(default_factory=Counter)
     cost_usd: float | None = None
 
 
@@ -101,11 +106,8 @@ class SessionWalk:
                 h.prompts += 1
             elif kind == "turn_complete":
                 h.turns += 1
-                h.input_tokens += item.get("input_tokens") or 0
-                h.output_tokens += item.get("output_tokens") or 0
-                h.cache_tokens += (item.get("cache_read_tokens") or 0) + (
-                    item.get("cache_write_tokens") or 0
-                )
+                for kind, fields in TOKEN_FIELDS.items():
+                    h.tokens[kind] += sum(item.get(f) or 0 for f in fields)
                 if item.get("cost_usd") is not None:
                     h.cost_usd = (h.cost_usd or 0.0) + float(item["cost_usd"])
 
