@@ -214,3 +214,19 @@ def test_max_chars_cuts_with_a_mark_and_a_bad_session_writes_nothing(
     missing = export(tmp, "no-such-session", "-o", str(out))
     assert missing.returncode == 1 and "no session 'no-such-session'" in missing.stderr
     assert not out.exists() and not [p for p in os.listdir(tmp) if p.endswith(".part")]
+
+
+def test_the_session_is_found_by_prefix_in_a_workspace_or_the_choice_is_said(
+    server: tuple[Path, int, str],
+) -> None:
+    tmp, _, _ = server
+    cwd = lines(TOOL_HEAVY)[3]["cwd"]
+    found = export(tmp, "tool", "--workspace", cwd, "--format", "jsonl")
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout.splitlines()[0])["type"] == "user"
+    elsewhere = export(tmp, "tool", "--workspace", "/no/such/dir")
+    assert elsewhere.returncode == 1 and not elsewhere.stdout
+    assert "no workspace '/no/such/dir'" in elsewhere.stderr
+    several = export(tmp, "")  # every session's id starts with ""
+    assert several.returncode == 1 and not several.stdout
+    assert "3 sessions fit ''" in several.stderr and SID in several.stderr
