@@ -142,6 +142,7 @@ def test_a_sub_agents_items_nest_under_its_task(server: tuple[Path, int, str]) -
     quoted = [line for line in done.stdout.splitlines() if line.startswith("> ")]
     said = [i["content"] for i in nested if i["type"] == "assistant"]
     assert said and all(f"> {s.splitlines()[0]}" in quoted for s in said)
+    assert "> *Sub-agent*" in quoted
 
 
 class Page(HTMLParser):

@@ -24,6 +24,7 @@ def fenced(text: str, info: str = "text") -> str:
 class MarkdownWriter(ReadableWriter):
     OPEN = "<details><summary>Abandoned branch (the user rewound past it)</summary>\n\n"
     CLOSE = "</details>\n\n"
+    depth = 0  # the previous item's: a sub-agent's first item is labelled
 
     def header(self, h: Header) -> None:
         self.out.write(
@@ -72,6 +73,9 @@ class MarkdownWriter(ReadableWriter):
 
     def block(self, shown: Shown) -> str:
         body = self._body(shown.item)
+        if shown.depth > self.depth:  # a sub-agent starts (or goes on after its parent spoke)
+            body = "*Sub-agent*\n\n" + body
+        self.depth = shown.depth
         if shown.depth:  # a sub-agent's item: quoted under its Task, one `>` per level
             quote = "> " * shown.depth
             body = "\n".join((quote + line).rstrip() for line in body.split("\n"))

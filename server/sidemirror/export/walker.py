@@ -77,7 +77,7 @@ class SessionWalk:
         self.sid = located.session["id"]
         self.page = page
         self.header = Header(
-            title=located.session.get("title") or self.sid,
+            title=" ".join((located.session.get("title") or self.sid).split()),  # one line
             session_id=self.sid,
             workspace=located.workspace.get("name") or located.workspace["id"],
             directory=located.workspace.get("directory") or "",
