@@ -6,6 +6,7 @@ written and an older file of that name untouched."""
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from pathlib import Path
@@ -104,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
     part = target.with_name(f".{target.name}.part") if target else None
     try:
         if target is None or part is None:
+            if isinstance(sys.stdout, io.TextIOWrapper):  # UTF-8, as the HTML's charset says,
+                sys.stdout.reconfigure(encoding="utf-8")  # whatever the locale's encoding
             _write(args, fmt, sys.stdout, info)
             sys.stdout.flush()
         else:
@@ -111,10 +114,11 @@ def run(args: argparse.Namespace) -> int:
                 _write(args, fmt, out, info)
             os.replace(part, target)
     except (ExportError, OSError) as exc:
-        if part is not None:
-            part.unlink(missing_ok=True)
         print(f"sidemirror export: {exc}", file=sys.stderr)
         return 1
+    finally:  # a failed or interrupted export leaves no half file (once renamed, none is left)
+        if part is not None:
+            part.unlink(missing_ok=True)
     if target is not None:
         print(f"sidemirror export: wrote {target}", file=sys.stderr)
     return 0
