@@ -38,7 +38,9 @@ def transcript(root: Path) -> None:
     records = base + rewind_lines(base, compact_after=False)
     env = {k: records[-1][k] for k in ("isSidechain", "userType", "cwd", "sessionId", "version")}
     ts = records[-1]["timestamp"]
-    prompt = {"role": "user", "content": f"{HOSTILE} and my key {SECRET}"}
+    image = {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgoAAAANSUhEUg=="}
+    said = [{"type": "text", "text": f"{HOSTILE} and my key {SECRET}"}]
+    prompt = {"role": "user", "content": [*said, {"type": "image", "source": image}]}
     reply = {"role": "assistant", "model": "claude-opus-4-6", "id": "msg_x", "type": "message"}
     reply |= {"content": [{"type": "text", "text": f"See {LINK} — {HOSTILE}"}]}
     reply |= {"stop_reason": "end_turn"}
@@ -133,6 +135,7 @@ def test_markdown_holds_every_prompt_and_reply(server: tuple[Path, int, str]) ->
     output = sum(t["output_tokens"] for t in turns)
     assert f"- Totals: {len(items)} items, " in text and f"{output:,} output" in text
     assert SECRET not in text and "my key [REDACTED:" in text  # redacted, not dropped
+    assert "*Attachments: image/png (16 bytes)*" in text
 
 
 def test_a_sub_agents_items_nest_under_its_task(server: tuple[Path, int, str]) -> None:

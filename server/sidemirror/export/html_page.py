@@ -9,7 +9,14 @@ import re
 from html import escape
 from typing import Any
 
-from sidemirror.export.text import ReadableWriter, diff_text, totals, turn_line, when
+from sidemirror.export.text import (
+    ReadableWriter,
+    attachments_line,
+    diff_text,
+    totals,
+    turn_line,
+    when,
+)
 from sidemirror.export.walker import Header, Shown
 
 _LINK = re.compile(r"https?://[^\s<>\"'`]+[^\s<>\"'`.,;:!?)\]}]")
@@ -118,7 +125,10 @@ class HtmlWriter(ReadableWriter):
     def block(self, shown: Shown) -> str:
         css = "item sub" if shown.depth else "item"
         indent = f' style="margin-left:{1.2 * shown.depth:g}em"' if shown.depth else ""
-        return f'<div class="{css}"{indent}>{self._body(shown.item)}</div>\n'
+        body = self._body(shown.item)
+        if carried := attachments_line(shown.item):
+            body += f'<div class="who">{escape(carried)}</div>'
+        return f'<div class="{css}"{indent}>{body}</div>\n'
 
     def close(self) -> None:
         super().close()

@@ -8,7 +8,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sidemirror.export.text import ReadableWriter, diff_text, totals, turn_line, when
+from sidemirror.export.text import (
+    ReadableWriter,
+    attachments_line,
+    diff_text,
+    totals,
+    turn_line,
+    when,
+)
 from sidemirror.export.walker import Header, Shown
 
 _TICKS = re.compile(r"`{3,}")
@@ -73,6 +80,8 @@ class MarkdownWriter(ReadableWriter):
 
     def block(self, shown: Shown) -> str:
         body = self._body(shown.item)
+        if carried := attachments_line(shown.item):
+            body += f"\n\n*{carried}*"
         if shown.depth > self.depth:  # a sub-agent starts (or goes on after its parent spoke)
             body = "*Sub-agent*\n\n" + body
         self.depth = shown.depth

@@ -44,6 +44,15 @@ def turn_line(item: dict[str, Any]) -> str:
     return f"{turn}: " + ", ".join(parts)
 
 
+def attachments_line(item: dict[str, Any]) -> str:
+    """What a message carried besides its text (the server keeps only type and size)."""
+    shown = [
+        f"{a.get('media_type')}" + (f" ({a['size']:,} bytes)" if a.get("size") else "")
+        for a in item.get("attachments") or []
+    ]
+    return f"Attachments: {', '.join(shown)}" if shown else ""
+
+
 def diff_text(diff: dict[str, Any]) -> str:
     lines = [f"--- {diff['path']}", f"+++ {diff['path']}"]
     for hunk in diff.get("hunks") or []:
