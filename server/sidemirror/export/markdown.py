@@ -8,14 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sidemirror.export.text import (
-    ReadableWriter,
-    attachments_line,
-    diff_text,
-    totals,
-    turn_line,
-    when,
-)
+from sidemirror.export import text as readable
 from sidemirror.export.walker import Header, Shown
 
 _TICKS = re.compile(r"`{3,}")
@@ -28,7 +21,7 @@ def fenced(text: str, info: str = "text") -> str:
     return f"{fence}{info}\n{text}\n{fence}"
 
 
-class MarkdownWriter(ReadableWriter):
+class MarkdownWriter(readable.ReadableWriter):
     OPEN = "<details><summary>Abandoned branch (the user rewound past it)</summary>\n\n"
     CLOSE = "</details>\n\n"
     depth = 0  # the previous item's: a sub-agent's first item is labelled
@@ -38,8 +31,9 @@ class MarkdownWriter(ReadableWriter):
             f"# {h.title}\n\n"
             f"- Workspace: {h.workspace} (`{h.directory}`)\n"
             f"- Agent: {h.agent}\n- Session: `{h.session_id}`\n"
-            f"- Started: {when(h.started_at)}; last activity: {when(h.last_activity)}\n"
-            f"- Totals: {totals(h)}\n\n"
+            f"- Started: {readable.when(h.started_at)}; "
+            f"last activity: {readable.when(h.last_activity)}\n"
+            f"- Totals: {readable.totals(h)}\n\n"
         )
 
     def _body(self, item: dict[str, Any]) -> str:
@@ -47,7 +41,8 @@ class MarkdownWriter(ReadableWriter):
         if kind == "user":
             who = "Task prompt" if item.get("task_prompt_tool") else "Prompt"
             queued = " (sent while the agent worked)" if item.get("queued") else ""
-            return f"### {who}{queued} · {when(item.get('ts'))}\n\n{item.get('content', '')}"
+            said = item.get("content", "")
+            return f"### {who}{queued} · {readable.when(item.get('ts'))}\n\n{said}"
         if kind == "assistant":
             return f"**Assistant**\n\n{item.get('content', '')}"
         if kind == "thinking":
@@ -59,7 +54,7 @@ class MarkdownWriter(ReadableWriter):
                 fenced(self.text(item, "input")),
             ]
             for diff in item.get("diffs") or ([item["diff"]] if item.get("diff") else []):
-                parts.append(fenced(diff_text(diff), "diff"))
+                parts.append(fenced(readable.diff_text(diff), "diff"))
             return "\n\n".join(parts)
         if kind == "tool_result":
             state = " (error)" if item.get("is_error") else ""
@@ -67,7 +62,7 @@ class MarkdownWriter(ReadableWriter):
             label = f"Result of {item.get('name')}{state}{denial}"
             return f"{label}\n\n{fenced(self.text(item, 'output'))}"
         if kind == "turn_complete":
-            return f"*{turn_line(item)}*\n\n---"
+            return f"*{readable.turn_line(item)}*\n\n---"
         if kind == "plan":
             entries = item.get("entries") or []
             return "**Plan**\n\n" + "\n".join(
@@ -80,7 +75,7 @@ class MarkdownWriter(ReadableWriter):
 
     def block(self, shown: Shown) -> str:
         body = self._body(shown.item)
-        if carried := attachments_line(shown.item):
+        if carried := readable.attachments_line(shown.item):
             body += f"\n\n*{carried}*"
         if shown.depth > self.depth:  # a sub-agent starts (or goes on after its parent spoke)
             body = "*Sub-agent*\n\n" + body
