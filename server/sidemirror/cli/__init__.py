@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "observe-cdp": "sidemirror.cli.observe_cdp",
     "forward": "sidemirror.cli.forward",
     "extension": "sidemirror.cli.extension",
+    "export": "sidemirror.cli.export",
     "hook": "sidemirror.hooks.commands",
     "hooks": "sidemirror.hooks.commands",
 }
