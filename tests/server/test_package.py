@@ -1,7 +1,8 @@
 """The installed package carries the Chrome extension and its data files: a wheel built from the
 repository (pyproject.toml alone) and installed with its dependencies in a fresh venv (no
 checkout next to it) answers `sidemirror extension` with a folder Chrome can load, `--zip`
-writes the same files, the price table and demo session are there, and the server imports."""
+writes the same files, which load in Chromium once unzipped, the price table and demo session
+are there, and the server imports."""
 
 from __future__ import annotations
 
@@ -16,6 +17,38 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+
+EXTENSION_ID = "mboojbmhcigehknaafejhibpmmdjpgbn"  # pinned by the manifest's key
+
+
+def _loads_in_chromium(folder: Path, profile: Path) -> str:
+    """Load the unzipped extension in Debian's Chromium, as a user's "Load unpacked" does; the
+    id its service worker runs under. No page of it is opened, so it contacts no server."""
+    from playwright.sync_api import sync_playwright
+
+    args = [
+        f"--disable-extensions-except={folder}",
+        f"--load-extension={folder}",
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-features=DisableLoadExtensionCommandLineSwitch",
+    ]
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(profile), executable_path="/usr/bin/chromium", headless=False, args=args
+        )
+        try:
+            worker = (
+                context.service_workers[0]
+                if context.service_workers
+                else context.wait_for_event("serviceworker", timeout=30_000)
+            )
+            assert worker.url.endswith("/service-worker.js"), worker.url
+            return worker.url.split("/")[2]
+        finally:
+            context.close()
 
 
 def _clone_like(target: Path) -> Path:
@@ -79,6 +112,8 @@ def test_a_wheel_installed_in_a_fresh_venv_carries_the_extension(tmp_path: Path)
     assert zipped.returncode == 0, zipped.stderr
     with zipfile.ZipFile(tmp_path / "sidemirror.zip") as zf:
         assert set(zf.namelist()) == source
+        zf.extractall(tmp_path / "unzipped")
+    assert _loads_in_chromium(tmp_path / "unzipped", tmp_path / "profile") == EXTENSION_ID
 
     # The data files travel with their package, and the declared dependencies are enough for
     # the whole server to import.
