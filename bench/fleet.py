@@ -151,12 +151,9 @@ async def _run(name: str, start: Any, root: Path, seconds: float, log: Any) -> d
         conn = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=conn) as session:
             streams = [*watchers, *([attention] if attention else [])]
-            tasks = [asyncio.create_task(w.run(session, stop)) for w in streams]
-            await asyncio.wait_for(asyncio.gather(*(w.ready.wait() for w in streams)), 120)
-            errors = [w.error for w in streams if w.error]
-            if errors:
-                return {**out, "error": errors[0]}
-            await asyncio.sleep(1.0)
+            tasks, error = await client.start_watchers(session, streams, stop, 120)
+            if error:
+                return {**out, "error": error}
             count = int(RATE * seconds)
             apps = [
                 client.Appender(f["path"], f["make"], count, 1 / RATE, first=i * STRIDE)

@@ -337,12 +337,9 @@ async def fanout(root: Path, args: argparse.Namespace) -> dict:
         stop = asyncio.Event()
         conn = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=conn) as session:
-            tasks = [asyncio.create_task(w.run(session, stop)) for w in watchers]
-            await asyncio.wait_for(asyncio.gather(*(w.ready.wait() for w in watchers)), 60)
-            errors = [w.error for w in watchers if w.error]
-            if errors:
-                return {**out, "error": errors[0]}
-            await asyncio.sleep(1.0)
+            tasks, error = await client.start_watchers(session, watchers, stop, 60)
+            if error:
+                return {**out, "error": error}
             per_write = max(1, args.fanout_rate // 100)  # one write every 10 ms
             count = args.fanout_rate * args.fanout_s
             app = client.Appender(path, factory.line, count, 0.01, per_write=per_write)
