@@ -166,6 +166,19 @@ class SseWatcher:
             self.ready.set()
 
 
+async def start_watchers(
+    session: aiohttp.ClientSession, watchers: list[SseWatcher], stop: asyncio.Event, timeout: float
+) -> tuple[list[asyncio.Task[None]], str | None]:
+    """Run every watcher until `stop`; once all are ready, the tasks and the first error (if any
+    could not connect), after the same 1 s settle time every phase gives its clients."""
+    tasks = [asyncio.create_task(w.run(session, stop)) for w in watchers]
+    await asyncio.wait_for(asyncio.gather(*(w.ready.wait() for w in watchers)), timeout)
+    errors = [w.error for w in watchers if w.error]
+    if not errors:
+        await asyncio.sleep(1.0)
+    return tasks, errors[0] if errors else None
+
+
 class PollWatcher:
     """GETs `url` every `period` s (what a polling live page does) and looks for new markers."""
 

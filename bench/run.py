@@ -29,6 +29,7 @@ import agent_scan  # noqa: E402
 import archive as archive_phase  # noqa: E402
 import cli_startup  # noqa: E402
 import client  # noqa: E402
+import fleet as fleet_phase  # noqa: E402
 import floor  # noqa: E402
 import forward  # noqa: E402
 import hook_cost  # noqa: E402
@@ -336,12 +337,9 @@ async def fanout(root: Path, args: argparse.Namespace) -> dict:
         stop = asyncio.Event()
         conn = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=conn) as session:
-            tasks = [asyncio.create_task(w.run(session, stop)) for w in watchers]
-            await asyncio.wait_for(asyncio.gather(*(w.ready.wait() for w in watchers)), 60)
-            errors = [w.error for w in watchers if w.error]
-            if errors:
-                return {**out, "error": errors[0]}
-            await asyncio.sleep(1.0)
+            tasks, error = await client.start_watchers(session, watchers, stop, 60)
+            if error:
+                return {**out, "error": error}
             per_write = max(1, args.fanout_rate // 100)  # one write every 10 ms
             count = args.fanout_rate * args.fanout_s
             app = client.Appender(path, factory.line, count, 0.01, per_write=per_write)
@@ -550,6 +548,8 @@ def table(res: dict) -> str:
         )
     for label, value in archive_phase.rows(res.get("archive", {})):
         row(label, value)
+    for label, value in fleet_phase.rows(res.get("fleet")):
+        row(label, value)
     fo = res.get("fanout")
     if fo:
         if "error" in fo:
@@ -680,6 +680,10 @@ async def main(args: argparse.Namespace) -> None:
             res["agent_scan"] = await asyncio.to_thread(agent_scan.measure)
             log(f"  {res['agent_scan']}")
             save(res)
+        if want("fleet"):
+            log(f"fleet: {fleet_phase.SESSIONS} sessions at 20 lines/s for {args.fleet_seconds} s")
+            res["fleet"] = await fleet_phase.fleet(root, args.fleet_seconds, args.skip_peers, log)
+            save(res)
         if want("fanout"):
             log("fanout")
             res["fanout"] = await fanout(root, args)
@@ -699,7 +703,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         default="",
         help="comma list: latency,rendered,markdown,cold,archive,snapshot,fanout,forward,"
-        "review,search,cli,panel,agentscan,hook",
+        "review,search,cli,panel,agentscan,hook,fleet",
     )
     p.add_argument("--panel-items", type=int, default=50_000, help="panel phase: session size")
     p.add_argument("--panel-appends", type=int, default=200, help="panel phase: live appends")
@@ -728,6 +732,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--fanout-s", type=int, default=None)
     p.add_argument("--search-mb", type=int, default=None, help="search phase: archive size")
     p.add_argument("--search-sessions", type=int, default=None, help="search phase: sessions")
+    p.add_argument("--fleet-seconds", type=float, default=300.0, help="fleet phase: duration")
     p.add_argument("--forward-mb", type=int, default=100, help="transcript sent by `forward`")
     a = p.parse_args(argv)
     a.archive_gb = a.archive_gb if a.archive_gb is not None else (2.0 if a.full else 0.2)

@@ -8,7 +8,8 @@ activity log).
 - `AppendFile.sync` is the fsync, run in a worker thread so the event loop never waits on the
   disk; callers sync once per request (not per line) before they acknowledge it.
 - `OpenFiles` keeps at most a few files open (least recently used closed first, idle ones
-  closed), so a log with 10,000 files never runs out of descriptors.
+  closed), so a log with 10,000 files never runs out of descriptors. The item logs' spill files
+  share one too (`core/item_log.py`), opened read-write.
 - `read_whole_lines` reads a file for replay and cuts a torn last line (a crash mid-write).
 """
 
@@ -88,18 +89,23 @@ def write_all(fd: int, data: bytes) -> None:
 
 class OpenFiles:
     """Descriptors of append-only files, opened on use: at most `capacity` open (the least
-    recently used is closed first) and any unused for `idle_s` closed at the next use."""
+    recently used is closed first) and any unused for `idle_s` closed at the next use.
+    `flags` is how each is opened (appending by default; the spill files: read-write)."""
 
-    def __init__(self, capacity: int = 64, idle_s: float = 60.0) -> None:
+    def __init__(
+        self, capacity: int = 64, idle_s: float = 60.0, flags: int = os.O_WRONLY | os.O_APPEND
+    ) -> None:
         self.capacity = capacity
         self.idle_s = idle_s
+        self.flags = flags
         self._open: OrderedDict[Path, tuple[int, float]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._open)
 
     def fd(self, path: Path) -> tuple[int, bool]:
-        """An open descriptor for appending to `path`, and whether the file was just created."""
+        """An open descriptor for `path` (appending, by default), and whether the file was just
+        created."""
         now = time.monotonic()
         entry = self._open.pop(path, None)
         self._close_spare(now)  # before `path` goes back in: it is in use
@@ -108,10 +114,10 @@ class OpenFiles:
             # Session text: 0600 whatever the umask, and a file from an older version is set
             # to 0600 when it is next opened.
             try:
-                fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_EXCL)
+                fd = open_private(path, self.flags | os.O_EXCL)
                 created = True
             except FileExistsError:
-                fd = open_private(path, os.O_WRONLY | os.O_APPEND)
+                fd = open_private(path, self.flags)
         else:
             fd = entry[0]
         self._open[path] = (fd, now)

@@ -4,6 +4,11 @@ Each subscriber owns a bounded queue. Publishing never awaits: a client that doe
 overflows, its queue is dropped and replaced by a single `Resync` marker, and its stream handler
 answers with `reset` + `snapshot`. So one stalled client costs at most `maxsize`
 references and never slows the others.
+
+The items of one write (a source's read, an ingest request's records) reach a subscriber as one
+`ItemsPublished` entry, not one entry each: at a fleet's rate the per-item queue puts and wake-ups
+were most of the fan-out's cost. The bound still counts items, so a client overflows after the
+same number of items as before, whatever the batches.
 """
 
 from __future__ import annotations
@@ -22,6 +27,14 @@ class ItemPublished:
 
     session_id: str
     item: SessionItem
+
+
+@dataclass(frozen=True)
+class ItemsPublished:
+    """Items appended to the session log together (one write), in order: one queue entry."""
+
+    session_id: str
+    items: tuple[SessionItem, ...]
 
 
 @dataclass(frozen=True)
@@ -63,7 +76,20 @@ class StateChanged:
     exact: bool = False  # a hook or the agent's protocol said it (core/states.py)
 
 
-Message = ItemPublished | EphemeralPublished | LogReset | SessionSwitched | Resync | StateChanged
+Message = (
+    ItemPublished
+    | ItemsPublished
+    | EphemeralPublished
+    | LogReset
+    | SessionSwitched
+    | Resync
+    | StateChanged
+)
+
+
+def weight(message: Message) -> int:
+    """How many items a message holds toward a subscriber's bound (a batch: each of its items)."""
+    return max(1, len(message.items)) if isinstance(message, ItemsPublished) else 1
 
 
 @dataclass(eq=False)
@@ -74,19 +100,29 @@ class Subscriber:
     maxsize: int = DEFAULT_QUEUE_SIZE
     queue: asyncio.Queue[Message] = field(init=False)
     overflows: int = 0
+    pending: int = 0  # items (by `weight`) queued: the bound is on these, not on entries
 
     def __post_init__(self) -> None:
-        self.queue = asyncio.Queue(self.maxsize)
+        self.queue = asyncio.Queue()
 
     def offer(self, message: Message) -> None:
-        try:
+        size = weight(message)
+        if self.pending + size <= self.maxsize:
             self.queue.put_nowait(message)
-        except asyncio.QueueFull:
-            self.overflows += 1
-            # Drop everything queued: the handler re-snapshots from the log, which holds it all.
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            self.queue.put_nowait(Resync())
+            self.pending += size
+            return
+        self.overflows += 1
+        # Drop everything queued: the handler re-snapshots from the log, which holds it all.
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(Resync())
+        self.pending = 1
+
+    async def get(self) -> Message:
+        """The next message (what a consumer must call, so the bound counts what is queued)."""
+        message = await self.queue.get()
+        self.pending -= weight(message)
+        return message
 
 
 def session_topic(workspace_id: str, session_id: str) -> str:

@@ -6,6 +6,10 @@ otherwise keep every item, whole, in memory. Clients almost always read the newe
 items are written once, whole, to a spill file and read back by position for a resume from an
 old id or "show more". The spill file is a cache: rebuilt from the sources on every start.
 
+A fleet of busy sessions would each keep its spill file open: the files' descriptors are held in
+one LRU (`SPILL_FILES`, at most `SPILL_OPEN_MAX`), and a log whose file was closed reopens it when
+it next spills or reads, so the server's descriptors stay bounded however many sessions spill.
+
 A full disk never changes what an index reads. A writer that must refuse what the disk cannot
 take (the ingest journal) first calls `reserve`, which allocates the spill room the items will
 need or raises OSError with nothing changed. A spill write that fails anyway (no reservation: a
@@ -24,15 +28,18 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from sidemirror.core.durable import WriteFailed, pwrite_all
+from sidemirror.core.durable import OpenFiles, WriteFailed, pwrite_all
 from sidemirror.core.models import SESSION_ITEM_ADAPTER, SessionItem
-from sidemirror.core.private import open_private, private_dir
+from sidemirror.core.private import private_dir
 
 logger = logging.getLogger(__name__)
 DEFAULT_WINDOW = 2048
 ALLOCATE_STEP = 64 << 10  # spill room is reserved in steps this big (or exactly, if that fails)
 # Room for what `append` adds to an item not yet stored (its id, a seq), over its JSON length.
 ITEM_SLACK = 128
+SPILL_OPEN_MAX = 64
+# Every log's spill descriptor, shared: the event loop is the only user of item logs.
+SPILL_FILES = OpenFiles(SPILL_OPEN_MAX, flags=os.O_RDWR)
 
 
 class ItemLog:
@@ -42,9 +49,15 @@ class ItemLog:
     their byte positions (see sources/claude/positions.py), so an index is not a seq.
     """
 
-    def __init__(self, spill_path: Path | None = None, window: int = DEFAULT_WINDOW) -> None:
+    def __init__(
+        self,
+        spill_path: Path | None = None,
+        window: int = DEFAULT_WINDOW,
+        files: OpenFiles = SPILL_FILES,
+    ) -> None:
         self.spill_path = spill_path
         self.window = window
+        self._files = files
         self._recent: deque[SessionItem] = deque()
         self._wire: deque[str | None] = deque()  # projected JSON of the recent items, lazily
         self._base = 0  # index of _recent[0]
@@ -52,7 +65,7 @@ class ItemLog:
         # Seq of every item, in order (8 bytes an item, spilled ones too); None while every seq
         # is its index + 1, as in ingested logs, which then pay nothing for it.
         self._seqs: array[int] | None = None
-        self._fd: int | None = None
+        self._opened = False  # the spill file was made (emptied) by this log: reopen, never empty
         self._end = 0  # bytes of whole spilled lines; the file may be longer (reserved room)
         self._allocated = 0  # bytes of the file allocated by `reserve`
         self._lines: dict[int, bytes] = {}  # spill lines made by `reserve`, by item index
@@ -128,8 +141,8 @@ class ItemLog:
         self._offsets = array("Q")
         self._seqs = None
         self._lines.clear()
-        if self._fd is not None:
-            os.ftruncate(self._fd, 0)
+        if self._opened:
+            os.ftruncate(self._open_spill(), 0)
         self._end = self._allocated = 0
 
     def wire_json(self, index: int, project: Callable[[SessionItem], str]) -> str:
@@ -153,9 +166,8 @@ class ItemLog:
         return self._recent[index - self._base], self.wire_json(index, project)
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        if self._opened and self.spill_path is not None:
+            self._files.forget(self.spill_path)
 
     # --- the spill file ---
 
@@ -198,11 +210,17 @@ class ItemLog:
             return
 
     def _open_spill(self) -> int:
-        if self._fd is None:
-            assert self.spill_path is not None
+        """The spill file's descriptor, from the shared LRU (reopened if it was closed). The
+        first open empties what an earlier run left: the file is this run's cache."""
+        assert self.spill_path is not None
+        if not self._opened:
             private_dir(self.spill_path.parent)
-            self._fd = open_private(self.spill_path, os.O_RDWR | os.O_TRUNC)
-        return self._fd
+        fd, created = self._files.fd(self.spill_path)
+        if not self._opened:
+            if not created:
+                os.ftruncate(fd, 0)
+            self._opened = True
+        return fd
 
     def _spill_oldest(self) -> bool:
         line = self._lines.pop(self._base, None) or _spill_line(self._recent[0])
@@ -223,10 +241,9 @@ class ItemLog:
         return True
 
     def _read_spilled(self, index: int) -> SessionItem:
-        assert self._fd is not None
         start = self._offsets[index]
         stop = self._offsets[index + 1] if index + 1 < self._base else self._end
-        raw = os.pread(self._fd, stop - start, start)
+        raw = os.pread(self._open_spill(), stop - start, start)
         return SESSION_ITEM_ADAPTER.validate_json(raw)
 
 

@@ -17,6 +17,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from sidemirror.core.hub import (
     EphemeralPublished,
     Hub,
     ItemPublished,
+    ItemsPublished,
     LogReset,
     Message,
     SessionSwitched,
@@ -277,6 +279,7 @@ class Store:
         # The latest problems, as `/health` shows them (redacted when counted).
         self.parse_error_details: deque[dict[str, Any]] = deque(maxlen=PARSE_ERRORS_KEPT)
         self.taps: list[Tap] = []
+        self._unsent: list[tuple[SessionLog, SessionItem]] = []  # stored, not yet sent to the hub
         self._ws_ids: dict[str, str] = {}  # directory as named -> workspace id
         # Forwarded hosts by label, shared with their workspaces (sources/remote/).
         self.host_links: dict[str, HostLink] = {}
@@ -349,14 +352,34 @@ class Store:
     def append(self, log: SessionLog, item: SessionItem) -> SessionItem:
         """Store and publish `item`. A source that numbers its items sets `item.seq`; otherwise
         (or if it would not increase) the item takes the next seq after the last."""
+        try:
+            self._store(log, item)
+        finally:
+            self._flush_items()
+        return item
+
+    def _store(self, log: SessionLog, item: SessionItem) -> None:
+        """Append `item` and tell the taps (one by one). The hub is told once for all the items
+        of one write (`_flush_items`), or sooner if a tap publishes something meanwhile (a
+        state the item changed), so every subscriber still sees them in the order they happened."""
         redact_item_fields(item)  # the adapter redacted its text; this covers every other field
         last = log.items.last_seq
         seq = item.seq if item.seq > last else last + 1
         item.seq = seq
         item.id = f"{log.epoch}.{seq}"
         log.items.append(item)
-        self._publish(log, ItemPublished(log.session_id, item))
-        return item
+        message = ItemPublished(log.session_id, item)
+        for tap in self.taps:
+            tap(log, message)
+        self._unsent.append((log, item))
+
+    def _flush_items(self) -> None:
+        """Publish the items stored since the last flush, one hub entry per session."""
+        unsent, self._unsent = self._unsent, []
+        for _, group in groupby(unsent, key=lambda pair: id(pair[0])):
+            pairs = list(group)
+            log = pairs[0][0]
+            self._send(log, ItemsPublished(log.session_id, tuple(i for _, i in pairs)), True)
 
     def adopt(self, log: SessionLog, item: SessionItem) -> SessionItem:
         """An item read back from the skipped part of a source (history), given its id and
@@ -402,8 +425,11 @@ class Store:
             self.count_parse_error(update.errors)
         for problem in update.problems:
             self.count_parse_error(problem=problem)
-        for item in update.items:
-            self.append(log, item)
+        try:
+            for item in update.items:
+                self._store(log, item)
+        finally:
+            self._flush_items()  # one hub entry for the whole write (hub.py says why)
         for item in update.live:
             self.publish_ephemeral(log, item)
         log.title = update.title or log.title
@@ -468,6 +494,10 @@ class Store:
         subscribers (a switch of the followed session concerns only the workspace's)."""
         for tap in self.taps:
             tap(log, message)
+        self._flush_items()
+        self._send(log, message, to_session)
+
+    def _send(self, log: SessionLog, message: Message, to_session: bool) -> None:
         if to_session:
             self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
         self.hub.publish(workspace_topic(log.workspace_id), message)

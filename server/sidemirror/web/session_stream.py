@@ -13,7 +13,7 @@ from aiohttp_sse import EventSourceResponse
 from sidemirror import PROTOCOL_VERSION, __version__
 from sidemirror.core.hub import (
     EphemeralPublished,
-    ItemPublished,
+    ItemsPublished,
     LogReset,
     Resync,
     SessionSwitched,
@@ -135,11 +135,11 @@ async def session_stream(request: web.Request) -> web.StreamResponse:
 async def _pump(stream: _Stream, sub: Subscriber, follow: bool, state: AppState) -> None:
     store = state.store
     while True:
-        message = await sub.queue.get()
+        message = await sub.get()
         log = stream.log
-        if isinstance(message, ItemPublished):
+        if isinstance(message, ItemsPublished):
             if message.session_id == log.session_id:
-                await stream.send_new_items()
+                await stream.send_new_items()  # the whole batch (and any before it), one write
         elif isinstance(message, EphemeralPublished):
             if message.session_id == log.session_id:
                 item = message.item

@@ -6,7 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from sidemirror.core.hub import Hub, ItemPublished, session_topic
+from sidemirror.core.hub import Hub, ItemsPublished, session_topic
 from sidemirror.core.models import SystemEvent
 from sidemirror.core.projection import Projector
 from sidemirror.core.store import Store, workspace_id_for
@@ -36,10 +36,10 @@ async def test_a_live_rewind_marks_the_same_items_as_a_whole_read(tmp_path: Path
             fh.write("".join(json.dumps(r) + "\n" for r in rewind_lines(base, compact_after=False)))
         live = None
         while live is None:
-            message = await asyncio.wait_for(sub.queue.get(), 10)
-            item = message.item if isinstance(message, ItemPublished) else None
-            if isinstance(item, SystemEvent) and item.subtype == "rewind":
-                live = item
+            message = await asyncio.wait_for(sub.get(), 10)
+            items = message.items if isinstance(message, ItemsPublished) else ()
+            rewinds = [i for i in items if isinstance(i, SystemEvent) and i.subtype == "rewind"]
+            live = rewinds[0] if rewinds else None
         [whole] = [
             i
             for i in positional_parse(main.read_bytes())

@@ -6,7 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from sidemirror.core.hub import Hub, ItemPublished, session_topic
+from sidemirror.core.hub import Hub, ItemsPublished, session_topic
 from sidemirror.core.models import PlanEvent
 from sidemirror.core.projection import Projector
 from sidemirror.core.store import SessionLog, Store, workspace_id_for
@@ -85,8 +85,9 @@ async def test_the_plan_survives_a_restart_and_keeps_changing_live(tmp_path: Pat
             fh.write(json.dumps(record) + "\n")
         item = None
         while not isinstance(item, PlanEvent):
-            message = await asyncio.wait_for(sub.queue.get(), 10)
-            item = message.item if isinstance(message, ItemPublished) else None
+            message = await asyncio.wait_for(sub.get(), 10)
+            items = message.items if isinstance(message, ItemsPublished) else ()
+            item = next((i for i in items if isinstance(i, PlanEvent)), None)
         assert [(e.content, e.status) for e in item.entries] == [
             ("Read the signup form", "in_progress"),
             ("Add email and password validation", "completed"),

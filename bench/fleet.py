@@ -1,0 +1,227 @@
+"""A fleet at once (issue 34): 20 live sessions appended together, a few of them followed.
+
+Twenty sessions, Claude Code transcripts (`synth.LineFactory`, from the sample-project fixture)
+and Codex rollouts (`CodexLines`, from the rollout in tests/fixtures/codex), each in its own
+project directory, are appended at 20 lines/s each (400 lines/s in all) for `--fleet-seconds`.
+Three SSE clients follow three of them (two Claude, one Codex) and the attention stream is open,
+as a user watching a fleet would have it. Recorded: append→SSE p50/p99 per followed session
+(markers `BMK<n>Z`, n = session × 100,000 + line), the server's CPU % of one core over the run,
+its RSS and open descriptors at start, middle and end.
+
+vibedeck gets the same Claude load (it reads no Codex rollouts; their appends still run, so the
+machine is as busy): three clients on its one `/events` stream, each figure from the markers of
+one followed session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import client
+import peers
+import psutil
+import synth
+
+ROOT = Path(__file__).resolve().parent.parent
+CODEX_FIXTURE = (
+    ROOT
+    / "tests/fixtures/codex/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"
+)  # noqa: E501
+SESSIONS = 20
+CODEX_EVERY = 3  # every third session is a Codex rollout (7 of 20), the rest Claude Code
+RATE = 20.0  # lines per second per session
+STRIDE = 100_000  # marker n = session * STRIDE + line
+PROBES = ("start", "middle", "end")
+
+
+class CodexLines:
+    """Real Codex assistant replies (`response_item` messages of the fixture), rewritten to carry
+    marker n and a fresh timestamp."""
+
+    def __init__(self) -> None:
+        records = [json.loads(line) for line in CODEX_FIXTURE.open(encoding="utf-8")]
+        self.templates = [
+            r
+            for r in records
+            if r["type"] == "response_item"
+            and r["payload"].get("type") == "message"
+            and r["payload"].get("role") == "assistant"
+        ]
+
+    def line(self, n: int) -> bytes:
+        r = copy.deepcopy(self.templates[n % len(self.templates)])
+        r["timestamp"] = synth._now_iso()
+        block = r["payload"]["content"][0]
+        block["text"] = f"{synth.marker(n)} {block['text']}"
+        return (json.dumps(r, ensure_ascii=False) + "\n").encode()
+
+
+def _seed_codex(home: Path, sid: str, cwd: str) -> Path:
+    day = time.strftime("%Y/%m/%d")
+    path = (
+        home / ".codex/sessions" / day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S')}-{sid}.jsonl"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with CODEX_FIXTURE.open(encoding="utf-8") as src, path.open("w", encoding="utf-8") as out:
+        for line in src:
+            r = json.loads(line)
+            if r["type"] == "session_meta":
+                r["payload"]["id"] = sid
+                r["payload"]["cwd"] = cwd
+            out.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return path
+
+
+def _sessions(home: Path) -> list[dict[str, Any]]:
+    """The fleet's files, seeded with their history: kind, id, cwd, path, line maker."""
+    out = []
+    for i in range(SESSIONS):
+        cwd = f"/home/bench/fleet/agent-{i:02d}"
+        sid = str(uuid.UUID(int=0x5E551000_0000_4000_8000_000000F1EE00 + i))
+        if i % CODEX_EVERY == 1:
+            path = _seed_codex(home, sid, cwd)
+            make: Callable[[int], bytes] = CodexLines().line
+            kind = "codex"
+        else:
+            path = home / ".claude/projects" / cwd.replace("/", "-") / f"{sid}.jsonl"
+            synth.seed_session(path, sid, cwd)
+            make = synth.LineFactory(sid, cwd).line
+            kind = "claude"
+        out.append({"kind": kind, "id": sid, "cwd": cwd, "path": path, "make": make})
+    return out
+
+
+def _probe(pid: int) -> dict[str, float]:
+    """RSS (MB) and open descriptors of the server process (its children included for RSS)."""
+    sampler = client.RssSampler(pid)
+    try:
+        fds = psutil.Process(pid).num_fds()
+    except psutil.Error:
+        fds = -1
+    return {"rss_mb": round(sampler.rss() / 2**20, 1), "open_fds": fds}
+
+
+async def _ours_urls(run: peers.Running, followed: list[dict[str, Any]]) -> list[str]:
+    """Stream URLs of the followed sessions, once every workspace of the fleet is listed."""
+    deadline = time.monotonic() + 120
+    async with aiohttp.ClientSession() as s:
+        while time.monotonic() < deadline:
+            async with s.get(run.base + "/api/workspaces", headers=peers.AUTH) as r:
+                listed = {w["directory"]: w["id"] for w in (await r.json())["workspaces"]}
+            if all(f["cwd"] in listed for f in followed) and len(listed) >= SESSIONS:
+                q = "/workspace/{}/session/stream?session={}"
+                return [run.base + q.format(listed[f["cwd"]], f["id"]) for f in followed]
+            await asyncio.sleep(0.2)
+    raise RuntimeError(f"the fleet's workspaces were not all listed in 120 s: {sorted(listed)}")
+
+
+async def _run(name: str, start: Any, root: Path, seconds: float, log: Any) -> dict[str, Any]:
+    home = root / f"fleet-{name}" / "home"
+    (home / ".claude/projects").mkdir(parents=True)
+    fleet = _sessions(home)
+    claude = [i for i, f in enumerate(fleet) if f["kind"] == "claude"]
+    codex = [i for i, f in enumerate(fleet) if f["kind"] == "codex"]
+    follow = [claude[0], claude[1], codex[0]] if name == "sidemirror" else claude[:3]
+    out: dict[str, Any] = {"sessions": SESSIONS, "codex_sessions": len(codex), "seconds": seconds}
+    with start(home) as run:
+        try:
+            await peers.wait_http(run.base + "/health", run.proc, 120)
+            if name == "sidemirror":
+                urls = await _ours_urls(run, [fleet[i] for i in follow])
+                watchers = [client.SseWatcher(u, peers.AUTH, b"event: snapshot") for u in urls]
+                attention = client.SseWatcher(
+                    run.base + "/api/attention/stream", peers.AUTH, b"\n\n"
+                )
+            else:
+                events = run.base + "/events"
+                watchers = [client.SseWatcher(events, {}, b"catchup_complete") for _ in follow]
+                attention = None
+        except Exception as exc:  # a tool that cannot run here: say why, carry on
+            return {"error": f"{exc}", "log": peers.tail_log(run.log)}
+        stop = asyncio.Event()
+        conn = aiohttp.TCPConnector(limit=0)
+        async with aiohttp.ClientSession(connector=conn) as session:
+            streams = [*watchers, *([attention] if attention else [])]
+            tasks, error = await client.start_watchers(session, streams, stop, 120)
+            if error:
+                return {**out, "error": error}
+            count = int(RATE * seconds)
+            apps = [
+                client.Appender(f["path"], f["make"], count, 1 / RATE, first=i * STRIDE)
+                for i, f in enumerate(fleet)
+            ]
+            pid = run.proc.pid
+            out["start"] = _probe(pid)
+            c0, w0 = client.cpu_seconds(pid), time.monotonic()
+            for app in apps:
+                app.start()
+            while any(a.is_alive() for a in apps) and time.monotonic() - w0 < seconds + 60:
+                if "middle" not in out and time.monotonic() - w0 >= seconds / 2:
+                    out["middle"] = _probe(pid)
+                await asyncio.sleep(0.1)
+            for app in apps:
+                app.stop_flag.set()
+            w1, c1 = time.monotonic(), client.cpu_seconds(pid)
+            out["end"] = _probe(pid)
+            deadline = time.monotonic() + 15  # late events, bounded
+            while time.monotonic() < deadline and any(
+                len(w.seen.first) < len(apps[i].sent) for w, i in zip(watchers, follow, strict=True)
+            ):
+                await asyncio.sleep(0.05)
+            stop.set()
+            for t in tasks:
+                t.cancel()
+    written = sum(len(a.sent) for a in apps)
+    out["lines_written"] = written
+    out["written_per_s"] = round(written / (w1 - w0), 1)
+    out["server_cpu_percent"] = round(100 * (c1 - c0) / (w1 - w0), 1)
+    out["loadavg_1m"] = round(os.getloadavg()[0], 2)
+    followed = {}
+    for w, i in zip(watchers, follow, strict=True):
+        sent = apps[i].sent
+        lat = [w.seen.first[n] - t for n, t in sent.items() if n in w.seen.first]
+        followed[f"{fleet[i]['kind']}-{i:02d}"] = {
+            **client.summary_ms(lat, len(sent)),
+            "resets": w.resets,
+        }
+    out["followed"] = followed
+    log(f"  fleet {name}: {out}")
+    return out
+
+
+async def fleet(root: Path, seconds: float, skip: list[str], log: Any) -> dict[str, Any]:
+    res: dict[str, Any] = {
+        "sidemirror": await _run("sidemirror", peers.start_ours, root, seconds, log)
+    }
+    if "vibedeck" in skip:
+        return res
+    if not peers.PEER_DIRS["vibedeck"].exists():
+        res["vibedeck"] = {"error": f"not installed ({peers.PEER_DIRS['vibedeck']})"}
+        return res
+    res["vibedeck"] = await _run("vibedeck", peers.start_vibedeck, root, seconds, log)
+    return res
+
+
+def rows(res: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The results table's lines for the fleet phase, per tool."""
+    out: list[tuple[str, str]] = []
+    for name, r in (res or {}).items():
+        if "error" in r:
+            out.append((f"fleet, {name}", "error: " + r["error"][:60]))
+            continue
+        for key, f in r["followed"].items():
+            value = f"{f['p50_ms']} / {f['p99_ms']} ms (missed {f['missed']})"
+            out.append((f"fleet, {name}: {key} append→SSE p50 / p99", value))
+        marks = " / ".join(f"{r[k]['rss_mb']} MB, {r[k]['open_fds']} fds" for k in PROBES if k in r)
+        out.append((f"fleet, {name}: CPU of one core", f"{r['server_cpu_percent']} %"))
+        out.append((f"fleet, {name}: RSS, open fds at start / middle / end", marks))
+    return out
