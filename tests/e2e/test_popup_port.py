@@ -8,9 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from decoy import DECOY_TOKEN, Decoy
 from playwright.sync_api import Page, expect
-from support import TOKEN, Extension, parked_port, quiet_port, stop_worker
+
+from tests.e2e.decoy import DECOY_TOKEN, Decoy
+from tests.harness.auth import TOKEN
+from tests.harness.browser import Extension, stop_worker
+from tests.harness.ports import parked_port, quiet_port
 
 
 def stored(page: Page, key: str) -> Any:

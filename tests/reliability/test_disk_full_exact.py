@@ -29,7 +29,9 @@ import pytest
 from sidemirror.index.search import SearchIndex
 from sidemirror.index.search_tables import Doc
 
-from .harness import AUTH, NDJSON, Server
+from tests.harness.auth import AUTH, NDJSON
+from tests.harness.server import Server
+
 from .report import record
 from .small_fs import fill, small_fs
 from .test_crash_restart import ws_id

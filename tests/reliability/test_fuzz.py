@@ -25,9 +25,10 @@ from sidemirror.sources.claude.parser import ClaudeParser
 from sidemirror.sources.files.tailer import JsonlTailer
 from sidemirror.sources.registry import CONVERTERS
 
-from tests.conftest import FIXTURES
+from tests.harness.auth import AUTH, NDJSON
+from tests.harness.paths import FIXTURES
+from tests.harness.server import Server
 
-from .harness import AUTH, NDJSON, Server
 from .report import record
 
 FAST, SOAK = 60, 1000

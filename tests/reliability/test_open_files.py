@@ -15,7 +15,10 @@ from typing import Any
 
 import psutil
 
-from .harness import AUTH, NDJSON, Server, unexpected_tracebacks
+from tests.harness.auth import AUTH, NDJSON
+from tests.harness.logs import unexpected_tracebacks
+from tests.harness.server import Server
+
 from .report import record
 
 FD_LIMIT = 256  # soft and hard: a server that raises its soft limit cannot pass this one

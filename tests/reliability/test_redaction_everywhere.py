@@ -26,9 +26,12 @@ from typing import Any
 
 import aiohttp
 
-from tests.conftest import FIXTURES
+from tests.harness.auth import AUTH, NDJSON
+from tests.harness.paths import FIXTURES
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
+from tests.reliability.harness import MID_SESSION
 
-from .harness import AUTH, MID_SESSION, NDJSON, Server, wait_for
 from .report import record
 from .test_redaction_corpus import CORPUS
 
@@ -426,7 +429,7 @@ async def test_no_secret_in_any_field_reaches_any_output(tmp_path: Path) -> None
             mcp.method(text)  # fmt: skip
         # Everything a client can read back.
         await asyncio.sleep(0.5)
-        wait_for(lambda: len(json.loads(request(server, "GET", "/api/workspaces")[1])
+        wait_until(lambda: len(json.loads(request(server, "GET", "/api/workspaces")[1])
                              ["workspaces"]) >= 6 + len(KINDS), 30, "workspaces")  # fmt: skip
         listing = json.loads(request(server, "GET", "/api/workspaces")[1])["workspaces"]
         seen["workspaces"] = json.dumps(listing)

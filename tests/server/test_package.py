@@ -13,7 +13,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.harness.paths import ROOT
 
 
 def _clone_like(target: Path) -> Path:
