@@ -20,6 +20,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from email.message import Message
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,6 +31,26 @@ from tests.harness.auth import TOKEN
 from tests.harness.cli import clean_env
 from tests.harness.ports import free_port
 from tests.harness.waiting import wait_until
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One HTTP answer as it came, an error status included (`Server.exchange`)."""
+
+    status: int
+    headers: Message
+    body: bytes
+
+    def text(self) -> str:
+        return self.body.decode(errors="replace")
+
+    def json_or_text(self) -> Any:
+        """The JSON body; the text where it is not JSON (a proxy's or aiohttp's own page)."""
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            return self.text()
+
 
 LISTENING = re.compile(rb"listening on http://[^\s:]+:(\d+)")
 
@@ -257,6 +279,24 @@ class Server:
         req = urllib.request.Request(self.url(path), data=body, method=method, headers=headers)
         with urllib.request.urlopen(req, timeout=timeout) as res:
             return json.loads(res.read())
+
+    def exchange(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30,
+        most: int = -1,
+    ) -> Reply:
+        """A request with exactly `headers` (none added), for tests of refusals and limits: the
+        answer whatever its status, its body whole or its first `most` bytes."""
+        req = urllib.request.Request(self.url(path), body, dict(headers or {}), method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as res:
+                return Reply(res.status, res.headers, res.read(most))
+        except urllib.error.HTTPError as exc:
+            return Reply(exc.code, exc.headers, exc.read(most))
 
     def get(self, path: str, *, auth: bool = True, timeout: float = 10) -> Any:
         return self.request("GET", path, auth=auth, timeout=timeout)

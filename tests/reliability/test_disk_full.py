@@ -50,16 +50,8 @@ def full_disk_server(tmp_path: Path) -> Iterator[Server]:
 
 
 def _post(server: Server, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, Any]:
-    req = urllib.request.Request(server.url(path), data=body, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(req, timeout=20) as resp:
-            return resp.status, json.load(resp)
-    except urllib.error.HTTPError as exc:
-        raw = exc.read()
-        try:
-            return exc.code, json.loads(raw)
-        except ValueError:
-            return exc.code, raw.decode(errors="replace")
+    reply = server.exchange("POST", path, body, headers, timeout=20)
+    return reply.status, reply.json_or_text()
 
 
 def _ingest(server: Server, contents: list[str]) -> tuple[int, Any]:

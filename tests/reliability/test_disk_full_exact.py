@@ -80,17 +80,8 @@ class Outcome:
 
 def _request(server: Server, path: str, body: bytes | None = None) -> tuple[int, str, Any]:
     headers = NDJSON if body is not None else AUTH
-    req = urllib.request.Request(server.url(path), data=body, headers=headers)
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, resp.headers.get_content_type(), json.load(resp)
-    except urllib.error.HTTPError as exc:
-        raw = exc.read()
-        kind = exc.headers.get_content_type()
-        try:
-            return exc.code, kind, json.loads(raw)
-        except ValueError:
-            return exc.code, kind, raw.decode(errors="replace")
+    reply = server.exchange("POST" if body is not None else "GET", path, body, headers)
+    return reply.status, reply.headers.get_content_type(), reply.json_or_text()
 
 
 def _ingest(server: Server, contents: list[str]) -> tuple[int, str, Any]:

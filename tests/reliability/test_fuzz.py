@@ -244,14 +244,7 @@ def live(tmp_path_factory: Any) -> Iterator[Server]:
 
 
 def _post(server: Server, path: str, body: bytes, headers: dict[str, str]) -> int:
-    req = urllib.request.Request(server.url(path), data=body, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            resp.read()
-            return int(resp.status)
-    except urllib.error.HTTPError as exc:
-        exc.read()
-        return int(exc.code)
+    return server.exchange("POST", path, body, headers, timeout=10).status
 
 
 DEEP = 100_000

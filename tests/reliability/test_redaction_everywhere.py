@@ -244,13 +244,8 @@ def request(server: Server, method: str, path: str, body: Any = None,
     data = (
         None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
     )
-    req = urllib.request.Request(server.url(path), data=data, method=method,
-                                 headers={**AUTH, **(headers or {})})  # fmt: skip
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, resp.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
+    reply = server.exchange(method, path, data, {**AUTH, **(headers or {})})
+    return reply.status, reply.body.decode()
 
 
 def ingest(server: Server, fmt: str, lines: list[dict[str, Any]], workspace: str,
@@ -278,14 +273,9 @@ class Mcp:
                    "Accept": "application/json, text/event-stream", **AUTH}  # fmt: skip
         if self.sid:
             headers["Mcp-Session-Id"] = self.sid
-        req = urllib.request.Request(self.server.url("/mcp"), data=json.dumps(body).encode(),
-                                     headers=headers, method="POST")  # fmt: skip
-        try:
-            with urllib.request.urlopen(req, timeout=30) as resp:
-                text = resp.read().decode()
-                sid = resp.headers.get("Mcp-Session-Id", "")
-        except urllib.error.HTTPError as exc:
-            text, sid = exc.read().decode(), ""
+        reply = self.server.exchange("POST", "/mcp", json.dumps(body).encode(), headers)
+        text = reply.body.decode()
+        sid = reply.headers.get("Mcp-Session-Id", "") if reply.status < 400 else ""
         self.answers.append(text)
         return sid, text
 

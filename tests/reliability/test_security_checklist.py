@@ -11,8 +11,6 @@ import os
 import socket
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,13 +56,8 @@ def status_of(response: bytes) -> int:
 
 def call(server: Server, path: str, *, method: str = "GET", headers: dict[str, str] | None = None,
          data: bytes | None = None) -> tuple[int, dict[str, str], bytes]:  # fmt: skip
-    req = urllib.request.Request(server.url(path), data=data, method=method,
-                                 headers=headers or {})  # fmt: skip
-    try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
-            return resp.status, dict(resp.headers), resp.read(65536)
-    except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read()
+    reply = server.exchange(method, path, data, headers, timeout=5, most=65536)
+    return reply.status, dict(reply.headers), reply.body
 
 
 def ws_id() -> str:
