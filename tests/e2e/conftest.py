@@ -18,23 +18,17 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Playwright, expect, sync_playwright
+from sidemirror.listen_socket import PORT_RANGE
 
+from tests.e2e.decoy import Decoy
+from tests.e2e.support import FIXTURES
+from tests.harness.auth import TOKEN
+from tests.harness.browser import BROWSER_MARK, Extension, start_extension
+from tests.harness.ports import port_free, quiet_port, range_port
+from tests.harness.server import Server, ServerExited
+
+# Test files import each other's helpers by module name (`from test_a11y import ...`).
 sys.path.insert(0, str(Path(__file__).parent))
-
-from decoy import Decoy  # noqa: E402
-from support import (  # noqa: E402
-    BROWSER_MARK,
-    FIXTURES,
-    PORT_RANGE,
-    TOKEN,
-    Extension,
-    Server,
-    ServerExited,
-    free_port,
-    port_free,
-    quiet_port,
-    start_extension,
-)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -104,10 +98,20 @@ def server_factory(tmp_path: Path, claude_dir: Path) -> Iterator[Any]:
         tried: set[int] = set(avoid)
         while True:
             chosen = port or (
-                free_port(prefer=list(PORT_RANGE), avoid=tried) if in_range else quiet_port(tried)
+                range_port(prefer=list(PORT_RANGE), avoid=tried) if in_range else quiet_port(tried)
             )
+            # With the access log (`Server.requests`); the runtime dir is where the browser's
+            # pairing host looks (`install_pairing_host`).
             server = Server(
-                home or tmp_path, chosen, claude or claude_dir, extra_args, tmp_path / "runtime"
+                home or tmp_path,
+                *extra_args,
+                port=chosen,
+                claude_dir=claude or claude_dir,
+                runtime_dir=tmp_path / "runtime",
+                codex_dir=(home or tmp_path) / "no-codex",
+                log_level=None,
+                access_log=True,
+                ready="ok",
             )
             started.append(server)
             try:

@@ -8,7 +8,11 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
-from support import AXE_JS, ROOT, Extension, Server, open_tab, post_activity, start_extension
+
+from tests.e2e.support import AXE_JS, open_tab, post_activity
+from tests.harness.browser import Extension, start_extension
+from tests.harness.paths import ROOT
+from tests.harness.server import Server
 
 DOC_SHOTS = ROOT / "docs" / "screenshots"
 

@@ -16,9 +16,12 @@ import urllib.parse
 from typing import Any
 
 from playwright.sync_api import expect
-from support import PORT_RANGE, ROOT, Extension, Server
+from sidemirror.listen_socket import PORT_RANGE
 
-from tests.ports import free_port
+from tests.harness.browser import Extension
+from tests.harness.paths import ROOT
+from tests.harness.ports import free_port
+from tests.harness.server import Server
 
 ACP = ROOT / "tests" / "fixtures" / "acp"
 WS = "/tmp/e2e-acp-session"

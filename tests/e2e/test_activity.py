@@ -5,7 +5,11 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import Page, expect
-from support import Extension, Server, open_tab, post_activity, wait_until
+
+from tests.e2e.support import open_tab, post_activity
+from tests.harness.browser import Extension
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 
 WS = "/tmp/sidemirror-e2e-activity"
 URL = "http://127.0.0.1:5173/login?next=%2Fhome"
@@ -148,7 +152,7 @@ def test_gap_banner_when_the_cursor_fell_out_of_the_ring(ext: Extension, server:
     post_activity(server, {"type": "command_end", "command": "hover", "args": ["e9"],
                            "workspace": WS, "status": "ok"})  # fmt: skip
     expect(rows.last.locator(".act-cmd")).to_have_text("hover", timeout=10_000)
-    wait_until(lambda: rows.count() == 1000, message="still capped")
+    wait_until(lambda: rows.count() == 1000, what="still capped")
 
     # Scrolled up, the list does not jump: a pill counts what arrived below.
     scroller = panel.locator(".act-scroller")

@@ -12,14 +12,12 @@ import urllib.parse
 from typing import Any
 
 from playwright.sync_api import Page, expect
-from support import (
-    ROOT,
-    SAMPLE_SESSION,
-    Extension,
-    Server,
-    open_tab,
-    wait_until,
-)
+
+from tests.e2e.support import SAMPLE_SESSION, open_tab
+from tests.harness.browser import Extension
+from tests.harness.paths import ROOT
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 
 EVENTS = ROOT / "tests" / "fixtures" / "hooks" / "permission-request.jsonl"
 ALLOW = {
@@ -113,11 +111,11 @@ def test_badge_notification_and_sessions_view(ext: Extension, server: Server) ->
     worker = ext.worker()
     hook = start_hook(server, permission_request())
     try:
-        wait_until(lambda: ext.badge(panel) == "1", timeout=15, message="badge counts 1 waiting")
+        wait_until(lambda: ext.badge(panel) == "1", timeout=15, what="badge counts 1 waiting")
         notes = wait_until(
             lambda: worker.evaluate("() => chrome.notifications.getAll()"),
             timeout=15,
-            message="a notification for the waiting session",
+            what="a notification for the waiting session",
         )
         (note_id,) = notes
         assert SAMPLE_SESSION in note_id

@@ -10,15 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from support import (
-    Extension,
-    Server,
-    append_exchange,
-    post_activity,
-    sample_workspace,
-    transcript,
-    wait_until,
-)
+
+from tests.e2e.support import append_exchange, post_activity, sample_workspace, transcript
+from tests.harness.browser import Extension
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 
 NEW_PROJECT = "/tmp/e2e-auto-new-project"
 
@@ -86,7 +82,7 @@ def test_auto_follows_the_latest_change_and_the_browser_is_only_a_hint(
     panel.locator("#ws-select").select_option(sample_workspace(server))
     append_exchange(path, "more", "a later answer in the new project")
     wait_until(lambda: server.workspaces()[0]["directory"] == NEW_PROJECT,
-               message="the new project is the latest on the server")  # fmt: skip
+               what="the new project is the latest on the server")  # fmt: skip
     # The panel has seen it (Auto's label names it), and still shows the workspace picked.
     expect(auto).to_have_text("Auto — e2e-auto-new-project")
     expect(feed.get_by_text("the sample project answers")).to_be_visible()

@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from support import AXE_JS, Extension, open_tab, post_activity, wait_until
 from test_a11y import serious
 
+from tests.e2e.support import AXE_JS, open_tab, post_activity
+from tests.harness.browser import Extension
+from tests.harness.waiting import wait_until
 from tests.server.helpers.browser_session import (
     CALLS,
     activity_body,
@@ -26,7 +28,7 @@ def test_tool_card_summary_and_activity_back_link(
     base = session_base()
     write_transcript(projects, base)
     server = server_factory(claude=projects)
-    wait_until(lambda: server.workspaces(), message="the transcript is indexed")
+    wait_until(lambda: server.workspaces(), what="the transcript is indexed")
     post_activity(server, activity_body(base))
 
     panel = ext.open_panel()

@@ -19,7 +19,9 @@ from typing import Any
 
 import zstandard
 from playwright.sync_api import expect
-from support import ROOT, Extension
+
+from tests.harness.browser import Extension
+from tests.harness.paths import ROOT
 
 ROLLOUT = next((ROOT / "tests" / "fixtures" / "codex").glob("rollout-*.jsonl"))
 LIVE_ID = "019e16b0-0000-7000-8000-0000000000e2"

@@ -6,7 +6,11 @@ import json
 import re
 
 from playwright.sync_api import expect
-from support import TOKEN, Extension, Server, open_tab
+
+from tests.e2e.support import open_tab
+from tests.harness.auth import TOKEN
+from tests.harness.browser import Extension
+from tests.harness.server import Server
 
 
 def test_connect_view_lists_live_tools_and_tracks_health(ext: Extension, server: Server) -> None:

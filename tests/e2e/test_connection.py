@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-from decoy import Decoy
 from playwright.sync_api import expect
 from sidemirror.app import create_app
 from sidemirror.listen_socket import bind_socket
@@ -25,14 +24,12 @@ from sidemirror.web.about import load_server_id
 from sidemirror.web.peer import OwnerCache
 from sidemirror.web.rules import extension_origins
 from sidemirror.web.starting import StartingResponder
-from support import (
-    BROWSER_MARK,
-    TOKEN,
-    Extension,
-    parked_port,
-    port_free,
-    wait_until,
-)
+
+from tests.e2e.decoy import Decoy
+from tests.harness.auth import TOKEN
+from tests.harness.browser import BROWSER_MARK, Extension
+from tests.harness.ports import parked_port, port_free
+from tests.harness.waiting import wait_until
 
 
 @pytest.mark.scans_range
@@ -89,9 +86,7 @@ def test_not_running_state_then_manual_port_from_popup(ext: Extension, server_fa
     port = next(p for p in range(47490, 47500) if port_free(p))  # outside the probe range
     panel = ext.open_panel()
     popup = ext.open_popup()
-    wait_until(
-        lambda: (s := ext.status(popup)) and s["state"] != "connecting", message="first check"
-    )
+    wait_until(lambda: (s := ext.status(popup)) and s["state"] != "connecting", what="first check")
     # Pinned (by the test setup) to a port where nothing answers: only that port is probed.
     assert ext.status(popup)["state"] == "not_running"
     expect(popup.locator("#status-text")).to_have_text("Server not running")

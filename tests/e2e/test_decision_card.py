@@ -10,11 +10,13 @@ import json
 from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
-from support import Extension, Server, wait_until
 from test_attention import ALLOW, connected_panel, finish, permission_request, start_hook
 
 from tests.card_inputs import CARD_INPUTS, CardInput
 from tests.card_inputs import permission_request as with_input
+from tests.harness.browser import Extension
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 
 # Records, for every decision card the panel inserts, whether its Allow was disabled then.
 WATCH_INSERTS = """() => {
@@ -92,7 +94,7 @@ def test_a_masked_secret_is_revealed_on_the_card_only(ext: Extension, server: Se
     card.get_by_role("button", name="Deny").click()
     code, out = finish(hook)
     assert code == 0 and '"deny"' in out
-    assert secret not in (server.tmp / f"server-{server.port}.log").read_text()
+    assert secret not in server.stdout() + server.stderr()
 
 
 def test_an_input_too_large_to_show_offers_only_deny(ext: Extension, server: Server) -> None:

@@ -14,20 +14,19 @@ import time
 from pathlib import Path
 
 from playwright.sync_api import ConsoleMessage, Page, expect
-from support import (
+
+from tests.e2e.support import (
     SAMPLE_SESSION,
-    Extension,
-    Server,
     append_exchange,
     open_tab,
     post_activity,
     rendered_ids,
     sample_workspace,
-    stop_worker,
     transcript,
-    wait_until,
-    worker_running,
 )
+from tests.harness.browser import Extension, stop_worker, worker_running
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 
 OUTAGE_S = 60  # issue 8: "server killed for 60 s then back"
 RETRY_WITHIN_S = 18  # the backoff is capped at 15 s (+20 % jitter): the next try is this near
@@ -57,7 +56,7 @@ def assert_matches_server(panel: Page, server: Server, timeout: float = 10) -> l
     expected = [item["id"] for item in snap["items"]]
     assert snap["total"] == len(expected), "the test session must fit one snapshot"
     wait_until(lambda: log_order(panel) == expected, timeout=timeout,
-               message="rendered ids equal the server's snapshot")  # fmt: skip
+               what="rendered ids equal the server's snapshot")  # fmt: skip
     ids = rendered_ids(panel)
     assert len(ids) == len(set(ids)) == len(expected), f"duplicates in {ids}"
     return expected
@@ -84,13 +83,13 @@ def test_server_killed_for_60_s_then_back(ext: Extension, server: Server, claude
     panel = open_session(ext, server)
     warnings = watch_warnings(panel)
     before = assert_matches_server(panel, server)
-    wait_until(lambda: ext.badge(panel) == "on", message="badge on")
+    wait_until(lambda: ext.badge(panel) == "on", what="badge on")
 
     server.kill()
     killed = time.monotonic()
     banner = panel.locator(".banner.reconnecting")
     expect(banner).to_be_visible(timeout=10_000)
-    wait_until(lambda: ext.badge(panel) == "off", timeout=30, message="badge off while down")
+    wait_until(lambda: ext.badge(panel) == "off", timeout=30, what="badge off while down")
 
     # The agent keeps working while the server is down: real lines, spread over the outage.
     answers = []
@@ -122,7 +121,7 @@ def test_server_killed_for_60_s_then_back(ext: Extension, server: Server, claude
 
     after = assert_matches_server(panel, server)
     assert after[: len(before)] == before and len(after) > len(before)
-    wait_until(lambda: ext.badge(panel) == "on", timeout=BACK_WITHIN_S, message="badge recovers")
+    wait_until(lambda: ext.badge(panel) == "on", timeout=BACK_WITHIN_S, what="badge recovers")
     # And it is live again, not just caught up.
     append_exchange(transcript(claude_dir), "After the outage", "Live again after the outage.")
     expect(panel.get_by_text("Live again after the outage.")).to_be_visible(timeout=10_000)
@@ -137,7 +136,7 @@ def test_worker_stopped_repeatedly_panel_keeps_updating(
     panel = open_session(ext, server)
     warnings = watch_warnings(panel)
     before = assert_matches_server(panel, server)
-    wait_until(lambda: ext.badge(panel) == "on", message="badge on")
+    wait_until(lambda: ext.badge(panel) == "on", what="badge on")
 
     for i in range(1, WORKER_STOPS + 1):
         # Blank the badge first, so "on" afterwards is proof a fresh worker checked and set it.
@@ -151,7 +150,7 @@ def test_worker_stopped_repeatedly_panel_keeps_updating(
         popup = ext.open_popup()  # a user opens the toolbar popup: Chrome starts the worker
         answer = f"Written while the worker starts again ({i}/{WORKER_STOPS})."
         append_exchange(transcript(claude_dir), f"Prompt {i} as the worker starts", answer)
-        wait_until(lambda: ext.badge(panel) == "on", timeout=10, message=f"badge recovers ({i})")
+        wait_until(lambda: ext.badge(panel) == "on", timeout=10, what=f"badge recovers ({i})")
         assert worker_running(ext, panel)
         expect(panel.get_by_text(answer)).to_be_visible(timeout=10_000)
         popup.close()

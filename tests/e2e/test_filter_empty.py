@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from support import Extension
 from test_review_panel import open_review_tools
+
+from tests.harness.browser import Extension
 
 WS = "/tmp/e2e-filter-empty"
 

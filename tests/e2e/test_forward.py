@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from support import FIXTURES, ROOT, Extension
 from test_acp_session import port_outside_the_range
+
+from tests.e2e.support import FIXTURES
+from tests.harness.browser import Extension
+from tests.harness.paths import ROOT
 
 LABEL = "devbox"
 

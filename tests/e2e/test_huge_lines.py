@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from support import FIXTURES, Extension
+
+from tests.e2e.support import FIXTURES
+from tests.harness.browser import Extension
 
 SESSION = FIXTURES / "claude" / "sample-project" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
 LINES = SESSION.read_bytes().splitlines(keepends=True)

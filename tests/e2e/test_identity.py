@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from decoy import DECOY_TOKEN, Decoy
 from playwright.sync_api import Page, expect
-from support import BROWSER_MARK, TOKEN, Extension, wait_until
+
+from tests.e2e.decoy import DECOY_TOKEN, Decoy
+from tests.harness.auth import TOKEN
+from tests.harness.browser import BROWSER_MARK, Extension
+from tests.harness.waiting import wait_until
 
 
 def token_in_storage(page: Page) -> Any:
@@ -43,7 +46,7 @@ def test_follows_its_server_to_a_new_port_and_offers_another_without_switching(
     moved = server_factory(in_range=True, avoid=frozenset({first.port}))
     assert moved.server_id == server_id and moved.port != first.port
     status = wait_until(lambda: (s := ext.check(panel))["state"] == "connected" and s, timeout=20,
-                        message="found on its new port")  # fmt: skip
+                        what="found on its new port")  # fmt: skip
     assert status["port"] == moved.port
     expect(panel.locator("#connection")).to_contain_text(f":{moved.port}")
     expect(panel.get_by_text("from the first")).to_be_visible(timeout=15_000)
@@ -108,11 +111,11 @@ def test_an_impostor_on_the_port_never_gets_the_token(ext: Extension, server_fac
 
     server.stop()
     expect(panel.locator(".banner.reconnecting")).to_be_visible(timeout=10_000)
-    wait_until(lambda: ext.check(panel)["state"] == "not_running", message="the server is gone")
+    wait_until(lambda: ext.check(panel)["state"] == "not_running", what="the server is gone")
     impostor = Decoy(server.port, server_id=server.server_id).start()
     try:
         status = wait_until(lambda: (s := ext.check(panel))["state"] == "error" and s, timeout=20,
-                            message="the impostor refused")  # fmt: skip
+                            what="the impostor refused")  # fmt: skip
         # The pairing host answers from this user's runtime files: no server of ours is there.
         assert status["error"]["code"] == "not_our_server"
         assert ext.badge(panel) == "!"
@@ -125,7 +128,7 @@ def test_an_impostor_on_the_port_never_gets_the_token(ext: Extension, server_fac
         started = time.monotonic()
         wait_until(lambda: sum(s.path.startswith("/api/identify")
                                for s in impostor.since(started, BROWSER_MARK)) >= 4,
-                   timeout=30, message="a few rounds of checks")  # fmt: skip
+                   timeout=30, what="a few rounds of checks")  # fmt: skip
         seen = impostor.since(0, BROWSER_MARK)
         assert not [s for s in seen if s.carries(TOKEN)], "the impostor received the token"
         paths = {re.sub(r"\?.*", "", s.path) for s in seen}
@@ -138,7 +141,7 @@ def test_an_impostor_on_the_port_never_gets_the_token(ext: Extension, server_fac
 
     # The real server is back on its port: it proves it holds the token, and all is live again.
     server.start()
-    wait_until(lambda: ext.check(panel)["state"] == "connected", timeout=20, message="back")
+    wait_until(lambda: ext.check(panel)["state"] == "connected", timeout=20, what="back")
     server.ingest(
         "/tmp/e2e-impostor", "s1", [{"type": "assistant", "content": "after the impostor"}]
     )

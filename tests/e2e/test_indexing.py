@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from support import FIXTURES, Extension
+
+from tests.e2e.support import FIXTURES
+from tests.harness.browser import Extension
 
 SESSIONS = 12_000  # enough that indexing (newest first) is still running when the panel looks
 SOURCE = FIXTURES / "claude/sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"

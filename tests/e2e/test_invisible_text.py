@@ -9,7 +9,10 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import Page, expect
-from support import Extension, Server, open_tab, post_activity
+
+from tests.e2e.support import open_tab, post_activity
+from tests.harness.browser import Extension
+from tests.harness.server import Server
 
 RLO = "\u202e"
 COMMAND = f"rm -rf ~/{RLO}txt.ssa"

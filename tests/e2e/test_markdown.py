@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from support import Extension, append_exchange
 from test_a11y import axe_violations, serious
+
+from tests.e2e.support import append_exchange
+from tests.harness.browser import Extension
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "claude" / "sample-project"
 SESSION = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"

@@ -11,16 +11,11 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, Request, expect
-from support import (
-    EXT_DIR,
-    TOKEN,
-    Extension,
-    QuietHandler,
-    Server,
-    local_site,
-    open_tab,
-    post_activity,
-)
+
+from tests.e2e.support import QuietHandler, local_site, open_tab, post_activity
+from tests.harness.auth import TOKEN
+from tests.harness.browser import EXT_DIR, Extension
+from tests.harness.server import Server
 
 PAGE = b"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Shop</title>

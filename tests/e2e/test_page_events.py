@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 from sidemirror.core.clock import now_iso
-from support import Extension, QuietHandler, local_site, open_tab, post_activity, wait_until
 
+from tests.e2e.support import QuietHandler, local_site, open_tab, post_activity
+from tests.harness.browser import Extension
+from tests.harness.waiting import wait_until
 from tests.server.helpers.browser_session import record
 
 CWD = "/tmp/sidemirror-e2e-page-events"
@@ -59,7 +61,7 @@ def test_page_errors_reach_the_activity_tab_linked_to_the_running_call(
     transcript.write_text(record("prompt", "Log in and check it works.", now_iso(), 0, SESSION, CWD)
                           + record("use", use, now_iso(), 1, SESSION, CWD))  # fmt: skip
     server = server_factory(claude=projects)
-    wait_until(lambda: server.workspaces(), message="the transcript is indexed")
+    wait_until(lambda: server.workspaces(), what="the transcript is indexed")
     url = f"{site}/login"
     host = site.removeprefix("http://")
     post_activity(server, {"type": "command_end", "command": "navigate", "args": [url], "url": url,
@@ -74,7 +76,7 @@ def test_page_errors_reach_the_activity_tab_linked_to_the_running_call(
     switch.click()
     expect(switch).to_be_checked()
     wait_until(lambda: page.evaluate("() => typeof window.__sidemirrorPageEvents") == "boolean",
-               message="the page script is in the open tab")  # fmt: skip
+               what="the page script is in the open tab")  # fmt: skip
 
     page.bring_to_front()
     page.click("#login")

@@ -15,8 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, Playwright, expect
-from support import ROOT, TOKEN, Extension, Server, start_extension
 from test_attention import ALLOW, finish, permission_request, start_hook
+
+from tests.harness.auth import TOKEN
+from tests.harness.browser import Extension, start_extension
+from tests.harness.paths import ROOT
+from tests.harness.server import Server
 
 
 def stored_token(page: Page) -> dict[str, Any]:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import Page, expect
-from support import Extension, Server
 from test_review_panel import open_session
+
+from tests.harness.browser import Extension
+from tests.harness.server import Server
 
 
 def scroller_top(panel: Page) -> float:

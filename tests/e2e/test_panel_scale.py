@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Playwright
-from support import CHROMIUM, ROOT
+
+from tests.harness.browser import CHROMIUM
+from tests.harness.paths import ROOT
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

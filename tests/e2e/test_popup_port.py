@@ -9,9 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from decoy import DECOY_TOKEN, Decoy
 from playwright.sync_api import Page, expect
-from support import PORT_RANGE, TOKEN, Extension, parked_port, quiet_port, stop_worker
+from sidemirror.listen_socket import PORT_RANGE
+
+from tests.e2e.decoy import DECOY_TOKEN, Decoy
+from tests.harness.auth import TOKEN
+from tests.harness.browser import Extension, stop_worker
+from tests.harness.ports import parked_port, quiet_port
 
 
 def stored(page: Page, key: str) -> Any:

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from support import FIXTURES, SAMPLE_SESSION, Extension
+
+from tests.e2e.support import FIXTURES, SAMPLE_SESSION
+from tests.harness.browser import Extension
 
 
 def test_deleting_the_transcript_ends_the_session_in_the_panel(

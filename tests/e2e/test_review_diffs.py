@@ -7,7 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
-from support import Extension, Server, sample_workspace, wait_until
+
+from tests.e2e.support import sample_workspace
+from tests.harness.browser import Extension
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 
 RICH = Path(__file__).parents[1] / "fixtures" / "claude" / "sample-project"
 RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
@@ -33,7 +37,7 @@ def test_an_edit_shows_its_diff_and_changes_jump_to_it(
 ) -> None:
     server = rich_server(server_factory, tmp_path)
     # The server listens before it has indexed the archive: wait for the listing.
-    ws = wait_until(server.workspaces, 30, message="the workspace listed")[0]["id"]
+    ws = wait_until(server.workspaces, 30, what="the workspace listed")[0]["id"]
     items = server.snapshot(ws, RICH_ID, limit=5000)["items"]
     edit = next(
         i for i in items if i["type"] == "tool_use" and i.get("diff") and i["name"] == "Edit"
@@ -109,7 +113,7 @@ def test_search_across_sessions_switches_to_the_hit(
                 return w, found
         return None
 
-    word, hits = wait_until(other_session_word, timeout=30, message="the other session indexed")
+    word, hits = wait_until(other_session_word, timeout=30, what="the other session indexed")
     box = panel.get_by_role("searchbox", name="Search text")
     box.focus()
     panel.get_by_label("Search in").select_option("all")

@@ -11,15 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
-from support import (
-    FIXTURES,
-    SAMPLE_SESSION,
-    Extension,
-    Server,
-    rendered_ids,
-    sample_workspace,
-)
 
+from tests.e2e.support import FIXTURES, SAMPLE_SESSION, rendered_ids, sample_workspace
+from tests.harness.browser import Extension
+from tests.harness.server import Server
 from tests.transcripts import write_long_session
 
 REAL = FIXTURES / "claude" / "sample-project" / f"{SAMPLE_SESSION}.jsonl"

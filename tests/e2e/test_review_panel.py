@@ -12,19 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
-from support import (
-    FIXTURES,
-    ROOT,
-    SAMPLE_SESSION,
-    Extension,
-    Server,
-    rendered_ids,
-    sample_workspace,
-    transcript,
-    wait_until,
-)
 from test_a11y import axe_violations, serious
 
+from tests.e2e.support import FIXTURES, SAMPLE_SESSION, rendered_ids, sample_workspace, transcript
+from tests.harness.browser import Extension
+from tests.harness.paths import ROOT
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 from tests.transcripts import write_long_session
 
 RICH_SESSION = ROOT / "tests" / "fixtures" / "claude" / "sample-project"
@@ -164,7 +158,7 @@ def test_filter_chips_keys_and_axe(ext: Extension, server_factory: Any, tmp_path
     wait_until(lambda: feed_types(panel) and all(
         t.startswith("tool_use:") and ("kind-edit" in t or "kind-write" in t or "kind-task" in t)
         for t in feed_types(panel)
-    ), message="only edits shown")  # fmt: skip
+    ), what="only edits shown")  # fmt: skip
     expect(panel.locator(".feed > article[data-type=user]")).to_have_count(0)
     # Prompts too: chips add up.
     chips.get_by_role("button", name="Prompts").click()

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from support import Extension, wait_until
 
+from tests.harness.browser import Extension
+from tests.harness.waiting import wait_until
 from tests.server.review.test_codex_patch_changes import CALL, codex_home_with_patch
 
 
@@ -22,7 +23,7 @@ def test_each_file_of_a_patch_shows_its_diff(
     empty_claude = tmp_path / "no-claude"
     empty_claude.mkdir()
     server = server_factory(claude=empty_claude, extra_args=("--codex-dir", str(codex)))
-    ws = wait_until(server.workspaces, 30, message="the workspace listed")[0]["id"]
+    ws = wait_until(server.workspaces, 30, what="the workspace listed")[0]["id"]
     sid = server.get(f"/workspace/{ws}/sessions")["sessions"][0]["id"]
     use = next(
         i

@@ -20,8 +20,9 @@ from typing import Any
 import test_a11y as a11y
 from playwright.sync_api import Locator, Page, expect
 from sidemirror.core.models import SystemEvent
-from support import ROOT, Extension
 
+from tests.harness.browser import Extension
+from tests.harness.paths import ROOT
 from tests.transcripts import positional_parse
 from tests.unit.sources.claude.test_branches import NEW_PROMPT, TOOL_HEAVY, lines, rewind_lines
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
-from support import Extension, Server, append_exchange, transcript
+
+from tests.e2e.support import append_exchange, transcript
+from tests.harness.browser import Extension
+from tests.harness.server import Server
 
 WORD = "quokkafleet"
 EXCHANGES = 60  # a prompt and a reply each: 120 hits, past the first page of 50

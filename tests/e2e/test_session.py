@@ -12,18 +12,18 @@ from typing import Any
 
 from playwright.sync_api import ConsoleMessage, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-from support import (
+
+from tests.e2e.support import (
     FIXTURES,
     SAMPLE_SESSION,
-    Extension,
-    Server,
     append_exchange,
     rendered_ids,
     sample_workspace,
     transcript,
-    wait_until,
 )
-
+from tests.harness.browser import Extension
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 from tests.transcripts import write_long_session
 
 
@@ -45,7 +45,7 @@ def assert_matches_server(panel: Page, server: Server) -> list[str]:
         return sorted(rendered_ids(panel), key=lambda i: int(i.rsplit(".", 1)[1]))
 
     wait_until(
-        lambda: in_log_order() == expected, timeout=10, message="rendered ids equal the server log"
+        lambda: in_log_order() == expected, timeout=10, what="rendered ids equal the server log"
     )
     ids = rendered_ids(panel)
     assert len(set(ids)) == len(ids) == snap["total"]

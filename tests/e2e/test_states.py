@@ -11,7 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
-from support import Extension, Server, open_tab, transcript, wait_until
+
+from tests.e2e.support import open_tab, transcript
+from tests.harness.browser import Extension
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 
 PROJECT = "/tmp/e2e-states-project"
 IDLE_S = "3"

@@ -7,7 +7,10 @@ import urllib.parse
 from pathlib import Path
 
 from playwright.sync_api import expect
-from support import ROOT, Extension, Server
+
+from tests.harness.browser import Extension
+from tests.harness.paths import ROOT
+from tests.harness.server import Server
 
 HAIKU = ROOT / "tests" / "fixtures" / "stream-json" / "streaming-haiku.jsonl"
 WS = "/tmp/e2e-streaming-haiku"

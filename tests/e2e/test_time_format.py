@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Playwright, expect
-from support import Server, open_tab, post_activity, start_extension
+
+from tests.e2e.support import open_tab, post_activity
+from tests.harness.browser import start_extension
+from tests.harness.server import Server
 
 CLOCKS = {
     "en-US": (r"^\d{1,2}:\d{2} [AP]M$", r"^\d{1,2}:\d{2}:\d{2} [AP]M$"),

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from playwright.sync_api import expect
-from support import Extension, Server, rendered_ids, stop_worker, wait_until, worker_running
+
+from tests.e2e.support import rendered_ids
+from tests.harness.browser import Extension, stop_worker, worker_running
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 
 WS = "/tmp/sidemirror-e2e-worker"
 
@@ -29,10 +33,10 @@ def test_panel_survives_worker_stop_and_badge_recovers(ext: Extension, server: S
     # Server goes away: the panel's reconnect wakes a fresh worker, which shows "off".
     server.stop()
     expect(panel.locator(".banner.reconnecting")).to_be_visible(timeout=10_000)
-    wait_until(lambda: ext.badge(panel) == "off", timeout=20, message="badge off")
+    wait_until(lambda: ext.badge(panel) == "off", timeout=20, what="badge off")
     server.start()
     expect(panel.locator(".banner.reconnecting")).to_be_hidden(timeout=20_000)
-    wait_until(lambda: ext.badge(panel) == "on", timeout=10, message="badge recovers")
+    wait_until(lambda: ext.badge(panel) == "on", timeout=10, what="badge recovers")
     assert worker_running(ext, panel)
     server.ingest(WS, "w1", [{"type": "assistant", "content": "after recovery"}])
     expect(panel.get_by_text("after recovery")).to_be_visible(timeout=10_000)
@@ -48,5 +52,5 @@ def test_popup_click_opens_the_real_side_panel(ext: Extension, server: Server) -
     observer = ext.open("sidepanel/sidepanel.html")  # a tab, not a side panel context
     page.bring_to_front()
     page.get_by_role("button", name="Open side panel").click()
-    urls = wait_until(lambda: observer.evaluate(contexts), message="a SIDE_PANEL context")
+    urls = wait_until(lambda: observer.evaluate(contexts), what="a SIDE_PANEL context")
     assert urls == [ext.url("sidepanel/sidepanel.html")]

@@ -13,8 +13,9 @@ from typing import Any
 
 from sidemirror.forward_files import forward_socket_path, read_forward_token
 
-from tests.conftest import ROOT
-from tests.reliability.harness import Server, wait_for
+from tests.harness.paths import ROOT
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 
 
 class Forwarder:
@@ -84,12 +85,12 @@ def wait_mirrored(server: Server, fwd: Forwarder, files: list[Path], timeout: fl
                 return False
         return True
 
-    wait_for(same, timeout, f"mirror equal to the remote files\n{fwd.log()[-2000:]}")
+    wait_until(same, timeout, f"mirror equal to the remote files\n{fwd.log()[-2000:]}")
 
 
 def session_items(server: Server, directory: str, session: str) -> list[dict[str, Any]]:
     """A session's whole log, by workspace directory (ids without their epoch)."""
-    workspaces = server.get_json("/api/workspaces")["workspaces"]
+    workspaces = server.get("/api/workspaces")["workspaces"]
     ws = next(w for w in workspaces if w["directory"] == directory)
     items = server.snapshot(ws["id"], session)["items"]
     return [{**i, "id": i["id"].rpartition(".")[2]} for i in items]

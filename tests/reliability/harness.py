@@ -1,6 +1,6 @@
-"""The real `sidemirror serve` process, and SSE clients that mirror a stream exactly.
+"""SSE clients that mirror a stream exactly, and the recorded sessions the suite replays.
 
-Everything is loopback; every wait is bounded by a deadline.
+The server they read is tests/harness/server.py's; everything is loopback.
 """
 
 from __future__ import annotations
@@ -9,217 +9,21 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
-import subprocess
 import sys
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import aiohttp
-import psutil
 
-from tests.conftest import FIXTURES, ROOT
-from tests.ports import free_port
+from tests.harness.auth import AUTH, TOKEN
+from tests.harness.paths import FIXTURES, ROOT
+from tests.harness.server import Server
 
-TOKEN = "reliability-token-0123456789abcdef0123456789"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
-NDJSON = {**AUTH, "Content-Type": "application/x-ndjson"}
 CLAUDE_FIX = FIXTURES / "claude"
 LONG_SESSION = CLAUDE_FIX / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 MID_SESSION = CLAUDE_FIX / "sample-project" / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
-
-
-class Server:
-    """One data dir, one Claude dir; started, killed (-9) and restarted any number of times."""
-
-    def __init__(
-        self,
-        tmp: Path,
-        *args: str,
-        same_port: bool = False,
-        unprivileged: bool = False,
-        fd_limit: int | None = None,
-    ) -> None:
-        self.tmp = tmp
-        self.claude = tmp / "claude"
-        self.data = tmp / "data"
-        self.claude.mkdir(parents=True, exist_ok=True)
-        self.args = args
-        self.same_port = same_port
-        # Root ignores file modes: `unprivileged` runs the server without the capabilities that
-        # let it (permission faults), still as root, so it reaches the checkout wherever it is.
-        self.unprivileged = unprivileged
-        self.fd_limit = fd_limit  # run under this open-file limit (soft = hard), if given
-        self.port = 0
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-        self.kills = 0
-
-    def start(self, timeout: float = 20.0) -> None:
-        if not self.same_port or not self.port:
-            # A new port per start: see test_restart_after_kill_rebinds_the_same_port.
-            self.port = free_port()
-        self.starts += 1
-        out = self.tmp / f"out.{self.starts}.log"
-        err = self.tmp / f"err.{self.starts}.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SIDEMIRROR")}
-        env.update(PYTHONPATH=str(ROOT / "server"), SIDEMIRROR_TOKEN=TOKEN, HOME=str(self.tmp))
-        cmd = [
-            sys.executable, "-m", "sidemirror", "serve", "--port", str(self.port),
-            "--runtime-dir", str(self.tmp / "run"), "--data-dir", str(self.data),
-            "--claude-dir", str(self.claude), "--codex-dir", str(self.tmp / "codex"),
-            "--log-level", "warning", *self.args,
-        ]  # fmt: skip
-        if self.fd_limit is not None:
-            cmd = ["prlimit", f"--nofile={self.fd_limit}:{self.fd_limit}", "--", *cmd]
-        if self.unprivileged and os.geteuid() == 0:
-            cmd = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--", *cmd]
-        with out.open("wb") as o, err.open("wb") as e:
-            self.proc = subprocess.Popen(cmd, env=env, stdout=o, stderr=e, cwd=self.tmp)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if b"listening on" in out.read_bytes():
-                return
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited {self.proc.returncode}: {err.read_text()}")
-            time.sleep(0.02)
-        raise TimeoutError(f"server not listening after {timeout}s: {err.read_text()}")
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-        self.kills += 1
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-
-    def rss(self) -> int:
-        assert self.proc is not None
-        return int(psutil.Process(self.proc.pid).memory_info().rss)
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def stderr(self) -> str:
-        return "".join(p.read_text(errors="replace") for p in sorted(self.tmp.glob("err.*.log")))
-
-    def get_json(self, path: str, *, auth: bool = True, timeout: float = 10) -> Any:
-        req = urllib.request.Request(self.url(path), headers=AUTH if auth else {})
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return json.load(resp)
-
-    def post_json(self, path: str, body: Any, timeout: float = 10) -> Any:
-        req = urllib.request.Request(
-            self.url(path), data=json.dumps(body).encode(), method="POST",
-            headers={**AUTH, "Content-Type": "application/json"},
-        )  # fmt: skip
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return json.load(resp)
-
-    def wait_settled(self, timeout: float = 30.0) -> None:
-        """Until the start-up's background work is done: the archive listed and the index file
-        opened (searches answer other than 503 only then). A test that fills the disk must not
-        race it: the open writes to the disk, and the listing's end frees some of it."""
-
-        def search_open() -> bool:
-            try:
-                self.get_json("/api/search?q=settled")
-            except urllib.error.HTTPError as error:
-                return error.code != 503
-            return True
-
-        wait_for(search_open, timeout, "the server's start-up work")
-
-    def health(self) -> dict[str, Any]:
-        result: dict[str, Any] = self.get_json("/health", auth=False)
-        return result
-
-    def snapshot(self, ws: str, session: str) -> dict[str, Any]:
-        result: dict[str, Any] = self.get_json(
-            f"/workspace/{ws}/session?session={session}&limit=10000"
-        )
-        return result
-
-    def ingest(self, lines: list[dict[str, Any]], ws_dir: str, session: str,
-               fmt: str = "events") -> dict[str, Any]:  # fmt: skip
-        body = "".join(json.dumps(x) + "\n" for x in lines).encode()
-        query = urllib.parse.urlencode({"workspace": ws_dir, "format": fmt, "session": session})
-        req = urllib.request.Request(
-            self.url(f"/api/ingest?{query}"), data=body, headers=NDJSON, method="POST"
-        )
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            result: dict[str, Any] = json.load(resp)
-            return result
-
-    def __enter__(self) -> Server:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-DISCONNECT_ERRORS = ("ClientConnectionResetError", "ConnectionResetError", "BrokenPipeError")
-
-
-def tracebacks(log_text: str) -> list[str]:
-    """The tracebacks in a server log, each as its last line (the exception)."""
-    found = []
-    lines = log_text.splitlines()
-    for n, line in enumerate(lines):
-        if line.startswith("Traceback"):
-            end = n + 1
-            while end < len(lines) and (lines[end].startswith(" ") or not lines[end].strip()):
-                end += 1
-            found.append(lines[end] if end < len(lines) else "?")
-    return found
-
-
-def unexpected_tracebacks(log_text: str) -> list[str]:
-    """Tracebacks other than a client hanging up mid-write (see test_disconnect_noise)."""
-    return [t for t in tracebacks(log_text) if not t.split(":")[0].endswith(DISCONNECT_ERRORS)]
-
-
-def wait_for(predicate: Any, timeout: float, what: str, step: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    last_exc: Exception | None = None
-    while time.monotonic() < deadline:
-        try:
-            value = predicate()
-            if value:
-                return value
-        except (OSError, urllib.error.URLError, KeyError, ValueError) as exc:
-            last_exc = exc
-        time.sleep(step)
-    raise TimeoutError(f"timed out after {timeout}s waiting for {what} (last error: {last_exc})")
-
-
-async def until(predicate: Any, timeout: float, step: float = 0.25) -> bool:
-    """Await an async predicate until true or `timeout` (returns whether it became true)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if await predicate():
-                return True
-        except (OSError, urllib.error.URLError, KeyError, ValueError):
-            pass
-        await asyncio.sleep(step)
-    return False
 
 
 def canon(item: dict[str, Any]) -> str:
@@ -381,9 +185,6 @@ def claude_project(server: Server, name: str = "-path-to-Demo") -> Path:
 
 def fixture_lines(path: Path) -> list[bytes]:
     return path.read_bytes().splitlines(keepends=True)
-
-
-__all__ = ["CLAUDE_FIX", "LONG_SESSION", "MID_SESSION", "Mirror", "Server", "wait_for"]
 
 
 async def start_load_clients(

@@ -15,7 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .harness import MID_SESSION, Server, fixture_lines, wait_for
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
+from tests.reliability.harness import MID_SESSION, fixture_lines
+
 from .report import record
 from .test_crash_restart import ws_id
 from .test_large_archive import FOLDERS, SESSIONS, SID, _cwd, write_archive
@@ -37,17 +40,17 @@ def _fully_indexed(server: Server) -> dict[str, Any]:
         state.update(server.health()["indexing"])
         return state["total"] is not None and state["done"] >= state["total"]
 
-    wait_for(done, 120, "indexing to finish")
+    wait_until(done, 120, "indexing to finish")
     return state
 
 
 def _listing(server: Server) -> set[str]:
-    return {ws["directory"] for ws in server.get_json("/api/workspaces")["workspaces"]}
+    return {ws["directory"] for ws in server.get("/api/workspaces")["workspaces"]}
 
 
 def _titles(server: Server, i: int) -> list[str | None]:
     """The titles of the sessions listed for session `i`'s workspace."""
-    sessions = server.get_json(f"/workspace/{ws_id(_cwd(i))}/sessions")["sessions"]
+    sessions = server.get(f"/workspace/{ws_id(_cwd(i))}/sessions")["sessions"]
     return [s["title"] for s in sessions]
 
 
@@ -169,7 +172,7 @@ def test_one_watch_per_folder_and_a_new_folder_is_listed(tmp_path: Path) -> None
         path.parent.mkdir()
         _new_session(server.claude, SESSIONS + 40)
         created = time.monotonic()
-        wait_for(lambda: _cwd(SESSIONS + 40) in _listing(server), 10, "the new folder's session")
+        wait_until(lambda: _cwd(SESSIONS + 40) in _listing(server), 10, "the new folder's session")
         listed_s = time.monotonic() - created
     finally:
         server.stop()

@@ -10,7 +10,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from .harness import AUTH, Server
+from tests.harness.auth import AUTH
+from tests.harness.server import Server
+
 from .report import record
 
 EVENTS = 200
@@ -35,7 +37,7 @@ def test_huge_hook_fields_keep_memory_and_latency_small(tmp_path: Path) -> None:
     def ping() -> None:
         while not stop.is_set():
             started = time.monotonic()
-            server.get_json("/api/attention", timeout=30)
+            server.get("/api/attention", timeout=30)
             latencies.append(time.monotonic() - started)
             stop.wait(0.05)
 
@@ -53,7 +55,7 @@ def test_huge_hook_fields_keep_memory_and_latency_small(tmp_path: Path) -> None:
         stop.set()
         pinger.join(30)
         after = server.rss()
-        rows = server.get_json("/api/attention")["sessions"]
+        rows = server.get("/api/attention")["sessions"]
     finally:
         stop.set()
         server.stop()

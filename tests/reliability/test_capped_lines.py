@@ -21,7 +21,10 @@ from pathlib import Path
 
 import psutil
 
-from .harness import CLAUDE_FIX, Mirror, Server, until, wait_for
+from tests.harness.server import Server
+from tests.harness.waiting import until, wait_until
+from tests.reliability.harness import CLAUDE_FIX, Mirror
+
 from .report import record
 from .test_crash_restart import ws_id
 
@@ -71,9 +74,9 @@ async def test_huge_lines_are_cut_and_the_turn_closes_with_its_cost(tmp_path: Pa
     task = None
     try:
         server.start()
-        wait_for(lambda: server.snapshot(ws, sid)["total"] > 0, 20, "session indexed")
+        wait_until(lambda: server.snapshot(ws, sid)["total"] > 0, 20, "session indexed")
         task = asyncio.create_task(mirror.run(stop))
-        assert await until(lambda: _true(mirror.connects > 0), 10, 0.05)
+        assert await until(lambda: mirror.connects > 0, 10, step=0.05)
         rss_before = server.rss()
         t0 = time.monotonic()
         offsets = [path.stat().st_size]
@@ -91,7 +94,7 @@ async def test_huge_lines_are_cut_and_the_turn_closes_with_its_cost(tmp_path: Pa
         items = mirror.items
         health = server.health()
         full = {
-            i["type"]: server.get_json(f"/workspace/{ws}/session/items/{i['id']}?session={sid}")
+            i["type"]: server.get(f"/workspace/{ws}/session/items/{i['id']}?session={sid}")
             for i in items
             if "line_bytes" in i
         }
@@ -138,10 +141,6 @@ async def test_huge_lines_are_cut_and_the_turn_closes_with_its_cost(tmp_path: Pa
     assert peak_growth < 8 << 20, f"peak RSS grew {peak_growth / 2**20:.1f} MiB"
 
 
-async def _true(value: bool) -> bool:
-    return value
-
-
 async def test_sigterm_while_a_huge_line_is_read_exits_within_two_seconds(tmp_path: Path) -> None:
     """No thread holds shutdown: SIGTERM while a worker thread reads a 400 MB line (about 4 s of
     work) stops the server within 2 s; the line is read again, whole, by the next start."""
@@ -153,7 +152,7 @@ async def test_sigterm_while_a_huge_line_is_read_exits_within_two_seconds(tmp_pa
     ws, sid = ws_id("/path/to/Demo"), SESSION.stem
     server.start()
     try:
-        wait_for(lambda: server.snapshot(ws, sid)["total"] > 0, 20, "session loaded")
+        wait_until(lambda: server.snapshot(ws, sid)["total"] > 0, 20, "session loaded")
         assert server.proc is not None
         proc = psutil.Process(server.proc.pid)
         head = b'{"type":"user","message":{"role":"user","content":"'
@@ -164,7 +163,7 @@ async def test_sigterm_while_a_huge_line_is_read_exits_within_two_seconds(tmp_pa
             fh.write(b'"},"timestamp":"2026-01-01T00:00:00.000Z"}\n')
         read_before = proc.io_counters().read_chars
         # The server is inside the line (it has read 40 MB of it since its newline arrived).
-        wait_for(lambda: proc.io_counters().read_chars > read_before + 40_000_000, 30, "reading")
+        wait_until(lambda: proc.io_counters().read_chars > read_before + 40_000_000, 30, "reading")
         t0 = time.monotonic()
         seconds = float("inf")  # if it does not stop at all
         server.proc.send_signal(signal.SIGTERM)
@@ -178,7 +177,7 @@ async def test_sigterm_while_a_huge_line_is_read_exits_within_two_seconds(tmp_pa
             items = server.snapshot(ws, sid)["items"]
             return any(i["type"] == "user" and i.get("line_bytes") for i in items)
 
-        wait_for(cut_prompt, 90, "the 400 MB prompt, cut")
+        wait_until(cut_prompt, 90, "the 400 MB prompt, cut")
     finally:
         server.stop()
     record("SIGTERM while a 400 MB line is read", {"sigterm_exit_s": round(seconds, 2)}, trials=1)

@@ -20,20 +20,20 @@ from typing import Any
 
 import pytest
 
-from .harness import (
-    AUTH,
+from tests.harness.auth import AUTH
+from tests.harness.logs import unexpected_tracebacks
+from tests.harness.server import Server
+from tests.harness.waiting import until, wait_until
+from tests.reliability.harness import (
     LONG_SESSION,
     MID_SESSION,
     Mirror,
-    Server,
     canon,
     check_mirrors,
     fixture_lines,
     mirrors_converged,
-    unexpected_tracebacks,
-    until,
-    wait_for,
 )
+
 from .oracle import clean_parse
 from .oracle import without_id as _no_id
 from .report import record
@@ -87,7 +87,7 @@ async def _poster(server: Server, count: int, duration: float, kind: str) -> int
 
 def _post_one(server: Server, kind: str, marker: str) -> None:
     if kind == "ingest":
-        result = server.ingest([{"type": "assistant", "content": marker}], WS_DIR, INGEST_SESSION)
+        result = server.ingest(WS_DIR, INGEST_SESSION, [{"type": "assistant", "content": marker}])
         assert result["accepted"] == 1, result
     else:
         import urllib.request
@@ -160,10 +160,10 @@ async def crash_run(tmp: Path, *, kills: int, duration: float, seed: int,
     rss_before = server.rss()
     stop = asyncio.Event()
     try:
-        server.ingest([{"type": "user", "content": "ingest-start"}], WS_DIR, INGEST_SESSION)
+        server.ingest(WS_DIR, INGEST_SESSION, [{"type": "user", "content": "ingest-start"}])
         if with_activity:
             _post_one(server, "activity", "activity-start")
-        wait_for(lambda: server.snapshot(claude_ws, sid)["total"] > 0, 20, "claude session")
+        wait_until(lambda: server.snapshot(claude_ws, sid)["total"] > 0, 20, "claude session")
         groups: dict[str, list[Mirror]] = {
             "claude": [
                 Mirror(
@@ -207,7 +207,7 @@ async def crash_run(tmp: Path, *, kills: int, duration: float, seed: int,
         t0 = time.monotonic()
         for moment in moments:
             await asyncio.sleep(max(0.0, t0 + moment - time.monotonic()))
-            server.kill9()
+            server.kill()
             await asyncio.sleep(rng.uniform(0.0, 0.3))
             await asyncio.to_thread(server.start)
         resent = await asyncio.wait_for(asyncio.gather(*work), duration * 4 + 60)
@@ -336,7 +336,7 @@ async def crash_run_subagents(
     rss_before = server.rss()
     stop = asyncio.Event()
     try:
-        wait_for(lambda: server.snapshot(ws, SUB_SID)["total"] > 0, 20, "session")
+        wait_until(lambda: server.snapshot(ws, SUB_SID)["total"] > 0, 20, "session")
         path = f"/workspace/{ws}/session/stream?session={SUB_SID}&limit=10000"
         mirrors = [Mirror(server, path, f"sub-{n}") for n in range(CLIENTS)]
         tasks = [asyncio.create_task(m.run(stop)) for m in mirrors]
@@ -347,7 +347,7 @@ async def crash_run_subagents(
         t0 = time.monotonic()
         for moment in sorted(rng.uniform(0.05, duration) for _ in range(kills)):
             await asyncio.sleep(max(0.0, t0 + moment - time.monotonic()))
-            server.kill9()
+            server.kill()
             await asyncio.sleep(rng.uniform(0.0, 0.3))
             await asyncio.to_thread(server.start)
         await asyncio.wait_for(work, duration * 4 + 30)
@@ -368,7 +368,7 @@ async def crash_run_subagents(
         server.stop()
         server.start()
         # The server answers before it has indexed the files (the session is a 404 until then).
-        wait_for(lambda: _indexed(server.health()["indexing"]), 20, "the restart's index")
+        wait_until(lambda: _indexed(server.health()["indexing"]), 20, "the restart's index")
         after = server.snapshot(ws, SUB_SID)["items"]
         rss_after = server.rss()
         errors = server.stderr()

@@ -14,7 +14,11 @@ import stat
 import urllib.request
 from pathlib import Path
 
-from .harness import AUTH, MID_SESSION, Server, claude_project, wait_for
+from tests.harness.auth import AUTH
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
+from tests.reliability.harness import MID_SESSION, claude_project
+
 from .report import record
 
 
@@ -43,14 +47,14 @@ def test_every_folder_under_the_data_dir_is_private_under_umask_0(tmp_path: Path
         server.wait_settled()
         # More items than a session keeps in memory (core/item_log.py): the rest are spilled.
         many = [{"type": "user", "content": f"line {n}"} for n in range(2100)]
-        server.ingest(many, "/home/dev/modes", "s1")
+        server.ingest("/home/dev/modes", "s1", many)
         req = urllib.request.Request(server.url("/api/activity"), method="POST",
                                      data=json.dumps({"command": "goto", "args": ["https://a.test"]}).encode(),
                                      headers={**AUTH, "Content-Type": "application/json"})  # fmt: skip
         with urllib.request.urlopen(req, timeout=10) as resp:
             assert resp.status == 200
         expected = ("ingest", "activity", "claude-merge", "demo", "spill", "index.sqlite3")
-        wait_for(lambda: all((server.data / name).exists() for name in expected), 30,
+        wait_until(lambda: all((server.data / name).exists() for name in expected), 30,
                  f"the server wrote {expected}")  # fmt: skip
         loose = modes(tmp_path / "not-yet")
     finally:

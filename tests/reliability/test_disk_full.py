@@ -24,7 +24,12 @@ import pytest
 from sidemirror.index.search import SearchIndex
 from sidemirror.index.search_tables import Doc
 
-from .harness import AUTH, NDJSON, Mirror, Server, tracebacks, wait_for
+from tests.harness.auth import AUTH, NDJSON
+from tests.harness.logs import tracebacks
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
+from tests.reliability.harness import Mirror
+
 from .report import record
 from .small_fs import fill, small_fs
 from .test_crash_restart import ws_id
@@ -45,16 +50,8 @@ def full_disk_server(tmp_path: Path) -> Iterator[Server]:
 
 
 def _post(server: Server, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, Any]:
-    req = urllib.request.Request(server.url(path), data=body, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(req, timeout=20) as resp:
-            return resp.status, json.load(resp)
-    except urllib.error.HTTPError as exc:
-        raw = exc.read()
-        try:
-            return exc.code, json.loads(raw)
-        except ValueError:
-            return exc.code, raw.decode(errors="replace")
+    reply = server.exchange("POST", path, body, headers, timeout=20)
+    return reply.status, reply.json_or_text()
 
 
 def _ingest(server: Server, contents: list[str]) -> tuple[int, Any]:
@@ -275,7 +272,7 @@ def test_the_search_index_waits_out_a_full_disk_and_loses_no_row(tmp_path: Path)
             docs = [Doc("w" * 12, "s1", "e1", n, "assistant", ts, body) for n in range(1, 41)]
             index.add_live(docs)
             ticket = index.written()
-            wait_for(lambda: index.write_failures > 0, 30, "the full disk refusing a write")
+            wait_until(lambda: index.write_failures > 0, 30, "the full disk refusing a write")
             assert not index.wait_written(ticket, timeout=0.5), "written on a full disk?"
             filler.unlink()
             assert index.wait_written(ticket, timeout=30), "never written once the disk had room"

@@ -29,7 +29,9 @@ import pytest
 from sidemirror.index.search import SearchIndex
 from sidemirror.index.search_tables import Doc
 
-from .harness import AUTH, NDJSON, Server
+from tests.harness.auth import AUTH, NDJSON
+from tests.harness.server import Server
+
 from .report import record
 from .small_fs import fill, small_fs
 from .test_crash_restart import ws_id
@@ -78,17 +80,8 @@ class Outcome:
 
 def _request(server: Server, path: str, body: bytes | None = None) -> tuple[int, str, Any]:
     headers = NDJSON if body is not None else AUTH
-    req = urllib.request.Request(server.url(path), data=body, headers=headers)
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, resp.headers.get_content_type(), json.load(resp)
-    except urllib.error.HTTPError as exc:
-        raw = exc.read()
-        kind = exc.headers.get_content_type()
-        try:
-            return exc.code, kind, json.loads(raw)
-        except ValueError:
-            return exc.code, kind, raw.decode(errors="replace")
+    reply = server.exchange("POST" if body is not None else "GET", path, body, headers)
+    return reply.status, reply.headers.get_content_type(), reply.json_or_text()
 
 
 def _ingest(server: Server, contents: list[str]) -> tuple[int, str, Any]:

@@ -14,7 +14,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from .harness import AUTH, Server, wait_for
+from tests.harness.auth import AUTH
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
+
 from .report import record
 
 WS_DIR = "/home/dev/reconnecting"
@@ -52,17 +55,17 @@ def _run(tmp_path: Path, count: int) -> dict[str, float]:
     with Server(tmp_path) as server:
         # A session with a few hundred items: each snapshot is tens of KB, as in real use.
         lines = [{"type": "assistant", "content": f"reply {i} " + "x" * 400} for i in range(300)]
-        server.ingest(lines, WS_DIR, "s1")
+        server.ingest(WS_DIR, "s1", lines)
         # One browse action, so an activity stream's ring replay sends a first message too.
         server.post_json("/api/activity", {"command": "goto", "args": ["https://example.test"]})
-        ws = server.get_json("/api/workspaces")["workspaces"][0]["id"]
+        ws = server.get("/api/workspaces")["workspaces"][0]["id"]
         urls = [f"/workspace/{ws}/session/stream?session=s1", "/activity/stream"]
         asyncio.run(_cycles(server, urls, 50, 10))  # warm up allocator and caches
-        wait_for(lambda: _subscribers(server) == 0, 10, "warm-up streams released")
+        wait_until(lambda: _subscribers(server) == 0, 10, "warm-up streams released")
         baseline = server.rss()
         asyncio.run(_cycles(server, urls, count, 20))
         # Released at once, not at the next item or ping: nothing is published meanwhile.
-        wait_for(lambda: _subscribers(server) == 0, 10, "every dropped stream released")
+        wait_until(lambda: _subscribers(server) == 0, 10, "every dropped stream released")
         after = server.rss()
         figures = {"cycles": count, "baseline_mb": baseline / 2**20, "after_mb": after / 2**20}
         record("dropped_streams", figures, trials=count)

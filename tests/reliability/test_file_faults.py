@@ -16,16 +16,11 @@ from typing import Any
 
 import pytest
 
-from .harness import (
-    MID_SESSION,
-    Mirror,
-    Server,
-    canon,
-    fixture_lines,
-    unexpected_tracebacks,
-    until,
-    wait_for,
-)
+from tests.harness.logs import unexpected_tracebacks
+from tests.harness.server import Server
+from tests.harness.waiting import until, wait_until
+from tests.reliability.harness import MID_SESSION, Mirror, canon, fixture_lines
+
 from .oracle import clean_parse
 from .oracle import without_id as _no_id
 from .report import record
@@ -178,9 +173,9 @@ async def run_fault(tmp: Path, name: str) -> dict[str, Any]:
     fresh: list[dict[str, Any]] = []
     want: list[dict[str, Any]] = []
     try:
-        wait_for(lambda: server.snapshot(CLAUDE_WS, SID)["total"] > 0, 20, "session indexed")
+        wait_until(lambda: server.snapshot(CLAUDE_WS, SID)["total"] > 0, 20, "session indexed")
         task = asyncio.create_task(mirror.run(stop))
-        await until(lambda: _true(mirror.connects > 0), 10, 0.05)
+        await until(lambda: mirror.connects > 0, 10, step=0.05)
         errors_before = server.health()["parse_errors"]
         rss_before = server.rss()
         t0 = time.monotonic()
@@ -224,10 +219,6 @@ async def run_fault(tmp: Path, name: str) -> dict[str, Any]:
     assert mirror.duplicates == 0 and mirror.gaps == 0, result
     assert not unexpected_tracebacks(server.stderr()), server.stderr()[-3000:]
     return result
-
-
-async def _true(value: bool) -> bool:
-    return value
 
 
 @pytest.mark.parametrize("name", list(FAULTS))

@@ -28,7 +28,9 @@ from typing import Any
 
 import pytest
 
-from .harness import TOKEN, Server
+from tests.harness.auth import TOKEN
+from tests.harness.server import Server
+
 from .report import record
 
 NOBODY = 65534

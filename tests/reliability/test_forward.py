@@ -8,8 +8,10 @@ import random
 from pathlib import Path
 from typing import Any
 
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 from tests.reliability.forwarding import Forwarder, mirror_of, session_items, wait_mirrored
-from tests.reliability.harness import LONG_SESSION, MID_SESSION, Server, wait_for
+from tests.reliability.harness import LONG_SESSION, MID_SESSION
 
 PROJECT = "-home-dev-sample-project"
 
@@ -43,16 +45,16 @@ def test_a_forwarded_session_has_the_items_a_local_read_gives(tmp_path: Path) ->
                     f.flush()
             wait_mirrored(local, fwd, [remote_file], 60)
             cwd = _cwd_of(LONG_SESSION)
-            expected = wait_for(
+            expected = wait_until(
                 lambda: _stable(reference, cwd, LONG_SESSION.stem, len(lines)), 60, "reference"
             )
-            got = wait_for(
+            got = wait_until(
                 lambda: _stable(local, f"devbox:{cwd}", LONG_SESSION.stem, len(lines)),
                 60,
                 "forwarded session",
             )
             assert got == expected
-            names = {w["name"] for w in local.get_json("/api/workspaces")["workspaces"]}
+            names = {w["name"] for w in local.get("/api/workspaces")["workspaces"]}
             assert f"devbox:{cwd.rsplit('/', 1)[-1]}" in names
         finally:
             fwd.stop()
@@ -90,9 +92,9 @@ def test_kill_9_of_forwarder_and_server_20_times_loses_and_doubles_nothing(
             before = _mirrored_bytes(local, fwd, remote)
             fwd.start()
             # Kill once some of this round's bytes arrived: mid-file, mid-frame or just after.
-            wait_for(lambda b=before: _mirrored_bytes(local, fwd, remote) > b, 60, "progress")
+            wait_until(lambda b=before: _mirrored_bytes(local, fwd, remote) > b, 60, "progress")
             if rng.random() < 0.35:
-                local.kill9()
+                local.kill()
                 server_kills += 1
                 local.start()
             fwd.kill9()
@@ -103,8 +105,8 @@ def test_kill_9_of_forwarder_and_server_20_times_loses_and_doubles_nothing(
             for source in sources:
                 cwd = _cwd_of(source)
                 session = source.stem
-                expected = wait_for(lambda: _stable(reference, cwd, session), 60, "reference")  # noqa: B023
-                got = wait_for(lambda: _stable(local, f"box:{cwd}", session), 60, "forwarded")  # noqa: B023
+                expected = wait_until(lambda: _stable(reference, cwd, session), 60, "reference")  # noqa: B023
+                got = wait_until(lambda: _stable(local, f"box:{cwd}", session), 60, "forwarded")  # noqa: B023
                 ids = [item["id"] for item in got]
                 lost = {i["id"] for i in expected} - set(ids)
                 assert (len(lost), len(ids) - len(set(ids))) == (0, 0)

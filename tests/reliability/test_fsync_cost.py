@@ -19,7 +19,8 @@ from aiohttp.test_utils import TestClient
 from sidemirror.app import create_app
 from sidemirror.core.durable import AppendFile
 
-from tests.server.conftest import NDJSON, TOKEN, make_settings
+from tests.harness.auth import NDJSON, TOKEN
+from tests.server.support import make_settings
 
 from .report import record
 

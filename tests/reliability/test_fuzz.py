@@ -25,9 +25,10 @@ from sidemirror.sources.claude.parser import ClaudeParser
 from sidemirror.sources.files.tailer import JsonlTailer
 from sidemirror.sources.registry import CONVERTERS
 
-from tests.conftest import FIXTURES
+from tests.harness.auth import AUTH, NDJSON
+from tests.harness.paths import FIXTURES
+from tests.harness.server import Server
 
-from .harness import AUTH, NDJSON, Server
 from .report import record
 
 FAST, SOAK = 60, 1000
@@ -243,14 +244,7 @@ def live(tmp_path_factory: Any) -> Iterator[Server]:
 
 
 def _post(server: Server, path: str, body: bytes, headers: dict[str, str]) -> int:
-    req = urllib.request.Request(server.url(path), data=body, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            resp.read()
-            return int(resp.status)
-    except urllib.error.HTTPError as exc:
-        exc.read()
-        return int(exc.code)
+    return server.exchange("POST", path, body, headers, timeout=10).status
 
 
 DEEP = 100_000

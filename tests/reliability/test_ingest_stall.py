@@ -19,7 +19,11 @@ from typing import Any
 import aiohttp
 import pytest
 
-from .harness import NDJSON, Server, start_load_clients, unexpected_tracebacks
+from tests.harness.auth import NDJSON
+from tests.harness.logs import unexpected_tracebacks
+from tests.harness.server import Server
+from tests.reliability.harness import start_load_clients
+
 from .report import record
 from .test_crash_restart import ws_id
 
@@ -79,7 +83,7 @@ async def _stall_run(tmp_path: Path, clients: int) -> None:
     server.start()
     proc: asyncio.subprocess.Process | None = None
     try:
-        server.ingest([{"type": "user", "content": "start"}], WS_DIR, SESSION)
+        server.ingest(WS_DIR, SESSION, [{"type": "user", "content": "start"}])
         path = f"/workspace/{ws_id(WS_DIR)}/session/stream?session={SESSION}"
         proc = await start_load_clients(server, path, clients)
         assert proc.stdout is not None and proc.stdin is not None

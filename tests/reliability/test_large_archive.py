@@ -14,7 +14,10 @@ import signal
 import time
 from pathlib import Path
 
-from .harness import MID_SESSION, Server, fixture_lines, wait_for
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
+from tests.reliability.harness import MID_SESSION, fixture_lines
+
 from .report import record
 from .test_crash_restart import ws_id
 
@@ -77,7 +80,7 @@ def test_health_answers_before_indexing_and_the_listing_grows_newest_first(
         partial = []
         while True:
             indexing = server.health()["indexing"]
-            dirs = [w["directory"] for w in server.get_json("/api/workspaces")["workspaces"]]
+            dirs = [w["directory"] for w in server.get("/api/workspaces")["workspaces"]]
             if indexing["total"] is not None and indexing["done"] >= indexing["total"]:
                 break
             # A live change may list the oldest session early; every other entry is the newest.
@@ -91,7 +94,7 @@ def test_health_answers_before_indexing_and_the_listing_grows_newest_first(
         # The line appended during indexing is mirrored: one item more than an untouched twin.
         twin = f"{1:08d}-0000-4000-8000-000000000000"
         base = len(server.snapshot(ws_id(_cwd(1)), twin)["items"])
-        wait_for(
+        wait_until(
             lambda: len(server.snapshot(ws_id(_cwd(0)), oldest.stem)["items"]) > base,
             10,
             "the line appended during indexing",

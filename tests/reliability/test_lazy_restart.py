@@ -28,7 +28,8 @@ from sidemirror.core.store import Store, workspace_id_for
 from sidemirror.ingest.journal import IngestJournal
 from sidemirror.sources.base import Emitted
 
-from .harness import Server
+from tests.harness.server import Server
+
 from .report import record
 
 COUNT = 10_000
@@ -103,7 +104,7 @@ def test_restart_with_10000_sessions_and_workspaces_answers_health_fast(tmp_path
         health = server.health()
         # Any session reads back whole, with its ids, as a client would first see it.
         ws = workspace_id_for(_directory(4321))
-        sessions = server.get_json(f"/workspace/{ws}/sessions")["sessions"]
+        sessions = server.get(f"/workspace/{ws}/sessions")["sessions"]
         snap = server.snapshot(ws, "s")
     finally:
         server.stop()

@@ -14,7 +14,11 @@ from typing import Any
 import aiohttp
 import pytest
 
-from .harness import NDJSON, TOKEN, Server, start_load_clients, unexpected_tracebacks
+from tests.harness.auth import NDJSON, TOKEN
+from tests.harness.logs import unexpected_tracebacks
+from tests.harness.server import Server
+from tests.reliability.harness import start_load_clients
+
 from .report import record
 from .test_crash_restart import ws_id
 
@@ -71,7 +75,7 @@ async def load_run(tmp: Path, *, seconds: float, rate: int, clients: int = 50) -
     stalled: socket.socket | None = None
     proc: asyncio.subprocess.Process | None = None
     try:
-        server.ingest([{"type": "user", "content": "start"}], WS_DIR, SESSION)
+        server.ingest(WS_DIR, SESSION, [{"type": "user", "content": "start"}])
         path = f"/workspace/{ws_id(WS_DIR)}/session/stream?session={SESSION}&limit=10000"
         proc = await start_load_clients(server, path, clients)
         assert proc.stdout is not None and proc.stdin is not None

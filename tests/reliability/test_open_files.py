@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 import resource
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import psutil
 
-from .harness import AUTH, NDJSON, Server, unexpected_tracebacks
+from tests.harness.auth import AUTH, NDJSON
+from tests.harness.logs import unexpected_tracebacks
+from tests.harness.server import Server
+
 from .report import record
 
 FD_LIMIT = 256  # soft and hard: a server that raises its soft limit cannot pass this one
@@ -23,12 +24,8 @@ MANY = 1_011
 
 
 def _post(server: Server, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, Any]:
-    req = urllib.request.Request(server.url(path), data=body, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(req, timeout=120) as resp:
-            return resp.status, json.load(resp)
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode(errors="replace")
+    reply = server.exchange("POST", path, body, headers, timeout=120)
+    return reply.status, reply.json_or_text() if reply.status == 200 else reply.text()
 
 
 def _activity(server: Server, workspaces: list[str]) -> tuple[int, Any]:

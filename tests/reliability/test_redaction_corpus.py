@@ -17,7 +17,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from .harness import AUTH, MID_SESSION, TOKEN, Mirror, Server, until, wait_for
+from tests.harness.auth import AUTH, TOKEN
+from tests.harness.server import Server
+from tests.harness.waiting import until, wait_until
+from tests.reliability.harness import MID_SESSION, Mirror
+
 from .report import record
 
 RNG = random.Random(8)
@@ -236,11 +240,11 @@ async def test_no_secret_survives_anywhere(tmp_path: Path) -> None:
         # A live client from the start: it sees every item as it is published.
         import asyncio
 
-        server.ingest([{"type": "user", "content": "start"}], WS_DIR, "sec")
+        server.ingest(WS_DIR, "sec", [{"type": "user", "content": "start"}])
         live = Mirror(server, f"/workspace/{ws}/session/stream?session=sec&limit=10000")
         stop = asyncio.Event()
         task = asyncio.create_task(live.run(stop))
-        await until(lambda: _async(live.connects > 0), 10, 0.05)
+        await until(lambda: live.connects > 0, 10, step=0.05)
         body = b"".join(json.dumps(e).encode() + b"\n" for e in events())
         cuts = sorted({body.index(secret.encode()) + len(secret) // 2
                        for _r, secret, _t in CORPUS if secret.encode() in body})  # fmt: skip
@@ -248,7 +252,7 @@ async def test_no_secret_survives_anywhere(tmp_path: Path) -> None:
         result = _post_split(server, body, cuts)
         assert result["accepted"] == len(events()) and result["rejected"] == 0, result
         want = len(events()) + 1
-        await until(lambda: _async(len(live.items) >= want), 10, 0.05)
+        await until(lambda: len(live.items) >= want, 10, step=0.05)
         stop.set()
         await asyncio.wait_for(task, 5)
         seen["sse"] = json.dumps(live.items)
@@ -256,19 +260,17 @@ async def test_no_secret_survives_anywhere(tmp_path: Path) -> None:
         seen["snapshot"] = json.dumps(snap)
         seen["full_items"] = json.dumps(
             [
-                server.get_json(f"/workspace/{ws}/session/items/{i['id']}?session=sec")
+                server.get(f"/workspace/{ws}/session/items/{i['id']}?session=sec")
                 for i in snap["items"]
             ]
         )
         seen["mcp"] = _mcp(server, ws, "sec")
         claude_ws = _ws("/path/to/Demo")
-        csnap = wait_for(lambda: server.snapshot(claude_ws, claude_sid), 20, "claude")
+        csnap = wait_until(lambda: server.snapshot(claude_ws, claude_sid), 20, "claude")
         seen["claude_snapshot"] = json.dumps(csnap)
         seen["claude_full_items"] = json.dumps(
             [
-                server.get_json(
-                    f"/workspace/{claude_ws}/session/items/{i['id']}?session={claude_sid}"
-                )
+                server.get(f"/workspace/{claude_ws}/session/items/{i['id']}?session={claude_sid}")
                 for i in csnap["items"]
                 if i["type"] == "tool_result"
             ]
@@ -308,7 +310,3 @@ async def test_no_secret_survives_anywhere(tmp_path: Path) -> None:
     rules = sorted({rule for rule, _, _ in CORPUS})
     record("redaction corpus", {"secrets": len(CORPUS), "kinds": len(rules), "rules": rules,
            "places": sorted(seen), "leaks": 0, "intact": len(INTACT)}, trials=len(CORPUS))  # fmt: skip
-
-
-async def _async(value: bool) -> bool:
-    return value

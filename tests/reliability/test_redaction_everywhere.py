@@ -26,9 +26,12 @@ from typing import Any
 
 import aiohttp
 
-from tests.conftest import FIXTURES
+from tests.harness.auth import AUTH, NDJSON
+from tests.harness.paths import FIXTURES
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
+from tests.reliability.harness import MID_SESSION
 
-from .harness import AUTH, MID_SESSION, NDJSON, Server, wait_for
 from .report import record
 from .test_redaction_corpus import CORPUS
 
@@ -241,13 +244,8 @@ def request(server: Server, method: str, path: str, body: Any = None,
     data = (
         None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
     )
-    req = urllib.request.Request(server.url(path), data=data, method=method,
-                                 headers={**AUTH, **(headers or {})})  # fmt: skip
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, resp.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
+    reply = server.exchange(method, path, data, {**AUTH, **(headers or {})})
+    return reply.status, reply.body.decode()
 
 
 def ingest(server: Server, fmt: str, lines: list[dict[str, Any]], workspace: str,
@@ -275,14 +273,9 @@ class Mcp:
                    "Accept": "application/json, text/event-stream", **AUTH}  # fmt: skip
         if self.sid:
             headers["Mcp-Session-Id"] = self.sid
-        req = urllib.request.Request(self.server.url("/mcp"), data=json.dumps(body).encode(),
-                                     headers=headers, method="POST")  # fmt: skip
-        try:
-            with urllib.request.urlopen(req, timeout=30) as resp:
-                text = resp.read().decode()
-                sid = resp.headers.get("Mcp-Session-Id", "")
-        except urllib.error.HTTPError as exc:
-            text, sid = exc.read().decode(), ""
+        reply = self.server.exchange("POST", "/mcp", json.dumps(body).encode(), headers)
+        text = reply.body.decode()
+        sid = reply.headers.get("Mcp-Session-Id", "") if reply.status < 400 else ""
         self.answers.append(text)
         return sid, text
 
@@ -426,7 +419,7 @@ async def test_no_secret_in_any_field_reaches_any_output(tmp_path: Path) -> None
             mcp.method(text)  # fmt: skip
         # Everything a client can read back.
         await asyncio.sleep(0.5)
-        wait_for(lambda: len(json.loads(request(server, "GET", "/api/workspaces")[1])
+        wait_until(lambda: len(json.loads(request(server, "GET", "/api/workspaces")[1])
                              ["workspaces"]) >= 6 + len(KINDS), 30, "workspaces")  # fmt: skip
         listing = json.loads(request(server, "GET", "/api/workspaces")[1])["workspaces"]
         seen["workspaces"] = json.dumps(listing)

@@ -18,7 +18,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .harness import Server, wait_for
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
+
 from .report import record
 from .test_redaction_corpus import CORPUS
 from .test_redaction_everywhere import (
@@ -156,12 +158,12 @@ async def test_no_secret_inside_a_url_survives_in_any_field(tmp_path: Path) -> N
             result = ingest(server, "events", session_lines(url, n), WS_DIR, session)
             assert result["rejected"] == 0, result
         ws = workspace_id(WS_DIR)
-        wait_for(
+        wait_until(
             lambda: (s := json.loads(request(server, "GET", f"/workspace/{ws}/sessions")[1]))
             and len(s["sessions"]) >= len(sessions) and s,
             30, "every session listed",
         )  # fmt: skip
-        titles = wait_for(
+        titles = wait_until(
             lambda: (s := json.loads(request(
                 server, "GET", f"/workspace/{workspace_id(TITLES_DIR)}/sessions")[1]))
             and len(s["sessions"]) >= titled and s,

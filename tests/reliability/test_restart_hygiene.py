@@ -11,7 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from .harness import AUTH, Server, tracebacks, wait_for
+from tests.harness.auth import AUTH
+from tests.harness.logs import tracebacks
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
+
 from .test_crash_restart import WS_DIR, ws_id
 
 
@@ -28,7 +32,7 @@ def test_restart_after_kill_rebinds_the_same_port(tmp_path: Path) -> None:
                 s.sendall(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
                 assert s.recv(100).startswith(b"HTTP/1.1 200")
                 socks.append(s)
-            server.kill9()
+            server.kill()
             socks[0].close()  # one client notices at once, the others later
             server.start()  # same port, immediately
             for s in socks[1:]:
@@ -57,7 +61,7 @@ def test_client_hanging_up_is_not_logged_as_an_error(tmp_path: Path, stream: str
     server = Server(tmp_path)
     server.start()
     try:
-        server.ingest([{"type": "user", "content": "first"}], WS_DIR, "s1")
+        server.ingest(WS_DIR, "s1", [{"type": "user", "content": "first"}])
         _post_activity(server, "first")
         path = (
             f"/workspace/{ws_id(WS_DIR)}/session/stream?session=s1"
@@ -73,9 +77,9 @@ def test_client_hanging_up_is_not_logged_as_an_error(tmp_path: Path, stream: str
                 assert s.recv(4096).startswith(b"HTTP/1.1 200")
             time.sleep(0.05)
             for n in range(3):  # the handler only notices the hang-up when it next writes
-                server.ingest([{"type": "user", "content": f"more {n}"}], WS_DIR, "s1")
+                server.ingest(WS_DIR, "s1", [{"type": "user", "content": f"more {n}"}])
                 _post_activity(server, f"more {n}")
-        wait_for(lambda: server.health()["status"] == "ok", 5, "health")
+        wait_until(lambda: server.health()["status"] == "ok", 5, "health")
         time.sleep(0.3)
         log = server.stderr()
     finally:

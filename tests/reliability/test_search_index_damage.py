@@ -15,14 +15,16 @@ import urllib.error
 import urllib.parse
 from pathlib import Path
 
-from .harness import CLAUDE_FIX, Server, claude_project
+from tests.harness.server import Server
+from tests.reliability.harness import CLAUDE_FIX, claude_project
+
 from .report import record
 
 
 def search(server: Server, word: str) -> tuple[int, int]:
     """(status, hits) of a search for `word` across every session."""
     try:
-        body = server.get_json("/api/search?" + urllib.parse.urlencode({"q": word}))
+        body = server.get("/api/search?" + urllib.parse.urlencode({"q": word}))
     except urllib.error.HTTPError as error:
         return error.code, 0
     return 200, len(body["hits"])

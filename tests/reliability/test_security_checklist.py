@@ -11,8 +11,6 @@ import os
 import socket
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,10 +18,10 @@ from typing import Any
 import pytest
 from sidemirror.web.rules import PINNED_EXTENSION_ID
 
-from tests.conftest import ROOT
-from tests.ports import free_port
-
-from .harness import AUTH, TOKEN, Server
+from tests.harness.auth import AUTH, TOKEN
+from tests.harness.cli import run_cli
+from tests.harness.paths import ROOT
+from tests.harness.server import Server
 
 EXT = f"chrome-extension://{PINNED_EXTENSION_ID}"
 OTHER_EXT = "chrome-extension://" + "b" * 32
@@ -34,7 +32,7 @@ WS_DIR = "/home/dev/sec"
 def srv(tmp_path_factory: Any) -> Iterator[Server]:
     server = Server(tmp_path_factory.mktemp("sec"), "--log-level", "debug")
     server.start()
-    server.ingest([{"type": "user", "content": "hello"}], WS_DIR, "s1")
+    server.ingest(WS_DIR, "s1", [{"type": "user", "content": "hello"}])
     yield server
     server.stop()
 
@@ -58,13 +56,8 @@ def status_of(response: bytes) -> int:
 
 def call(server: Server, path: str, *, method: str = "GET", headers: dict[str, str] | None = None,
          data: bytes | None = None) -> tuple[int, dict[str, str], bytes]:  # fmt: skip
-    req = urllib.request.Request(server.url(path), data=data, method=method,
-                                 headers=headers or {})  # fmt: skip
-    try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
-            return resp.status, dict(resp.headers), resp.read(65536)
-    except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read()
+    reply = server.exchange(method, path, data, headers, timeout=5, most=65536)
+    return reply.status, dict(reply.headers), reply.body
 
 
 def ws_id() -> str:
@@ -222,10 +215,10 @@ def test_ticket_is_single_use_on_each_stream(srv: Server, path: str) -> None:
 
 
 def test_tickets_and_token_never_reach_the_log(tmp_path: Path) -> None:
-    server = Server(tmp_path, "--log-level", "debug", "--access-log")
+    server = Server(tmp_path, log_level="debug", access_log=True)
     server.start()
     try:
-        server.ingest([{"type": "user", "content": "x"}], WS_DIR, "s1")
+        server.ingest(WS_DIR, "s1", [{"type": "user", "content": "x"}])
         used = []
         for path in (f"/workspace/{ws_id()}/session/stream?session=s1", "/activity/stream"):
             ticket = _ticket(server)
@@ -282,12 +275,7 @@ def test_runtime_file_private_even_in_a_preexisting_loose_dir(tmp_path: Path) ->
 # 10. Non-loopback --host refused without --allow-remote (every spelling).
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.10", "example.com", "0"])
 def test_non_loopback_host_refused(tmp_path: Path, host: str) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "sidemirror", "serve", "--host", host, "--port", "0",
-         "--runtime-dir", str(tmp_path / "run"), "--data-dir", str(tmp_path / "d")],
-        env={"PYTHONPATH": str(ROOT / "server"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-        capture_output=True, text=True, timeout=20,
-    )  # fmt: skip
+    proc = Server(tmp_path, "--host", host, port=0, token=None).refused()
     assert proc.returncode == 2 and "allow-remote" in proc.stderr, proc.stderr
     assert not list((tmp_path / "run").glob("server-*.json"))
 
@@ -374,7 +362,7 @@ def test_pairing_code_flow_on_the_real_process(tmp_path: Path) -> None:
 # 12b. The panel credential stays where it is kept: 0600 in the data dir, and handed out only by
 # the pairing host or for a code; never in the runtime file, /health, /api/identify or a log.
 def test_the_panel_credential_reaches_no_file_answer_or_log_but_its_own(tmp_path: Path) -> None:
-    server = Server(tmp_path, "--log-level", "debug", "--access-log")
+    server = Server(tmp_path, log_level="debug", access_log=True)
     server.start()
     try:
         kept = server.data / "panel_credential"
@@ -417,7 +405,7 @@ def test_server_id_survives_a_restart_and_only_the_token_holder_can_prove_it(
     try:
         assert server.health()["server_id"] == first
         nonce = "ab" * 16
-        answer = server.get_json(f"/api/identify?nonce={nonce}", auth=False)
+        answer = server.get(f"/api/identify?nonce={nonce}", auth=False)
         msg = f"sidemirror-identify:{first}:{nonce}".encode()
         assert answer == {"server_id": first,
                           "proof": hmac.new(TOKEN.encode(), msg, hashlib.sha256).hexdigest()}  # fmt: skip
@@ -483,7 +471,7 @@ def test_every_file_the_server_writes_is_private_whatever_the_umask(tmp_path: Pa
     finally:
         os.umask(old)
     try:
-        server.ingest([{"type": "user", "content": "x"}], WS_DIR, "s1")
+        server.ingest(WS_DIR, "s1", [{"type": "user", "content": "x"}])
         call(server, "/api/activity", method="POST", data=b'{"command":"click"}',
              headers={**AUTH, "Content-Type": "application/json"})  # fmt: skip
     finally:
@@ -516,22 +504,8 @@ def test_clients_refuse_another_users_runtime_file(tmp_path: Path) -> None:
 
 # 19. Without XDG_RUNTIME_DIR the runtime dir is private and in the user's own cache dir.
 def test_runtime_dir_fallback_is_private_and_ours(tmp_path: Path) -> None:
-    import signal as signals
-
-    env = {"PYTHONPATH": str(ROOT / "server"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    port = str(free_port())
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sidemirror", "serve", "--port", port, "--data-dir",
-         str(tmp_path / "d"), "--claude-dir", str(tmp_path / "c"), "--codex-dir",
-         str(tmp_path / "x")], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None and "listening" in proc.stdout.readline()
+    with Server(tmp_path, runtime_dir="default", token=None) as server:
         run = tmp_path / ".cache" / "sidemirror" / "run"
-        assert (run.stat().st_mode & 0o777) == 0o700
-        token = subprocess.run([sys.executable, "-m", "sidemirror", "token"], env=env,
-                               capture_output=True, text=True, timeout=20)  # fmt: skip
+        assert server.runtime_dir == run and (run.stat().st_mode & 0o777) == 0o700
+        token = run_cli("token", home=tmp_path)
         assert token.returncode == 0 and token.stdout.strip(), token.stderr
-    finally:
-        proc.send_signal(signals.SIGTERM)
-        proc.wait(10)

@@ -14,7 +14,9 @@ import resource
 import time
 from pathlib import Path
 
-from .harness import Server, tracebacks
+from tests.harness.logs import tracebacks
+from tests.harness.server import Server
+
 from .report import record
 
 SLOW = 1_500
@@ -92,7 +94,7 @@ def test_slowloris_neither_starves_health_nor_exhausts_files(tmp_path: Path) -> 
     with server:
         figures = asyncio.run(_scenario(server))
         # A real request with a token still works at the end.
-        assert server.get_json("/api/workspaces")["workspaces"] == []
+        assert server.get("/api/workspaces")["workspaces"] == []
     record("slowloris", figures, trials=SLOW)
     log = server.stderr()
     assert "Too many open files" not in log

@@ -22,9 +22,11 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.harness.paths import ROOT
+from tests.harness.server import Server
+from tests.harness.waiting import until, wait_until
+from tests.reliability.harness import MID_SESSION, Mirror, canon, fixture_lines
 
-from .harness import MID_SESSION, Mirror, Server, canon, fixture_lines, until, wait_for
 from .report import record
 from .test_crash_restart import ws_id
 
@@ -87,11 +89,11 @@ async def test_special_files_named_like_transcripts_never_block(tmp_path: Path, 
     try:
         server.start()
         t0 = time.monotonic()
-        wait_for(lambda: _health_answers(server), 15, "/health")
+        wait_until(lambda: _health_answers(server), 15, "/health")
         health_s = time.monotonic() - t0
-        before = wait_for(lambda: server.snapshot(CLAUDE_WS, SID)["total"], 15, "session indexed")
+        before = wait_until(lambda: server.snapshot(CLAUDE_WS, SID)["total"], 15, "session indexed")
         task = asyncio.create_task(mirror.run(stop))
-        assert await until(lambda: _true(mirror.connects > 0), 10, 0.05)
+        assert await until(lambda: mirror.connects > 0, 10, step=0.05)
         if when == "while_running":
             sockets.append(_special_files(project, rollouts, "later"))
 
@@ -99,7 +101,7 @@ async def test_special_files_named_like_transcripts_never_block(tmp_path: Path, 
             detail: list[dict[str, Any]] = server.health()["parse_errors_detail"]
             return detail if len(detail) >= 4 else None
 
-        detail = wait_for(counted, 15, "the special files counted")
+        detail = wait_until(counted, 15, "the special files counted")
         tag = "start" if when == "at_start" else "later"
         by_name = {Path(d["file"]).name: d["reason"] for d in detail}
         assert by_name == {
@@ -138,7 +140,3 @@ async def test_special_files_named_like_transcripts_never_block(tmp_path: Path, 
     )
     assert seconds <= SIGTERM_LIMIT_S, f"SIGTERM took {seconds:.2f}s"
     assert server.proc is not None and server.proc.returncode == 0
-
-
-async def _true(value: bool) -> bool:
-    return value

@@ -15,9 +15,11 @@ from typing import Any
 
 from sidemirror.core.store import workspace_id_for
 
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 from tests.server.sources.test_agent_start import agent_binary
 
-from .harness import CLAUDE_FIX, Server, claude_project, wait_for
+from .harness import CLAUDE_FIX, claude_project
 
 SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
 TRANSCRIPT = CLAUDE_FIX / "sample-project" / f"{SESSION}.jsonl"
@@ -28,7 +30,7 @@ MID_TURN = TRANSCRIPT.read_bytes().splitlines(keepends=True)[:4]
 
 def _row(server: Server, ws: str = WS) -> dict[str, Any] | None:
     try:
-        rows = server.get_json(f"/workspace/{ws}/sessions")["sessions"]
+        rows = server.get(f"/workspace/{ws}/sessions")["sessions"]
     except OSError:  # not listed yet (404)
         return None
     return next((r for r in rows if r["id"] == SESSION), None)
@@ -40,12 +42,12 @@ def _state(server: Server, ws: str = WS) -> tuple[str, bool] | None:
 
 
 def _workspace_active(server: Server, ws: str = WS) -> bool:
-    rows = server.get_json("/api/workspaces")["workspaces"]
+    rows = server.get("/api/workspaces")["workspaces"]
     return bool(next(w for w in rows if w["id"] == ws)["active"])
 
 
 def _attention(server: Server) -> dict[str, Any] | None:
-    rows = server.get_json("/api/attention")["sessions"]
+    rows = server.get("/api/attention")["sessions"]
     return next((r for r in rows if r["session"] == SESSION), None)
 
 
@@ -64,9 +66,9 @@ def test_a_session_stopped_mid_turn_is_idle_and_stays_idle_after_a_restart(
             for line in MID_TURN:
                 fh.write(line)
                 fh.flush()
-        wait_for(lambda: _state(server) == ("running", False), 15, "running, inferred")
+        wait_until(lambda: _state(server) == ("running", False), 15, "running, inferred")
         assert _workspace_active(server) is True
-        wait_for(lambda: _state(server) == ("idle", False), 15, "idle after the idle time")
+        wait_until(lambda: _state(server) == ("idle", False), 15, "idle after the idle time")
         assert _workspace_active(server) is False
         row = _attention(server)
         assert row is not None and (row["state"], row["exact"]) == ("idle", False)
@@ -76,7 +78,7 @@ def test_a_session_stopped_mid_turn_is_idle_and_stays_idle_after_a_restart(
     try:
         # Listed from the index, then read (a snapshot) the way the panel opens it: a
         # mid-turn file, but no agent and no write since: idle, never running since the start.
-        wait_for(lambda: _row(server) is not None, 15, "the session listed again")
+        wait_until(lambda: _row(server) is not None, 15, "the session listed again")
         assert _state(server) == ("idle", False)
         server.snapshot(WS, SESSION)
         assert _state(server) == ("idle", False)
@@ -97,7 +99,7 @@ def test_a_session_stopped_mid_turn_long_ago_is_idle_from_the_start(tmp_path: Pa
     written = time.time() - 25 * 60
     os.utime(transcript, (written, written))
     with server:
-        wait_for(lambda: _row(server) is not None, 15, "the session listed")
+        wait_until(lambda: _row(server) is not None, 15, "the session listed")
         server.snapshot(WS, SESSION)
         assert _state(server) == ("idle", False)
         row = _attention(server)
@@ -124,11 +126,11 @@ def test_a_live_agent_keeps_its_session_running_then_it_exits_and_the_session_is
     agent = subprocess.Popen([str(agent_binary(tmp_path, "claude")), "120"], cwd=project)
     try:
         with server:
-            wait_for(lambda: _state(server, ws) == ("running", False), 20, "running, agent alive")
+            wait_until(lambda: _state(server, ws) == ("running", False), 20, "running, agent alive")
             assert _workspace_active(server, ws) is True
             agent.terminate()
             agent.wait(10)
-            wait_for(lambda: _state(server, ws) == ("idle", False), 20, "idle once it exited")
+            wait_until(lambda: _state(server, ws) == ("idle", False), 20, "idle once it exited")
             assert _workspace_active(server, ws) is False
     finally:
         if agent.poll() is None:

@@ -10,7 +10,8 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 from sidemirror.app import create_app
 
-from tests.server.conftest import AUTH, TOKEN, ingest, make_settings
+from tests.harness.auth import AUTH, TOKEN
+from tests.server.support import ingest, make_settings
 
 
 def _frame(item: dict[str, Any], wire: str) -> bytes:

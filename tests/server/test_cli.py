@@ -3,133 +3,47 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import stat
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from sidemirror.listen_socket import PORT_RANGE
 
-from tests.conftest import ROOT
-from tests.ports import free_port
-
-ROOT_SERVER = ROOT / "server"
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "SIDEMIRROR_TOKEN"}
-    env["PYTHONPATH"] = str(ROOT_SERVER)
-    env["HOME"] = extra.pop("HOME", env.get("HOME", "/tmp"))
-    env.update(extra)
-    return env
-
-
-@contextmanager
-def serve(tmp_path: Path, *args: str, **env: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "sidemirror",
-        "serve",
-        "--runtime-dir",
-        str(tmp_path / "run"),
-        "--data-dir",
-        str(tmp_path / "data"),
-        "--claude-dir",
-        str(tmp_path / "claude"),
-        "--codex-dir",
-        str(tmp_path / "codex"),
-        *args,
-    ]
-    proc = subprocess.Popen(
-        cmd,
-        env=_env(HOME=str(tmp_path), **env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert "listening on http://127.0.0.1:" in line, (line, proc.stderr and proc.stderr.read())
-        yield proc, int(line.rsplit(":", 1)[1])
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(10)
-
-
-def _get(port: int, path: str, token: str | None = None) -> tuple[int, bytes]:
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
-            return resp.status, resp.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
+from tests.harness.cli import http_get, run_cli
+from tests.harness.ports import free_port
+from tests.harness.server import Server
 
 
 def test_runtime_file_is_private_and_removed_on_exit(tmp_path: Path) -> None:
     port = free_port()
-    with serve(tmp_path, "--port", str(port)) as (proc, bound):
-        assert bound == port
+    with Server(tmp_path, port=port, token=None, log_level=None) as server:
+        assert server.proc is not None
         (runtime,) = (tmp_path / "run").glob("server-*.json")
         assert stat.S_IMODE(runtime.stat().st_mode) == 0o600
         assert stat.S_IMODE(runtime.parent.stat().st_mode) == 0o700
         info = json.loads(runtime.read_text())
-        assert info["port"] == port and info["pid"] == proc.pid and len(info["token"]) >= 32
-        token_out = subprocess.run(
-            [sys.executable, "-m", "sidemirror", "token", "--runtime-dir", str(tmp_path / "run")],
-            env=_env(),
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        assert token_out.stdout.strip() == info["token"]
-        status = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "sidemirror",
-                "status",
-                "--json",
-                "--runtime-dir",
-                str(tmp_path / "run"),
-            ],
-            env=_env(),
-            capture_output=True,
-            text=True,
-        )
+        assert info["port"] == port and info["pid"] == server.proc.pid and len(info["token"]) >= 32
+        token_out = run_cli("token", "--runtime-dir", str(tmp_path / "run"))
+        assert token_out.returncode == 0 and token_out.stdout.strip() == info["token"]
+        status = run_cli("status", "--json", "--runtime-dir", str(tmp_path / "run"))
         assert status.returncode == 0
         assert json.loads(status.stdout)["health"]["app"] == "sidemirror"
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(10) == 0
+        assert server.stop() == 0
         assert not runtime.exists()
-    status = subprocess.run(
-        [sys.executable, "-m", "sidemirror", "status", "--runtime-dir", str(tmp_path / "run")],
-        env=_env(),
-        capture_output=True,
-        text=True,
-    )
+    status = run_cli("status", "--runtime-dir", str(tmp_path / "run"))
     assert status.returncode == 1 and "no server is running" in status.stdout
 
 
 def test_token_and_tickets_never_reach_the_log(tmp_path: Path) -> None:
     token = "env-token-" + "9" * 40
-    with serve(tmp_path, "--log-level", "debug", "--access-log", SIDEMIRROR_TOKEN=token) as (
-        proc,
-        port,
-    ):
-        assert _get(port, "/api/workspaces", token)[0] == 200
+    with Server(tmp_path, token=token, log_level="debug", access_log=True) as server:
+        port = server.port
+        assert http_get(port, "/api/workspaces", token)[0] == 200
         req = urllib.request.Request(
             f"http://127.0.0.1:{port}/api/ticket",
             method="POST",
@@ -137,12 +51,11 @@ def test_token_and_tickets_never_reach_the_log(tmp_path: Path) -> None:
         )
         with urllib.request.urlopen(req, timeout=5) as resp:
             ticket = json.load(resp)["ticket"]
-        assert _get(port, f"/workspace/000000000000/session/stream?ticket={ticket}")[0] == 404
-        assert _get(port, f"/api/workspaces?token={token}")[0] == 401
-        health = _get(port, "/health")[1].decode()
+        assert http_get(port, f"/workspace/000000000000/session/stream?ticket={ticket}")[0] == 404
+        assert http_get(port, f"/api/workspaces?token={token}")[0] == 401
+        health = http_get(port, "/health")[1].decode()
         assert token not in health
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=10)
+    out, err = server.stdout(), server.stderr()
     assert "/api/workspaces" in err  # the access log is there...
     assert token not in out + err and ticket not in out + err  # ...without secrets
 
@@ -151,34 +64,18 @@ def test_the_access_log_is_off_unless_asked_for(tmp_path: Path) -> None:
     """A panel polls several routes a second: one line each drowned what the server had to say.
     Only the request lines go; the server's own lines stay."""
     token = "env-token-" + "8" * 40
-    with serve(tmp_path, SIDEMIRROR_TOKEN=token) as (proc, port):
+    with Server(tmp_path, token=token, log_level=None) as server:
         for _ in range(5):
-            assert _get(port, "/api/workspaces", token)[0] == 200
-        assert _get(port, "/health")[0] == 200
-        proc.send_signal(signal.SIGTERM)
-        _out, err = proc.communicate(timeout=10)
+            assert http_get(server.port, "/api/workspaces", token)[0] == 200
+        assert http_get(server.port, "/health")[0] == 200
+    err = server.stderr()
     assert "/api/workspaces" not in err and "/health" not in err, err
     assert "aiohttp.access" not in err
     assert "sidemirror" in err  # the server still logs (startup lines): only requests are gone
 
 
 def test_non_loopback_host_is_refused_without_allow_remote(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sidemirror",
-            "serve",
-            "--host",
-            "0.0.0.0",
-            "--runtime-dir",
-            str(tmp_path),
-        ],
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=20,
-    )
+    result = run_cli("serve", "--host", "0.0.0.0", "--runtime-dir", str(tmp_path))
     assert result.returncode == 2
     assert "refusing to listen on non-loopback host '0.0.0.0'" in result.stderr
 
@@ -188,26 +85,7 @@ def test_explicit_busy_port_is_a_clear_error(tmp_path: Path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "sidemirror",
-                "serve",
-                "--port",
-                str(port),
-                "--runtime-dir",
-                str(tmp_path / "run"),
-                "--data-dir",
-                str(tmp_path / "d"),
-                "--claude-dir",
-                str(tmp_path / "c"),
-            ],
-            env=_env(HOME=str(tmp_path)),
-            capture_output=True,
-            text=True,
-            timeout=20,
-        )
+        result = Server(tmp_path, port=port, token=None).refused()
     assert result.returncode == 2
     assert f"cannot bind 127.0.0.1:{port}" in result.stderr
 
@@ -218,18 +96,21 @@ def test_health_answers_while_the_server_starts_and_the_server_takes_over(
     """The port answers before the server is imported: `/health` says "starting" and the API asks
     to come back (503), until the server itself answers — and never "starting" again."""
     port, token = free_port(), "t" * 40
-    cmd = [sys.executable, "-m", "sidemirror", "serve", "--port", str(port),
-           "--runtime-dir", str(tmp_path / "run"), "--data-dir", str(tmp_path / "data"),
-           "--claude-dir", str(tmp_path / "claude"), "--codex-dir", str(tmp_path / "codex")]  # fmt: skip
-    env = _env(HOME=str(tmp_path), SIDEMIRROR_TOKEN=token)
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Not `Server.start`, which waits for what this test watches happen: the same command.
+    server = Server(tmp_path, port=port, token=token, log_level=None)
+    proc = subprocess.Popen(
+        server.command(),
+        env=server.environment(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     statuses: list[str] = []
     api_while_starting: list[tuple[int, bytes]] = []
     try:
         while "ok" not in statuses:
             assert proc.poll() is None, proc.stderr and proc.stderr.read()
             try:
-                health = json.loads(_get(port, "/health")[1])
+                health = json.loads(http_get(port, "/health")[1])
             except OSError:  # not bound yet
                 time.sleep(0.005)
                 continue
@@ -237,8 +118,8 @@ def test_health_answers_while_the_server_starts_and_the_server_takes_over(
                 statuses.append(health["status"])
             if health["status"] == "starting":
                 assert health["server_id"] == (tmp_path / "data" / "server_id").read_text().strip()
-                api_while_starting.append(_get(port, "/api/workspaces", token))
-        assert _get(port, "/api/workspaces", token)[0] == 200
+                api_while_starting.append(http_get(port, "/api/workspaces", token))
+        assert http_get(port, "/api/workspaces", token)[0] == 200
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(10)
@@ -268,20 +149,15 @@ def test_default_port_skips_a_taken_port_in_the_range(tmp_path: Path) -> None:
             holders.append(s)
             taken = port
             break
-        with serve(tmp_path) as (_, bound):
+        with Server(tmp_path, port="default", token=None, log_level=None) as server:
+            bound = server.port
             assert bound in PORT_RANGE and bound != taken
-            assert json.loads(_get(bound, "/health")[1])["app"] == "sidemirror"
+            assert json.loads(http_get(bound, "/health")[1])["app"] == "sidemirror"
     finally:
         for s in holders:
             s.close()
 
 
 def test_python_dash_m_and_version(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "sidemirror", "--version"],
-        env=_env(),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert result.stdout.startswith("sidemirror ")
+    result = run_cli("--version")
+    assert result.returncode == 0 and result.stdout.startswith("sidemirror ")

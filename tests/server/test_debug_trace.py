@@ -12,8 +12,9 @@ import pytest
 from sidemirror import cli
 from sidemirror.core.store import workspace_id_for
 
-from tests.conftest import FIXTURES
-from tests.server.conftest import NDJSON, ClientFactory
+from tests.harness.auth import NDJSON
+from tests.harness.paths import FIXTURES
+from tests.server.support import ClientFactory
 
 WORKSPACE = "/home/dev/project"
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FIXTURES
-from tests.ports import free_port
+from tests.harness.cli import clean_env
+from tests.harness.paths import FIXTURES
+from tests.harness.server import Server
 from tests.server.sources.claude.test_live import SID as AGENT_SID
 from tests.server.sources.claude.test_live import setup_project
-from tests.server.test_cli import _env, serve
 from tests.unit.sources.claude.test_branches import NEW_PROMPT, TOOL_HEAVY, lines, rewind_lines
 
 SECRET = "sk-ant-api03-" + "Zq7" * 12
@@ -63,17 +63,16 @@ def transcript(root: Path) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, int, str]]:
     tmp = tmp_path_factory.mktemp("export")
     transcript(tmp / "claude")
-    claude = str(tmp / "claude" / "projects")
-    with serve(tmp, "--claude-dir", claude, "--port", str(free_port())) as (_, port):
+    with Server(tmp, claude_dir=tmp / "claude" / "projects", token=None, log_level=None) as srv:
         token = json.loads(next((tmp / "run").glob("*.json")).read_text())["token"]
-        yield tmp, port, token
+        yield tmp, srv.port, token
 
 
 def export(tmp: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "sidemirror", "export", *args]
     cmd += ["--runtime-dir", str(tmp / "run"), "--data-dir", str(tmp / "data")]
     return subprocess.run(
-        cmd, env=_env(HOME=str(tmp), **env), capture_output=True, text=True, timeout=120,
+        cmd, env=clean_env(tmp, **env), capture_output=True, text=True, timeout=120,
         encoding="utf-8",
     )  # fmt: skip
 

@@ -6,58 +6,23 @@ line on stdout."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
-
-
-def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("SIDEMIRROR_TOKEN", "XDG_DATA_HOME")}
-    env |= {"PYTHONPATH": str(ROOT / "server"), "HOME": str(home)}
-    return env
+from tests.harness.cli import run_cli
+from tests.harness.server import Server
 
 
 def _cli(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sidemirror", *args, "--runtime-dir", str(home / "run")],
-        env=_env(home),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        input=stdin,
-    )
+    return run_cli(*args, "--runtime-dir", str(home / "run"), home=home, stdin=stdin)
 
 
-def _serve_cmd(home: Path, data_dir: Path | None) -> list[str]:
-    data = ["--data-dir", str(data_dir)] if data_dir else []
-    return [sys.executable, "-m", "sidemirror", "serve", "--port", "0", "--runtime-dir",
-            str(home / "run"), "--claude-dir", str(home / "claude"), "--codex-dir",
-            str(home / "codex"), *data]  # fmt: skip
-
-
-@contextmanager
-def _server(home: Path, data_dir: Path | None = None) -> Iterator[tuple[int, int]]:
-    """A real server process (port 0: never a port a user's server could hold); (pid, port)."""
-    proc = subprocess.Popen(
-        _serve_cmd(home, data_dir), env=_env(home), stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert "listening on http://127.0.0.1:" in line, line
-        yield proc.pid, int(line.rsplit(":", 1)[1])
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(20)
+def _server(home: Path, data_dir: Path | None = None) -> Server:
+    """A real server process (port 0: never a port a user's server could hold)."""
+    return Server(home, port=0, data_dir=data_dir or "default", token=None, log_level=None)
 
 
 @pytest.fixture
@@ -67,11 +32,10 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_a_second_serve_on_the_same_data_dir_says_where_the_first_runs(home: Path) -> None:
-    with _server(home, home / "data") as (pid, port):
-        second = subprocess.run(
-            _serve_cmd(home, home / "data"), env=_env(home), capture_output=True, text=True,
-            timeout=60,
-        )  # fmt: skip
+    with _server(home, home / "data") as first:
+        assert first.proc is not None
+        pid, port = first.proc.pid, first.port
+        second = _server(home, home / "data").refused()
         assert second.returncode == 2
         assert f"already running on :{port} (pid {pid})" in second.stderr
         assert "--data-dir" in second.stderr
@@ -84,10 +48,11 @@ def test_a_second_serve_with_another_runtime_dir_still_names_the_first_ones_port
     home: Path,
 ) -> None:
     """The runtime files are apart, so only the data dir's lock can say where the first runs."""
-    with _server(home, home / "data") as (pid, port):
-        cmd = _serve_cmd(home, home / "data")
-        cmd[cmd.index("--runtime-dir") + 1] = str(home / "other-run")
-        second = subprocess.run(cmd, env=_env(home), capture_output=True, text=True, timeout=60)
+    with _server(home, home / "data") as first:
+        assert first.proc is not None
+        pid, port = first.proc.pid, first.port
+        other = Server(home, port=0, data_dir=home / "data", runtime_dir=home / "other-run")
+        second = other.refused()
         assert second.returncode == 2
         assert f"already running on :{port} (pid {pid}) with the data dir {home / 'data'}" in (
             second.stderr
@@ -98,8 +63,8 @@ def test_a_second_serve_with_another_runtime_dir_still_names_the_first_ones_port
 def test_status_lists_both_servers_and_token_picks_the_current_data_dir(home: Path) -> None:
     default_data = home / ".local" / "share" / "sidemirror"  # the default data dir of HOME
     with ExitStack() as stack:
-        _, port_default = stack.enter_context(_server(home))
-        _, port_other = stack.enter_context(_server(home, home / "other"))
+        port_default = stack.enter_context(_server(home)).port
+        port_other = stack.enter_context(_server(home, home / "other")).port
         status = _cli(home, "status")
         assert status.returncode == 0
         lines = status.stdout.splitlines()
@@ -122,7 +87,8 @@ def test_status_lists_both_servers_and_token_picks_the_current_data_dir(home: Pa
 
 
 def test_without_a_server_for_the_data_dir_token_lists_the_running_ones(home: Path) -> None:
-    with _server(home, home / "a") as (_, port_a), _server(home, home / "b") as (_, port_b):
+    with _server(home, home / "a") as a, _server(home, home / "b") as b:
+        port_a, port_b = a.port, b.port
         token = _cli(home, "token")
     assert token.returncode == 1 and token.stdout == ""
     assert "no server runs on the default data dir" in token.stderr
@@ -131,7 +97,8 @@ def test_without_a_server_for_the_data_dir_token_lists_the_running_ones(home: Pa
 
 
 def test_one_server_on_any_data_dir_is_the_one_clients_use(home: Path) -> None:
-    with _server(home, home / "elsewhere") as (_, port):
+    with _server(home, home / "elsewhere") as server:
+        port = server.port
         url = _cli(home, "url")
     assert url.returncode == 0 and url.stdout.strip() == f"http://127.0.0.1:{port}"
     assert url.stderr == ""  # nothing to choose, nothing said
@@ -151,15 +118,10 @@ def test_no_server_is_an_error_on_stderr_and_nothing_on_stdout(
 
 
 def test_a_server_killed_hard_leaves_no_server_behind_for_clients(home: Path) -> None:
-    proc = subprocess.Popen(
-        _serve_cmd(home, home / "data"), env=_env(home), stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
-    assert proc.stdout is not None and "listening" in proc.stdout.readline()
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(20)
+    _server(home, home / "data").start().kill()
     assert list((home / "run").glob("server-*.json"))  # it could not remove its file...
     token = _cli(home, "token")
     assert token.returncode == 1 and token.stdout == ""  # ...which is not taken for a server
-    with _server(home, home / "data") as (_, port):  # and the data dir is free again
+    with _server(home, home / "data") as server:  # and the data dir is free again
+        port = server.port
         assert _cli(home, "url").stdout.strip() == f"http://127.0.0.1:{port}"

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT
-from tests.ports import free_port
+from tests.harness.paths import ROOT
+from tests.harness.ports import free_port
 
 # Stops the real `sidemirror serve` at the moment it first imports the server's code, after
 # checking from outside whether the port already accepts connections.

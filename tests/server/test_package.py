@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.harness.paths import ROOT
 
 EXTENSION_ID = "mboojbmhcigehknaafejhibpmmdjpgbn"  # pinned by the manifest's key
 

@@ -20,8 +20,8 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from tests.conftest import ROOT
-from tests.ports import free_port
+from tests.harness.paths import ROOT
+from tests.harness.ports import free_port
 
 VENV = Path(sys.prefix)
 FAKE_CLAUDE = """#!/bin/sh

@@ -19,7 +19,9 @@ from sidemirror.cli import main as cli_main
 from sidemirror.core.process_identity import start_ticks
 from sidemirror.runtime_file import write_runtime_file
 
-from tests.conftest import FIXTURES, ROOT
+from tests.harness.cli import http_get
+from tests.harness.paths import FIXTURES, ROOT
+from tests.harness.server import Server
 
 NOBODY = 65534
 CLIENT_COMMANDS = [
@@ -74,12 +76,7 @@ def test_serve_refuses_a_symlinked_runtime_folder(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere"
     target.mkdir()
     (run / "link").symlink_to(target)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "HOME": str(tmp_path)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "sidemirror", "serve", "--port", "0", "--runtime-dir",
-         str(run / "link"), "--data-dir", str(tmp_path / "d"), "--claude-dir", str(tmp_path)],
-        env=env, capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
+    proc = Server(tmp_path, port=0, runtime_dir=run / "link", token=None).refused()
     assert proc.returncode == 2, proc.stderr
     assert f"refusing to use {run / 'link'}: it is a symbolic link" in proc.stderr
     assert not list(target.iterdir())
@@ -263,18 +260,17 @@ def test_client_commands_say_a_runtime_file_is_stale_and_that_nothing_runs(
 
 def test_the_hook_reaches_the_real_server_through_the_check(tmp_path: Path) -> None:
     # The runtime file as `sidemirror serve` writes it passes every check: the event arrives.
-    from tests.ports import free_port
-    from tests.server.test_cli import _get, serve
-
     session_start = (FIXTURES / "hooks" / "permission-request.jsonl").read_text().splitlines()[0]
-    with serve(tmp_path, "--port", str(free_port())) as (proc, port):
+    with Server(tmp_path, token=None, log_level=None) as server:
+        proc, port = server.proc, server.port
+        assert proc is not None
         (runtime,) = (tmp_path / "run").glob("server-*.json")
         info = json.loads(runtime.read_text())
-        health = json.loads(_get(port, "/health")[1])
+        health = json.loads(http_get(port, "/health")[1])
         assert info["pid"] == proc.pid and info["server_id"] == health["server_id"]
         if sys.platform.startswith("linux"):
             assert info["started"] == start_ticks(proc.pid) and len(info["boot_id"]) == 36
         done = _sidemirror("hook", "--runtime-dir", str(tmp_path / "run"), stdin=session_start)
         assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-        sessions = json.loads(_get(port, "/api/attention", info["token"])[1])["sessions"]
+        sessions = json.loads(http_get(port, "/api/attention", info["token"])[1])["sessions"]
         assert [s["session"] for s in sessions] == [json.loads(session_start)["session_id"]]

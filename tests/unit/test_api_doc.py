@@ -19,8 +19,9 @@ from aiohttp import web
 from sidemirror.app import create_app
 from sidemirror.web.forward_listener import forward_routes
 
-from tests.conftest import ROOT
-from tests.server.conftest import TOKEN, make_settings
+from tests.harness.auth import TOKEN
+from tests.harness.paths import ROOT
+from tests.server.support import make_settings
 
 DOC = ROOT / "docs" / "api.md"
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import sidemirror
 
-from tests.conftest import ROOT
+from tests.harness.paths import ROOT
 
 PACKAGE = ROOT / "server" / "sidemirror"
 

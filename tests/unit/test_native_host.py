@@ -35,7 +35,7 @@ from sidemirror.runtime_file import write_runtime_file
 from sidemirror.web.about import load_server_id
 from sidemirror.web.rules import PINNED_EXTENSION_ID
 
-from tests.conftest import ROOT
+from tests.harness.paths import ROOT
 
 ORIGIN = f"chrome-extension://{PINNED_EXTENSION_ID}/"
 TOKEN = "native-host-test-token-0123456789"

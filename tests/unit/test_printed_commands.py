@@ -10,7 +10,7 @@ import shlex
 import pytest
 from sidemirror.cli import build_parser
 
-from tests.conftest import ROOT
+from tests.harness.paths import ROOT
 
 SOURCES = [
     ROOT / "README.md",

@@ -7,7 +7,6 @@ import asyncio
 import json
 import shutil
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,10 @@ from sidemirror.core.store import workspace_id_for
 from sidemirror.runtime_file import write_runtime_file
 from sidemirror.web.identify import SERVER_ID
 
-from tests.conftest import FIXTURES
-from tests.server.conftest import AUTH, TOKEN, ClientFactory
+from tests.harness.auth import AUTH, TOKEN
+from tests.harness.paths import FIXTURES
+from tests.harness.waiting import until
+from tests.server.support import ClientFactory
 
 SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
 CWD = "/path/to/Demo"
@@ -78,18 +79,6 @@ async def finish(proc: asyncio.subprocess.Process, timeout: float = 30) -> tuple
     out, _ = await asyncio.wait_for(proc.communicate(), timeout)
     assert proc.returncode is not None
     return proc.returncode, out.decode()
-
-
-async def until(predicate: Callable[[], Any], timeout: float = 15.0) -> Any:
-    """Wait for an (async) condition; the state it waits for, never a fixed time."""
-    async with asyncio.timeout(timeout):
-        while True:
-            value = predicate()
-            if asyncio.iscoroutine(value):
-                value = await value
-            if value:
-                return value
-            await asyncio.sleep(0.01)
 
 
 async def hook_server(make_client: ClientFactory, tmp_path: Path, **overrides: Any) -> HookServer:

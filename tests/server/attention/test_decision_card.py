@@ -14,8 +14,10 @@ import pytest
 from sidemirror.panel_credential import PANEL_HEADER
 
 from tests.card_inputs import CARD_INPUTS, CardInput, permission_request
-from tests.server.attention.hook_support import HookServer, event, finish, hook_server, until
-from tests.server.conftest import AUTH, EXT_ORIGIN, ClientFactory, panel_headers
+from tests.harness.auth import AUTH
+from tests.harness.waiting import until
+from tests.server.attention.hook_support import HookServer, event, finish, hook_server
+from tests.server.support import EXT_ORIGIN, ClientFactory, panel_headers
 
 GH = "gh" + "p_" + "1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ"
 

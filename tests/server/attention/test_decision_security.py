@@ -7,8 +7,10 @@ from pathlib import Path
 
 from sidemirror.panel_credential import PANEL_HEADER
 
-from tests.server.attention.hook_support import HookServer, event, finish, hook_server, until
-from tests.server.conftest import AUTH, EXT_ORIGIN, ClientFactory, panel_headers
+from tests.harness.auth import AUTH
+from tests.harness.waiting import until
+from tests.server.attention.hook_support import HookServer, event, finish, hook_server
+from tests.server.support import EXT_ORIGIN, ClientFactory, panel_headers
 
 
 async def _pending_id(server: HookServer) -> str | None:

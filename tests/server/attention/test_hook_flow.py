@@ -10,6 +10,7 @@ from typing import Any
 
 from sidemirror.core.clock import now_iso
 
+from tests.harness.waiting import until
 from tests.server.attention.hook_support import (
     SESSION,
     WS,
@@ -18,9 +19,8 @@ from tests.server.attention.hook_support import (
     events,
     finish,
     hook_server,
-    until,
 )
-from tests.server.conftest import EXT_ORIGIN, ClientFactory, panel_headers
+from tests.server.support import EXT_ORIGIN, ClientFactory, panel_headers
 
 ALLOW = {
     "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}

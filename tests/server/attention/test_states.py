@@ -13,10 +13,11 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from tests.harness.auth import AUTH
 from tests.server.attention.hook_support import CWD, SESSION, TRANSCRIPT, WS, event, events, until
-from tests.server.conftest import AUTH, ClientFactory, panel_headers
 from tests.server.mcp.test_endpoint import call, open_session
 from tests.server.sse import SSEReader
+from tests.server.support import ClientFactory, panel_headers
 
 IDLE_S = 3.0  # long enough to see "running" first on a loaded machine
 LINES = TRANSCRIPT.read_bytes().splitlines(keepends=True)

@@ -12,7 +12,8 @@ import sidemirror
 from sidemirror.core.store import workspace_id_for
 from sidemirror.runtime_file import write_runtime_file
 
-from tests.server.conftest import TOKEN, ClientFactory, state_of
+from tests.harness.auth import TOKEN
+from tests.server.support import ClientFactory, state_of
 
 AGENT = Path(__file__).parent.parent / "helpers" / "fake_acp_agent.py"
 WORKSPACE = "/home/dev/tapped"

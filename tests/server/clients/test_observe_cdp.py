@@ -19,9 +19,11 @@ from sidemirror.clients.observe_cdp import observe
 from sidemirror.core.store import workspace_id_for
 from sidemirror.runtime_file import write_runtime_file
 
-from tests.ports import free_port
-from tests.server.conftest import AUTH, TOKEN, ClientFactory
+from tests.harness.auth import AUTH, TOKEN
+from tests.harness.browser import QUIET_FLAGS
+from tests.harness.ports import free_port
 from tests.server.sse import Frame, SSEReader
+from tests.server.support import ClientFactory
 
 CHROMIUM = Path("/usr/bin/chromium")
 WS_DIR = "/home/dev/browsing"
@@ -35,12 +37,7 @@ async def chromium(tmp_path: Path) -> AsyncIterator[str]:
             str(CHROMIUM),
             "--headless",
             f"--remote-debugging-port={port}",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--disable-sync",
+            *QUIET_FLAGS,
             f"--user-data-dir={tmp_path / 'profile'}",
             "about:blank",
         ],

@@ -19,11 +19,13 @@ from sidemirror.clients.observe_cdp import observe
 from sidemirror.core.clock import now_iso
 from sidemirror.runtime_file import write_runtime_file
 
+from tests.harness.auth import AUTH, TOKEN
+from tests.harness.waiting import until
 from tests.server.clients.test_observe_cdp import CHROMIUM, cdp_call
 from tests.server.clients.test_observe_cdp import chromium as chromium  # the fixture
-from tests.server.conftest import AUTH, TOKEN, ClientFactory
 from tests.server.helpers.browser_session import record as session_record
 from tests.server.sse import SSEReader
+from tests.server.support import ClientFactory
 
 CWD = "/home/dev/checkout"
 SESSION = "9d1f3a6e-2c4b-4e8f-b0a7-5e6d7c8b9a01"
@@ -69,15 +71,6 @@ async def entries_until(
     return list(got.values())
 
 
-async def wait_for(check: Any, what: str, tries: int = 400) -> Any:
-    for _ in range(tries):
-        got = await check()
-        if got:
-            return got
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"never: {what}")
-
-
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (apt-get install)")
 async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
     make_client: ClientFactory, chromium: str, tmp_path: Path
@@ -109,7 +102,7 @@ async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
                 except aiohttp.ClientError:
                     return None
 
-            tab = (await wait_for(targets, "the browser answers"))[0]
+            tab = (await until(targets, 20, "the browser answers"))[0]
         page_ws = tab["webSocketDebuggerUrl"]
         app_url = str(pages.make_url("/app"))
         for _ in range(40):  # navigate until the observer reports it: then it is attached
@@ -150,7 +143,7 @@ async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
             uses = [i for i in snap["items"] if i["type"] == "tool_use"]
             return (ws, uses[0]) if uses else None
 
-        ws, use = await wait_for(call_item, "the tool call is read")
+        ws, use = await until(call_item, 20, "the tool call is read")
         # ... and the page it drives fails a request and throws.
         await cdp_call(page_ws, "Runtime.evaluate", {"expression": "save(); setTimeout(render)"})
         # (A navigation asked for twice above may still be reported first: skipped.)
@@ -180,7 +173,7 @@ async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
             snap = await (await client.get(f"/workspace/{ws}/session", headers=AUTH)).json()
             return any(i["type"] == "tool_result" for i in snap["items"])
 
-        await wait_for(result_read, "the result is read")
+        await until(result_read, 20, "the result is read")
         after_result = datetime.now(UTC)
         await cdp_call(page_ws, "Runtime.evaluate", {"expression": "save()"})
         (later,) = await entries_until(next_entry, {"request.failed"})

@@ -13,7 +13,8 @@ import pytest
 from sidemirror.activity.log import ActivityLog
 from sidemirror.core.durable import StorageError
 
-from tests.server.conftest import AUTH, ClientFactory, state_of
+from tests.harness.auth import AUTH
+from tests.server.support import ClientFactory, state_of
 
 JSON = {**AUTH, "Content-Type": "application/json"}
 

@@ -9,9 +9,10 @@ from typing import Any
 
 from sidemirror.core.store import workspace_id_for
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
-from tests.server.conftest import AUTH, NDJSON, ClientFactory
+from tests.harness.auth import AUTH, NDJSON
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 from tests.server.sse import SSEReader
+from tests.server.support import ClientFactory
 
 FIXTURES = FIXTURE_ROOT
 WORKSPACE = "/home/dev/project"

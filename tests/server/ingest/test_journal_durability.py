@@ -14,8 +14,9 @@ from aiohttp.test_utils import TestClient
 from sidemirror.core.store import workspace_id_for
 from sidemirror.ingest import journal as journal_module
 
-from tests.server.conftest import AUTH, NDJSON, ClientFactory, ingest, state_of
+from tests.harness.auth import AUTH, NDJSON
 from tests.server.sse import SSEReader
+from tests.server.support import ClientFactory, ingest, state_of
 
 WORKSPACE = "/home/dev/project"
 WS_ID = workspace_id_for(WORKSPACE)

@@ -14,8 +14,9 @@ import sidemirror
 from sidemirror.core.store import workspace_id_for
 from sidemirror.runtime_file import write_runtime_file
 
-from tests.conftest import FIXTURES
-from tests.server.conftest import AUTH, NDJSON, TOKEN, ClientFactory
+from tests.harness.auth import AUTH, NDJSON, TOKEN
+from tests.harness.paths import FIXTURES
+from tests.server.support import ClientFactory
 
 WORKSPACE = "/home/dev/project"
 CASES = [  # fixture, format, status, exit
@@ -57,7 +58,7 @@ async def test_a_cancelled_acp_turn_shows_stopped(make_client: ClientFactory) ->
     assert turns == [("ok", "end_turn"), ("stopped", "cancelled")]
 
 
-async def run_cli(runtime: Path, body: bytes, fmt: str) -> tuple[int, bytes]:
+async def ingest_cli(runtime: Path, body: bytes, fmt: str) -> tuple[int, bytes]:
     env = {**os.environ, "PYTHONPATH": str(Path(sidemirror.__file__).parent.parent)}
     args = ["ingest", "--runtime-dir", str(runtime), "--workspace", WORKSPACE, "--format", fmt]
     proc = await asyncio.create_subprocess_exec(
@@ -92,13 +93,13 @@ async def test_the_cli_exits_with_the_runs_outcome(
     make_client: ClientFactory, tmp_path: Path, name: str, fmt: str, status: str, code: int
 ) -> None:
     client, runtime = await client_and_runtime(make_client, tmp_path)
-    returncode, err = await run_cli(runtime, (FIXTURES / name).read_bytes(), fmt)
+    returncode, err = await ingest_cli(runtime, (FIXTURES / name).read_bytes(), fmt)
     assert f'"status": "{status}"'.encode() in err
     assert returncode == code
 
 
 async def test_the_cli_exits_2_without_a_server(tmp_path: Path) -> None:
-    returncode, err = await run_cli(tmp_path / "nothing", b"{}\n", "events")
+    returncode, err = await ingest_cli(tmp_path / "nothing", b"{}\n", "events")
     assert returncode == 2 and b"no server is running" in err
 
 
@@ -109,7 +110,7 @@ async def test_a_stream_json_run_cut_off_before_its_result_exits_3_stopped(
     lines = (FIXTURES / "stream-json/streaming-haiku.jsonl").read_bytes().splitlines(True)
     cut = b"".join(line for line in lines if b'"type":"result"' not in line.replace(b" ", b""))
     assert len(cut) < sum(map(len, lines))  # the run's `result` line is gone: it was killed
-    returncode, err = await run_cli(runtime, cut, "stream-json")
+    returncode, err = await ingest_cli(runtime, cut, "stream-json")
     assert b'"status": "stopped"' in err and returncode == 3
     resp = await client.get(
         f"/workspace/{workspace_id_for(WORKSPACE)}/session",

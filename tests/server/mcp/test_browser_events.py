@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sidemirror.app import create_app
 
-from tests.server.conftest import AUTH, TOKEN, make_settings
+from tests.harness.auth import AUTH, TOKEN
 from tests.server.helpers.browser_session import (
     CALLS,
     CWD,
@@ -28,6 +28,7 @@ from tests.server.helpers.browser_session import (
     session_base,
     write_transcript,
 )
+from tests.server.support import make_settings
 
 ServerFactory = Callable[..., Awaitable[TestServer]]
 

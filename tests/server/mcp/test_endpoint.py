@@ -14,7 +14,8 @@ from sidemirror.mcp.endpoint import MAX_SESSIONS, MCP_SESSIONS, SessionTable
 from sidemirror.mcp.schemas import ItemType
 from sidemirror.mcp.tools import TOOLS
 
-from tests.server.conftest import AUTH, EXT_ORIGIN, TOKEN, ClientFactory, ingest, state_of
+from tests.harness.auth import AUTH, TOKEN
+from tests.server.support import EXT_ORIGIN, ClientFactory, ingest, state_of
 
 Client = TestClient[Any, Any]
 JSON = {**AUTH, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}

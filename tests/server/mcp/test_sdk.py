@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,6 @@ from typing import Any
 import aiohttp
 import httpx2
 import pytest
-import sidemirror
 from aiohttp.test_utils import TestServer
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -27,9 +24,10 @@ from mcp.shared.exceptions import MCPError
 from sidemirror.app import create_app
 from sidemirror.mcp.endpoint import MCP_SESSIONS
 
-from tests.ports import free_port
-from tests.server.conftest import AUTH, NDJSON, TOKEN, make_settings
+from tests.harness.auth import AUTH, NDJSON, TOKEN
+from tests.harness.server import Server
 from tests.server.sse import SSEReader
+from tests.server.support import make_settings
 
 ServerFactory = Callable[..., Awaitable[TestServer]]
 WORKSPACE = "/home/dev/project"
@@ -164,39 +162,8 @@ async def test_reported_action_appears_on_the_activity_stream(server: TestServer
 
 async def test_sdk_against_sidemirror_serve(tmp_path: Path) -> None:
     """`sidemirror serve` as a user runs it: the endpoint and token a Connect snippet names."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "SIDEMIRROR_TOKEN": TOKEN,
-        "PYTHONPATH": os.pathsep.join(
-            [str(Path(sidemirror.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
-        ),
-    }
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "sidemirror",
-        "serve",
-        "--port",
-        str(port),
-        "--runtime-dir",
-        str(tmp_path / "run"),
-        "--data-dir",
-        str(tmp_path / "data"),
-        "--claude-dir",
-        str(tmp_path / "claude"),
-        "--codex-dir",
-        str(tmp_path / "codex"),
-        "--log-level",
-        "warning",
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-    )
-    try:
-        assert proc.stdout is not None
-        line = await asyncio.wait_for(proc.stdout.readline(), timeout=20)
-        assert f":{port}" in line.decode()
-        url = f"http://127.0.0.1:{port}/mcp"
+    with Server(tmp_path) as server:
+        url = server.url("/mcp")
         async with (
             httpx2.AsyncClient(headers=AUTH, timeout=10) as http,
             Client(streamable_http_client(url, http_client=http)) as client,
@@ -209,6 +176,3 @@ async def test_sdk_against_sidemirror_serve(tmp_path: Path) -> None:
         async with httpx2.AsyncClient(timeout=10) as http:
             resp = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
             assert resp.status_code == 401  # no token, no MCP
-    finally:
-        proc.terminate()
-        await asyncio.wait_for(proc.wait(), timeout=10)

@@ -12,8 +12,9 @@ from typing import Any
 
 import aiohttp
 
-from tests.server.conftest import AUTH, ClientFactory
-from tests.server.remote.conftest import ForwardConnect
+from tests.harness.auth import AUTH
+from tests.server.remote.support import ForwardConnect
+from tests.server.support import ClientFactory
 
 LINE = b'{"type":"user","cwd":"/home/dev/app","sessionId":"s1","message":{"content":"hi"}}\n'
 

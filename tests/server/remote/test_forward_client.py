@@ -15,9 +15,9 @@ from sidemirror.clients.forward import (
     socket_of,
 )
 
-from tests.server.conftest import ClientFactory
-from tests.server.remote.conftest import forward_auth
-from tests.server.remote.conftest import socket_of as forward_socket
+from tests.server.remote.support import forward_auth
+from tests.server.remote.support import socket_of as forward_socket
+from tests.server.support import ClientFactory
 
 LINE = b'{"type":"user","cwd":"/home/dev/app","sessionId":"s1","message":{"content":"hi"}}\n'
 

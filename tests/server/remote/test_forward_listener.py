@@ -15,8 +15,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tests.server.conftest import AUTH, ClientFactory, make_settings
-from tests.server.remote.conftest import ForwardConnect, forward_auth, socket_of, unix_session
+from tests.harness.auth import AUTH
+from tests.server.remote.support import ForwardConnect, forward_auth, socket_of, unix_session
+from tests.server.support import ClientFactory, make_settings
 
 # What else the main port serves: none of it may answer on the forward socket.
 MAIN_ROUTES = [

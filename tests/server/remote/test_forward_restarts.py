@@ -12,8 +12,9 @@ from typing import Any
 
 from sidemirror.forward_files import read_forward_token
 
+from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 from tests.reliability.forwarding import Forwarder, mirror_of
-from tests.reliability.harness import Server, wait_for
 
 CWD = "/home/dev/app"
 LABEL = "devbox"
@@ -45,13 +46,13 @@ class Agent(threading.Thread):
 
 
 def _host(server: Server) -> dict[str, Any] | None:
-    workspaces = server.get_json("/api/workspaces")["workspaces"]
+    workspaces = server.get("/api/workspaces")["workspaces"]
     ws = next((w for w in workspaces if w["directory"] == f"{LABEL}:{CWD}"), None)
     return None if ws is None else ws["host"]
 
 
 def _prompts(server: Server) -> list[str]:
-    workspaces = server.get_json("/api/workspaces")["workspaces"]
+    workspaces = server.get("/api/workspaces")["workspaces"]
     ws = next(w for w in workspaces if w["directory"] == f"{LABEL}:{CWD}")
     items = server.snapshot(ws["id"], "s1")["items"]
     return [i["content"] for i in items if i["type"] == "user"]
@@ -76,22 +77,22 @@ def test_one_forwarder_survives_two_server_restarts_with_every_line_once_in_orde
         fwd.start()
         agent.start()
         for restart in (1, 2):
-            wait_for(lambda r=restart: mirrored() > 20 * r, 60, "lines mirrored")  # noqa: B023
-            connected = wait_for(lambda: (_host(server) or {}).get("connected"), 30, "host")
+            wait_until(lambda r=restart: mirrored() > 20 * r, 60, "lines mirrored")  # noqa: B023
+            connected = wait_until(lambda: (_host(server) or {}).get("connected"), 30, "host")
             assert connected is True
             server.stop()
             # The agent goes on writing while no server listens.
             down = agent.written
-            wait_for(lambda d=down: agent.written >= d + 10, 30, "lines written while down")  # noqa: B023
+            wait_until(lambda d=down: agent.written >= d + 10, 30, "lines written while down")  # noqa: B023
             server.start()
             assert fwd.proc is not None and fwd.proc.poll() is None, fwd.log()
         at_restart = agent.written
-        wait_for(lambda: mirrored() > at_restart, 60, "lines after the second restart")
+        wait_until(lambda: mirrored() > at_restart, 60, "lines after the second restart")
         agent.stop.set()
         agent.join(5)
-        wait_for(lambda: mirror.read_bytes() == transcript.read_bytes(), 60, fwd.log()[-2000:])
+        wait_until(lambda: mirror.read_bytes() == transcript.read_bytes(), 60, fwd.log()[-2000:])
         expected = [f"prompt {n}" for n in range(agent.written)]
-        wait_for(lambda: _prompts(server) == expected, 60, "every prompt in the session")
+        wait_until(lambda: _prompts(server) == expected, 60, "every prompt in the session")
         assert fwd.proc is not None and fwd.proc.poll() is None  # the same process throughout
         log = fwd.log()
         assert log.count("retrying in") >= 2, log  # it said why, each time
@@ -101,7 +102,7 @@ def test_one_forwarder_survives_two_server_restarts_with_every_line_once_in_orde
 
         # The forwarder gone: the host is shown disconnected, with since when.
         fwd.stop()
-        host = wait_for(lambda: (h := _host(server)) and not h["connected"] and h, 30, "gone")
+        host = wait_until(lambda: (h := _host(server)) and not h["connected"] and h, 30, "gone")
         assert host["label"] == LABEL and host["since"] is not None
     finally:
         agent.stop.set()

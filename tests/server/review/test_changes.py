@@ -9,9 +9,10 @@ from typing import Any
 
 from sidemirror.sources.diffs import claude_tool_diff
 
-from tests.conftest import FIXTURES
-from tests.server.conftest import AUTH, ClientFactory
+from tests.harness.auth import AUTH
+from tests.harness.paths import FIXTURES
 from tests.server.sources.claude.test_tail_load import wait_listed
+from tests.server.support import ClientFactory
 from tests.unit.sources.test_diffs import recorded_tool_calls
 
 SESSION = FIXTURES / "claude" / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"

@@ -13,9 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import FIXTURES
-from tests.server.conftest import AUTH, ClientFactory
+from tests.harness.auth import AUTH
+from tests.harness.paths import FIXTURES
 from tests.server.sources.test_removed_files import _json, _until, _workspaces
+from tests.server.support import ClientFactory
 from tests.unit.sources.codex.test_multi_file_patch import PATCH
 
 CODEX = next((FIXTURES / "codex").glob("rollout-*.jsonl"))

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.server.conftest import AUTH, ClientFactory, ingest, state_of
+from tests.harness.auth import AUTH
 from tests.server.sources.claude.test_tail_load import (
     SID,
     dump,
@@ -19,6 +19,7 @@ from tests.server.sources.claude.test_tail_load import (
     whole_parse,
     write_big,
 )
+from tests.server.support import ClientFactory, ingest, state_of
 
 
 async def get(client: Any, path: str, **params: str) -> tuple[int, dict[str, Any]]:

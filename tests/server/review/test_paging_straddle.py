@@ -17,9 +17,10 @@ from sidemirror.core.jsonline import decode_line
 from sidemirror.sources.claude.positions import last_seq_of_line
 from sidemirror.sources.claude.sync import TAIL_FROM_BYTES, TAIL_KEEP_BYTES, is_prompt
 
-from tests.server.conftest import AUTH, ClientFactory, state_of
+from tests.harness.auth import AUTH
 from tests.server.review.test_paging import get
 from tests.server.sources.claude.test_tail_load import SESSION, SID, dump, wait_listed, whole_parse
+from tests.server.support import ClientFactory, state_of
 from tests.transcripts import rerun, write_long_session
 
 LINES = SESSION.read_bytes().split(b"\n")

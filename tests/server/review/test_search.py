@@ -10,9 +10,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import FIXTURES
-from tests.server.conftest import AUTH, ClientFactory
+from tests.harness.auth import AUTH
+from tests.harness.paths import FIXTURES
 from tests.server.sources.claude.test_tail_load import wait_listed
+from tests.server.support import ClientFactory
 from tests.transcripts import rerun
 
 SAMPLE = FIXTURES / "claude" / "sample-project"

@@ -9,8 +9,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-from tests.server.conftest import AUTH, ClientFactory, ingest
+from tests.harness.auth import AUTH
 from tests.server.review.test_search import search_when_open
+from tests.server.support import ClientFactory, ingest
 
 LINES = [
     "the tech-spec for the widget is done",

@@ -11,8 +11,6 @@ import asyncio
 import os
 import shutil
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,7 +22,8 @@ from sidemirror.sources.claude.source import ClaudeSource
 from sidemirror.sources.codex.source import CodexSource
 from sidemirror.sources.proc_watch import SCAN_S, AgentScanner
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
+from tests.harness.waiting import until
 
 TRANSCRIPT = FIXTURES / "claude" / "flat-agents" / "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
 ROLLOUT = next((FIXTURES / "codex").glob("rollout-*.jsonl"))
@@ -39,13 +38,6 @@ def agent_binary(tmp_path: Path, name: str) -> Path:
     assert sleep is not None
     link.symlink_to(sleep)
     return link
-
-
-async def until(predicate: Callable[[], bool], timeout: float) -> None:
-    start = time.monotonic()
-    while not predicate():
-        assert time.monotonic() - start < timeout, "not reached"
-        await asyncio.sleep(0.05)
 
 
 async def test_an_agent_started_in_a_workspace_is_seen_before_it_writes(tmp_path: Path) -> None:

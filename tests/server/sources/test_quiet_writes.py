@@ -24,7 +24,8 @@ from sidemirror.core.store import Store, workspace_id_for
 from sidemirror.sources.claude.source import ClaudeSource
 from sidemirror.sources.codex.source import CodexSource
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
+from tests.harness.waiting import until
 
 CLAUDE = FIXTURES / "claude" / "incremental-subagents" / "turn-1.jsonl"
 CLAUDE_SID = "e9fb405b-169f-40eb-9396-7e75076f045d"
@@ -58,13 +59,6 @@ def codex(tmp_path: Path, store: Store) -> tuple[CodexSource, str, Path, str]:
     source = CodexSource(store, tmp_path / "codex", tmp_path / "data")
     context = {"timestamp": AT, "type": "turn_context", "payload": {"model": "gpt-5.2"}}
     return source, CODEX_SID, quiet, json.dumps(context) + "\n"
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "not reached"
-        await asyncio.sleep(0.02)
 
 
 @pytest.mark.parametrize(("make", "cwd"), [(claude, CLAUDE_CWD), (codex, CODEX_CWD)])

@@ -10,9 +10,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import FIXTURES
-from tests.server.conftest import AUTH, ClientFactory
+from tests.harness.auth import AUTH
+from tests.harness.paths import FIXTURES
 from tests.server.sse import SSEReader
+from tests.server.support import ClientFactory
 
 FIX = FIXTURES / "claude" / "incremental-subagents"
 SID = "e9fb405b-169f-40eb-9396-7e75076f045d"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import shutil
 import sys
 from collections.abc import Callable
@@ -16,7 +17,8 @@ from sidemirror.sources import procs
 from sidemirror.sources.claude.source import ClaudeSource
 from sidemirror.sources.codex.source import CodexSource
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
+from tests.harness.waiting import until
 
 BACKENDS = (["inotify"] if sys.platform.startswith("linux") else []) + ["watchfiles"]
 CLAUDE = FIXTURES / "claude" / "incremental-subagents"
@@ -27,16 +29,22 @@ CODEX_SID = "019e1695-0522-7c83-8b39-0dd379793f80"
 CODEX_CWD = "/Users/Sample_User/naya"
 
 
-async def until(cond: Callable[[], bool], poke: Callable[[], None], timeout: float = 10) -> None:
-    """Wait for `cond`; `poke` appends to the file meanwhile, as a live agent keeps doing (the
-    watchfiles fallback can miss a file written right after its directory was created)."""
-    for n in range(int(timeout / 0.05)):
+async def until_poked(
+    cond: Callable[[], bool], poke: Callable[[], None], timeout: float = 10
+) -> None:
+    """Wait for `cond`; `poke` appends to the file meanwhile (every half second), as a live
+    agent keeps doing (the watchfiles fallback can miss a file written right after its
+    directory was created)."""
+    tries = itertools.count(1)
+
+    def seen() -> bool:
         if cond():
-            return
-        if n % 10 == 9:
+            return True
+        if next(tries) % 10 == 0:
             poke()
-        await asyncio.sleep(0.05)
-    raise AssertionError("not reached")
+        return False
+
+    await until(seen, timeout, "the watcher to read the file")
 
 
 def appender(path: Path, line: bytes) -> Callable[[], None]:
@@ -66,14 +74,14 @@ async def test_claude_dir_created_after_start(
         shutil.copyfile(CLAUDE / "turn-1.jsonl", main)
         wid = workspace_id_for(CLAUDE_CWD)
         poke = appender(main, b"\n")
-        await until(lambda: store.workspace(wid) is not None, poke)
+        await until_poked(lambda: store.workspace(wid) is not None, poke)
         log = store.workspaces[wid].sessions[CLAUDE_SID]
-        await until(lambda: len(log.items) > 0, poke)
+        await until_poked(lambda: len(log.items) > 0, poke)
         # It keeps following: the rest of the session arrives.
         before = len(log.items)
         with main.open("ab") as fh:
             fh.write((CLAUDE / "turn-2.jsonl").read_bytes()[main.stat().st_size :])
-        await until(lambda: len(log.items) > before, lambda: None)
+        await until_poked(lambda: len(log.items) > before, lambda: None)
     finally:
         await source.stop()
 
@@ -95,7 +103,7 @@ async def test_codex_sessions_dir_created_after_start(
         rollout = day / CODEX.name
         shutil.copyfile(CODEX, rollout)
         wid = workspace_id_for(CODEX_CWD)
-        await until(lambda: store.workspace(wid) is not None, appender(rollout, b"\n"))
+        await until_poked(lambda: store.workspace(wid) is not None, appender(rollout, b"\n"))
         assert CODEX_SID in store.workspaces[wid].sessions
     finally:
         await source.stop()

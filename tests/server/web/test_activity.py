@@ -13,8 +13,9 @@ from sidemirror.activity.log import ActivityLog
 from sidemirror.core.store import workspace_id_for
 from sidemirror.web.state import APP_STATE
 
-from tests.server.conftest import AUTH, EXT_ORIGIN, ClientFactory
+from tests.harness.auth import AUTH
 from tests.server.sse import SSEReader
+from tests.server.support import EXT_ORIGIN, ClientFactory
 
 JSON = {**AUTH, "Content-Type": "application/json"}
 WS_DIR = "/home/dev/project"

@@ -11,7 +11,7 @@ from typing import Any
 
 from sidemirror.activity.links import MAX_LOADS_TO_ANNOTATE
 
-from tests.server.conftest import AUTH, ClientFactory, state_of
+from tests.harness.auth import AUTH
 from tests.server.helpers.browser_session import (
     CALLS,
     CWD,
@@ -26,6 +26,7 @@ from tests.server.helpers.browser_session import (
     write_transcript,
 )
 from tests.server.sse import SSEReader
+from tests.server.support import ClientFactory, state_of
 
 
 async def load_session(client: Any) -> dict[str, Any]:

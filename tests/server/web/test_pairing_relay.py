@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.attention.hook_support import event, hook_server, until
-from tests.server.conftest import EXT_ORIGIN, TOKEN, ClientFactory, state_of
+from tests.harness.auth import TOKEN
+from tests.harness.waiting import until
+from tests.server.attention.hook_support import event, hook_server
+from tests.server.support import EXT_ORIGIN, ClientFactory, state_of
 from tests.server.web.test_security_part2 import NOBODY, NONCE, curl_as
 
 pytestmark = pytest.mark.skipif(

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sidemirror.app import create_app, routes
 
-from tests.server.conftest import AUTH, make_settings
+from tests.harness.auth import AUTH
+from tests.server.support import make_settings
 
 PARAMS = ("limit", "session", "workspace", "last_event_id", "ticket", "url", "format", "nonce")
 # Unicode digits and other lookalikes first: "²".isdigit() is true, int("²") raises.

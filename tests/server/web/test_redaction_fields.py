@@ -12,7 +12,8 @@ from aiohttp.test_utils import TestClient
 from sidemirror.activity.entries import ERROR_MAX_CHARS, REF_MAX_CHARS, prepare_entry
 from sidemirror.mcp.endpoint import MCP_SESSIONS
 
-from tests.server.conftest import AUTH, ClientFactory, ingest, state_of
+from tests.harness.auth import AUTH
+from tests.server.support import ClientFactory, ingest, state_of
 
 JSON = {**AUTH, "Content-Type": "application/json"}
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"

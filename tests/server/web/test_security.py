@@ -8,16 +8,8 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from tests.server.conftest import (
-    AUTH,
-    EXT_ORIGIN,
-    NDJSON,
-    TOKEN,
-    ClientFactory,
-    ingest,
-    panel_headers,
-    state_of,
-)
+from tests.harness.auth import AUTH, NDJSON, TOKEN
+from tests.server.support import EXT_ORIGIN, ClientFactory, ingest, panel_headers, state_of
 
 
 async def _code(client: TestClient[Any, Any]) -> str:

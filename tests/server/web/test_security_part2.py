@@ -21,11 +21,9 @@ from sidemirror.cli import main as cli_main
 from sidemirror.runtime_file import write_runtime_file
 from sidemirror.web.pair import MAX_FAILURES
 
-from tests.server.conftest import (
-    AUTH,
+from tests.harness.auth import AUTH, NDJSON, TOKEN
+from tests.server.support import (
     EXT_ORIGIN,
-    NDJSON,
-    TOKEN,
     ClientFactory,
     ingest,
     make_settings,

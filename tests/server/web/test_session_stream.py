@@ -13,16 +13,9 @@ from sidemirror.app import create_app
 from sidemirror.core.models import AssistantEvent
 from sidemirror.web.state import APP_STATE
 
-from tests.server.conftest import (
-    AUTH,
-    NDJSON,
-    TOKEN,
-    ClientFactory,
-    ingest,
-    make_settings,
-    state_of,
-)
+from tests.harness.auth import AUTH, NDJSON, TOKEN
 from tests.server.sse import SSEReader
+from tests.server.support import ClientFactory, ingest, make_settings, state_of
 
 
 async def _setup(client: TestClient[Any, Any], n: int = 3) -> tuple[str, str]:

@@ -20,7 +20,8 @@ from sidemirror.core.durable import StorageError, WriteFailed
 from sidemirror.index.search import SearchIndex
 from sidemirror.web import search as web_search
 
-from ..conftest import AUTH, NDJSON, TOKEN, ClientFactory, ingest, make_settings, state_of
+from tests.harness.auth import AUTH, NDJSON, TOKEN
+from tests.server.support import ClientFactory, ingest, make_settings, state_of
 
 
 def _sqlite_full() -> sqlite3.OperationalError:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sidemirror.core.jsonline import decode_line
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
 FIXTURES = FIXTURE_ROOT / "claude"
 _LONE = re.compile("[\ud800-\udfff]")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from sidemirror.runtime_file import write_runtime_file
 
-from tests.conftest import FIXTURES
-from tests.ports import free_port
+from tests.harness.paths import FIXTURES
+from tests.harness.ports import free_port
 
 SIDEMIRROR = Path(sys.executable).with_name("sidemirror")
 EVENT = (FIXTURES / "hooks" / "permission-request.jsonl").read_text().splitlines()[-1]

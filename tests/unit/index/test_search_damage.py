@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import random
 import sqlite3
-import time
 from pathlib import Path
 
 from sidemirror.index.database import index_path
 from sidemirror.index.search import SearchIndex
 from sidemirror.index.search_reads import IndexStarting
 from sidemirror.index.search_tables import Doc
+
+from tests.harness.waiting import wait_until
 
 WORDS = [f"word{n}" for n in range(400)]
 
@@ -41,13 +42,6 @@ def damage_segments(path: Path) -> None:
     db.close()
 
 
-def until(predicate: object, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
-
-
 def filled(index: SearchIndex) -> None:
     index.add(docs(2000))
     assert index.wait_written(index.written(), timeout=30)
@@ -68,7 +62,7 @@ def test_a_search_that_reads_a_damaged_segment_has_the_index_rebuilt(tmp_path: P
                 failed += 1
                 break
         assert failed, "the damage was never read"
-        until(lambda: index.ready and index.rebuilds == 1)
+        wait_until(lambda: index.ready and index.rebuilds == 1, 30)
         assert index_path(tmp_path).with_name("index.sqlite3.corrupt").exists()
         assert index.search("word7", limit=5) == []  # a fresh file, filled again by the feed
         filled(index)
@@ -93,7 +87,7 @@ def reopened(tmp_path: Path, *, damaged: bool) -> SearchIndex:
 def test_damage_found_by_the_integrity_check_after_open(tmp_path: Path) -> None:
     index = reopened(tmp_path, damaged=True)
     try:
-        until(lambda: index.rebuilds == 1 and index.ready)
+        wait_until(lambda: index.rebuilds == 1 and index.ready, 30)
         filled(index)
         assert all(index.search(w, limit=5) for w in ("word1", "word399"))
     finally:

@@ -22,7 +22,7 @@ from sidemirror.sources.diffs import (
     text_hunks,
 )
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 
 def recorded_tool_calls(*names: str, paths: list[Path] | None = None) -> Iterator[dict[str, Any]]:

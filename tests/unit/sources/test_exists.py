@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import FIXTURES, ROOT
+from tests.harness.paths import FIXTURES, ROOT
 
 TRANSCRIPT = FIXTURES / "claude" / "sample-project" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
 

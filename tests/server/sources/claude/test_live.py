@@ -23,7 +23,7 @@ from sidemirror.core.store import SessionLog, Store, workspace_id_for
 from sidemirror.sources.claude.demo import DEMO_DIRECTORY, DEMO_NAME, DEMO_SESSION_ID, DemoSource
 from sidemirror.sources.claude.source import ClaudeSource
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
 FIX = FIXTURE_ROOT / "claude" / "incremental-subagents"
 SID = "e9fb405b-169f-40eb-9396-7e75076f045d"

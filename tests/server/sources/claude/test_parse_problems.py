@@ -3,21 +3,13 @@ path, the byte offset where the line starts and why, and the lines after it stil
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 from sidemirror.core.models import UserEvent
 
+from tests.harness.waiting import until
+
 from .test_live import setup_project, started
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
 
 
 async def test_bad_lines_are_reported_where_they_are(tmp_path: Path) -> None:

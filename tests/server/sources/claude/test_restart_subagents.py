@@ -19,7 +19,7 @@ from sidemirror.core.projection import Projector
 from sidemirror.core.store import SessionLog, Store, workspace_id_for
 from sidemirror.sources.claude.source import ClaudeSource
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
 from .test_live import CWD, SID, setup_project
 

@@ -24,9 +24,10 @@ from sidemirror.sources.claude.positions import last_seq_of_line
 from sidemirror.sources.claude.source import ClaudeSource
 from sidemirror.sources.claude.sync import TAIL_FROM_BYTES, sync_points
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
-from tests.server.conftest import AUTH, ClientFactory, state_of
+from tests.harness.auth import AUTH
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 from tests.server.sse import SSEReader
+from tests.server.support import ClientFactory, state_of
 from tests.transcripts import positional_parse, rerun, write_long_session
 
 FIX = FIXTURE_ROOT / "claude" / "sample-project"

@@ -12,7 +12,7 @@ from sidemirror.core.projection import Projector
 from sidemirror.core.store import SessionLog, Store, workspace_id_for
 from sidemirror.sources.claude.source import ClaudeSource
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 from tests.unit.sources.claude.test_task_plan import EXPECTED, TASKS
 
 SID = TASKS.stem

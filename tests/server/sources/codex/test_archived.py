@@ -14,7 +14,8 @@ from sidemirror.core.store import SessionLog, Store, workspace_id_for
 from sidemirror.core.views import session_summary
 from sidemirror.sources.codex.source import CodexSource
 
-from tests.server.sources.codex.test_source import CWD, FIXTURE, SESSION, wait_for
+from tests.harness.waiting import until
+from tests.server.sources.codex.test_source import CWD, FIXTURE, SESSION
 
 
 async def started(codex: Path, data: Path) -> tuple[Store, CodexSource]:
@@ -85,7 +86,7 @@ async def test_a_rollout_compressed_while_watched_stays_one_session(tmp_path: Pa
         zst = home / "archived_sessions" / f"{FIXTURE.name}.zst"
         zst.write_bytes(compress(FIXTURE.read_bytes()))
         plain.unlink()
-        await wait_for(lambda: zst in source._twins)  # seen, and known for the same session
+        await until(lambda: zst in source._twins)  # seen, and known for the same session
         ws = store.workspace(workspace_id_for(CWD))
         assert ws is not None and list(ws.sessions) == [SESSION]
         assert shown(ws.sessions[SESSION]) == before
@@ -137,13 +138,13 @@ async def test_a_sub_agent_thread_is_listed_under_its_parent(tmp_path: Path) -> 
         ws = store.workspace(workspace_id_for(CWD))
         assert ws is not None and ws.latest_session_id == SESSION
         (day / f"rollout-2026-05-11T13-40-00-{child_id}.jsonl").write_text("\n".join(child) + "\n")
-        await wait_for(lambda: child_id in ws.sessions)
+        await until(lambda: child_id in ws.sessions)
         sub = ws.sessions[child_id]
         summary = session_summary(sub)
         assert summary["parent_id"] == SESSION
         assert sub.title == "Hypatia: Review the diff"
         assert "parent_id" not in session_summary(ws.sessions[SESSION])
-        await wait_for(lambda: len(sub.items) > 0)  # read, and touched as it was
+        await until(lambda: len(sub.items) > 0)  # read, and touched as it was
         assert [i.type for i in sub.items] == ["user"]  # not the parent's copied history
         # The newer sub-agent thread does not take the panel away from the thread it serves.
         assert ws.latest_session_id == SESSION

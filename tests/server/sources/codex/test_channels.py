@@ -15,9 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import FIXTURES
-from tests.server.conftest import ClientFactory
+from tests.harness.paths import FIXTURES
 from tests.server.sources.test_removed_files import _json, _until, _workspaces
+from tests.server.support import ClientFactory
 
 ROLLOUT = (
     FIXTURES

@@ -20,9 +20,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.server.conftest import ClientFactory
 from tests.server.sources.codex.test_source import FIXTURE, SESSION
 from tests.server.sources.test_removed_files import _json, _until, _workspaces
+from tests.server.support import ClientFactory
 
 LINES = FIXTURE.read_text().splitlines()
 RECORDS = [json.loads(line) for line in LINES]

@@ -13,7 +13,8 @@ from sidemirror.core.projection import Projector
 from sidemirror.core.store import SessionLog, Store, workspace_id_for
 from sidemirror.sources.codex.source import CodexSource
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
+from tests.harness.waiting import until
 
 FIXTURE = next((FIXTURE_ROOT / "codex").glob("rollout-*.jsonl"))
 SESSION = "019e1695-0522-7c83-8b39-0dd379793f80"
@@ -34,14 +35,6 @@ async def start(codex: Path, data: Path) -> tuple[Store, CodexSource, SessionLog
     return store, source, ws.sessions[SESSION]
 
 
-async def wait_for(predicate: Any, timeout: float = 10) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if predicate():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("condition not reached")
-
-
 async def test_rollouts_load_lazily_follow_live_and_keep_ids(tmp_path: Path) -> None:
     day = tmp_path / "codex" / "sessions" / "2026" / "05" / "11"
     day.mkdir(parents=True)
@@ -57,7 +50,7 @@ async def test_rollouts_load_lazily_follow_live_and_keep_ids(tmp_path: Path) -> 
         first_ids = [i.id for i in log.items]
         with rollout.open("a") as fh:
             fh.write(_line("event_msg", {"type": "task_complete"}) + "\n")
-        await wait_for(lambda: log.items[-1].type == "turn_complete" and len(log.items) > 46)
+        await until(lambda: log.items[-1].type == "turn_complete" and len(log.items) > 46)
         assert log.items[-1].turn == 3
         ids = [i.id for i in log.items]
     finally:
@@ -70,7 +63,7 @@ async def test_rollouts_load_lazily_follow_live_and_keep_ids(tmp_path: Path) -> 
         assert [i.id for i in log2.items] == ids and ids[: len(first_ids)] == first_ids
         # Truncated and rewritten: no longer append-only, so a new epoch and a reset.
         rollout.write_text(FIXTURE.read_text().splitlines()[0] + "\n")
-        await wait_for(lambda: log2.epoch != ids[0].split(".")[0])
-        await wait_for(lambda: not log2.items or log2.items[0].id.startswith(log2.epoch))
+        await until(lambda: log2.epoch != ids[0].split(".")[0])
+        await until(lambda: not log2.items or log2.items[0].id.startswith(log2.epoch))
     finally:
         await source2.stop()

@@ -16,7 +16,7 @@ from sidemirror.core.models import (
 )
 from sidemirror.sources.acp.converter import AcpConverter
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
 FIXTURES = sorted((FIXTURE_ROOT / "acp").glob("*.jsonl"))
 # The tap's envelope (claude-agent-acp's v2 recordings): every record names its method.

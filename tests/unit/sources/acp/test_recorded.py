@@ -10,7 +10,7 @@ from sidemirror.core.models import SystemEvent, ToolProgressEvent, ToolResultEve
 from sidemirror.sources.acp.converter import AcpConverter
 from sidemirror.sources.base import Emitted
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 ACP = FIXTURES / "acp"
 

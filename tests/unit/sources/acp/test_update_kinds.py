@@ -24,7 +24,7 @@ from sidemirror.sources.acp.converter import HANDLERS, AcpConverter
 from sidemirror.sources.acp.updates import UPDATE_KINDS
 from sidemirror.sources.base import Emitted
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 ACP = FIXTURES / "acp"
 SCHEMA_KINDS: dict[str, list[str]] = json.loads(

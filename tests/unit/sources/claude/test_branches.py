@@ -16,7 +16,7 @@ import pytest
 from sidemirror.core.models import SessionItem, SystemEvent, UserEvent
 from sidemirror.sources.claude.positions import SLOTS
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 from tests.transcripts import positional_parse
 from tests.unit.sources.claude.test_parser import SESSIONS, parse_session
 

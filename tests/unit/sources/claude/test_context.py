@@ -9,7 +9,7 @@ import json
 from sidemirror.core.models import TurnCompleteEvent
 from sidemirror.core.pricing import context_window_for
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 from tests.transcripts import SLOTS, positional_parse
 
 SAMPLES = sorted(p for p in (FIXTURES / "claude").glob("*/*.jsonl") if "agent-" not in p.name)

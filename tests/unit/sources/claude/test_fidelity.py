@@ -11,7 +11,7 @@ from sidemirror.core.models import SessionItem, SystemEvent, TurnCompleteEvent, 
 from sidemirror.sources.claude.meta import meta_from_row, meta_row, read_meta
 from sidemirror.sources.claude.parser import ClaudeParser
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 CLAUDE = FIXTURES / "claude"
 TODO_APP = CLAUDE / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"

@@ -23,7 +23,7 @@ from sidemirror.core.store import ParseProblem, Store
 from sidemirror.sources.claude.session import ClaudeSession
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
 FIXTURES = FIXTURE_ROOT / "claude"
 PINNED = {  # name: (main file, items, journal entries, digest)

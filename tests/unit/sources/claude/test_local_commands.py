@@ -15,7 +15,7 @@ from typing import Any
 from sidemirror.core.models import SessionItem, SystemEvent, TurnCompleteEvent, UserEvent
 from sidemirror.sources.claude.parser import ClaudeParser
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 REAL = FIXTURES / "claude" / "incremental-subagents" / "turn-1.jsonl"
 CAVEAT = (

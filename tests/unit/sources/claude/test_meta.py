@@ -14,7 +14,7 @@ from sidemirror.sources.codex.head import read_head as codex_index
 from sidemirror.sources.codex.parser import CodexParser
 from sidemirror.sources.files.tailer import read_edge_records
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 CLAUDE = sorted((FIXTURES / "claude").rglob("*.jsonl"))
 MAINS = [p for p in CLAUDE if not p.name.startswith("agent-")]

@@ -15,7 +15,7 @@ from sidemirror.sources.claude.merge import merged
 from sidemirror.sources.claude.parser import ClaudeParser
 from sidemirror.sources.files.tailer import JsonlTailer
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
 FIXTURES = FIXTURE_ROOT / "claude"
 SESSIONS = {

@@ -16,7 +16,7 @@ from sidemirror.core.projection import Projector
 from sidemirror.core.store import Store
 from sidemirror.sources.claude.session import ClaudeSession
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 TODO = FIXTURES / "claude/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 

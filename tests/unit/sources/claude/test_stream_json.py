@@ -20,7 +20,7 @@ from sidemirror.core.models import (
 )
 from sidemirror.sources.claude.stream_json import StreamJsonConverter
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
 FIXTURES = sorted((FIXTURE_ROOT / "stream-json").glob("*.jsonl"))
 # Runs that went to their end (the interrupted capture is tested on its own).

@@ -18,7 +18,7 @@ from sidemirror.sources.claude import sync as claude_sync
 from sidemirror.sources.claude.positions import last_seq_of_line
 from sidemirror.sources.claude.sync import first_record_at_or_after, sync_points
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 from tests.transcripts import SLOTS, positional_parse
 
 CLAUDE = FIXTURE_ROOT / "claude"

@@ -10,7 +10,7 @@ from sidemirror.core.models import ErrorEvent, PlanEvent, SessionItem, ToolUseEv
 from sidemirror.sources.claude.parser import ClaudeParser
 from sidemirror.sources.claude.stream_json import StreamJsonConverter
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 TASKS = FIXTURES / "claude" / "schema-task-tools" / "5f0c1d2e-7a3b-4c4d-9e8f-0a1b2c3d4e5f.jsonl"
 

@@ -11,7 +11,7 @@ from sidemirror.core.models import TurnCompleteEvent
 from sidemirror.sources.codex.exec import CodexExecConverter
 from sidemirror.sources.codex.parser import CodexParser
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
 FIXTURES = sorted((FIXTURE_ROOT / "codex").glob("*.jsonl"))
 

@@ -15,7 +15,7 @@ from typing import Any
 from sidemirror.core.models import SessionItem, TurnCompleteEvent
 from sidemirror.sources.codex.parser import CodexParser
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 LOCALPUSH = FIXTURES / "codex" / "localpush"
 FULL = LOCALPUSH / "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"

@@ -23,7 +23,7 @@ from sidemirror.sources.files.indexing import (
 )
 from sidemirror.sources.files.reader_process import ReaderProcess
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 SOURCE = "claude-test"
 COPIES = 40  # of each real transcript: a few chunks' worth

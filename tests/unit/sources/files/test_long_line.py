@@ -20,7 +20,7 @@ from sidemirror.sources.files import long_line
 from sidemirror.sources.files.long_line import LongLine, mark_cut
 from sidemirror.sources.files.tailer import JsonlTailer, TailBatch
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 INIT = FIXTURES / "claude" / "sample-project" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
 ROLLOUT = next((FIXTURES / "codex").glob("rollout-*.jsonl"))

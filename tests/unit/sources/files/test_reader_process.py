@@ -12,7 +12,7 @@ from pathlib import Path
 from sidemirror.sources.claude.meta import meta_row, read_meta
 from sidemirror.sources.files.reader_process import NOT_KEPT, NOTHING, ReaderProcess
 
-from tests.conftest import FIXTURES
+from tests.harness.paths import FIXTURES
 
 TRANSCRIPTS = sorted((FIXTURES / "claude").rglob("*.jsonl"))
 

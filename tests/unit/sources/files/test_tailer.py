@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sidemirror.sources.files.tailer import JsonlTailer, read_edge_records
 
-from tests.conftest import FIXTURES as FIXTURE_ROOT
+from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
 FIXTURE = FIXTURE_ROOT / "claude" / "incremental-subagents" / "turn-1.jsonl"
 
