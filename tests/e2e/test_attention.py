@@ -156,3 +156,26 @@ def test_an_acp_permission_request_is_shown_read_only(ext: Extension, server: Se
     rows = server.get("/api/attention")["sessions"]
     acp = [r for r in rows if r["workspace_name"] == "e2e-acp-wait"]
     assert [(r["state"], r["reason"]) for r in acp] == [("waiting", "permission")]
+
+
+def test_the_popup_says_how_many_sessions_wait(ext: Extension, server: Server) -> None:
+    panel = connected_panel(ext, server)
+    popup = ext.open_popup()
+    line = popup.locator("#waiting")
+    expect(popup.locator("#status-text")).to_have_text(f"Connected to :{server.port}")
+    expect(line).to_be_hidden()
+    hook = start_hook(server, permission_request())
+    try:
+        expect(line).to_have_text("1 session waiting for you", timeout=15_000)
+        expect(line).to_be_visible()
+        # A popup opened now reads the count the worker keeps, not only changes to it.
+        again = ext.open_popup()
+        expect(again.locator("#waiting")).to_have_text("1 session waiting for you")
+        again.close()
+        panel.locator(".session-tab .decision-card").get_by_role("button", name="Allow").click()
+        code, _out = finish(hook)
+        assert code == 0
+        expect(line).to_be_hidden(timeout=15_000)  # answered: nobody waits any more
+    finally:
+        hook.kill()
+        hook.wait(10)
