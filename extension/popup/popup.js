@@ -3,6 +3,8 @@
 // One truth: the status card says which server the extension is connected to, and the port field
 // and its help line are drawn from the same status and the stored choice, never from what was
 // typed before. Picking a port connects there or says why not (lib/worker/port-choice.js).
+// The count of sessions waiting for the user is the worker's (lib/worker/attention-alerts.js),
+// read from session storage and followed while the popup is open.
 
 import { onStatus, readStatus, send } from "../lib/page/client.js";
 import { setText } from "../lib/page/dom.js";
@@ -17,6 +19,7 @@ import {
   parsePort,
   parseToken,
 } from "../lib/shared/config.js";
+import { waitingText } from "../lib/shared/waiting.js";
 
 /** @param {string} id */
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -97,6 +100,14 @@ async function refresh() {
   }
 }
 
+/** @param {unknown} n the stored count of waiting sessions */
+function renderWaiting(n) {
+  const line = $("waiting");
+  const count = typeof n === "number" && n > 0 ? n : 0;
+  line.hidden = count === 0;
+  setText(line, count ? waitingText(count) : "");
+}
+
 // --- open side panel: the call must happen inside the click (user gesture) ---
 
 $("open-panel").addEventListener("click", () => {
@@ -122,6 +133,7 @@ async function loadPort() {
 }
 
 chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === "session" && KEYS.waiting in changes) renderWaiting(changes[KEYS.waiting].newValue);
   if (area === "local" && KEYS.port in changes) {
     manualPort = changes[KEYS.port].newValue ?? null;
     renderPort();
@@ -233,3 +245,4 @@ $("token-form").addEventListener("submit", async (ev) => {
 
 onStatus(renderStatus);
 loadPort().then(refresh);
+chrome.storage.session.get(KEYS.waiting).then((got) => renderWaiting(got[KEYS.waiting]));

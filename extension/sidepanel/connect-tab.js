@@ -1,6 +1,8 @@
 // The Connect tab: how an MCP client (Claude Code, Cursor, others) reaches this server's MCP
 // endpoint, whether it answers right now, and which tools it offers (fetched live with
 // `tools/list`). The token is shown masked; "Show" reveals it, "Copy" copies the real snippet.
+// The `claude mcp add` command comes right after the endpoint, above the fold of a 420×820
+// panel: the tool list, long and growing, goes last.
 
 import { connection } from "../lib/page/client.js";
 import { baseUrl } from "../lib/shared/config.js";
@@ -94,7 +96,6 @@ class ConnectTab {
           this.transport,
         ),
       ),
-      h("section", { class: "connect-section" }, this.toolsHeading, this.toolsNote, this.tools),
       h(
         "section",
         { class: "connect-section", attrs: { "aria-labelledby": "snippets-heading" } },
@@ -127,6 +128,8 @@ class ConnectTab {
           ".",
         ),
       ),
+      // Last: the list is long and grows with the server; the command above is what people come for.
+      h("section", { class: "connect-section" }, this.toolsHeading, this.toolsNote, this.tools),
     );
     this._renderSnippets();
   }

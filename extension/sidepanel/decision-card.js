@@ -4,11 +4,21 @@
 // page, and a card whose input could not be shown whole offers only Deny. A decision is sent
 // only from a click (`POST /api/decisions/{id}`, which also needs this extension's Origin); a
 // request settled otherwise (the terminal, the timeout) says how, from the server's `outcome`.
+// Each card names its workspace and session, as the pickers do.
 
 import { ApiError, api, path } from "../lib/page/client.js";
 import { h, setText } from "../lib/page/dom.js";
 import { attentionFeed } from "../lib/page/attention-feed.js";
 import { decisionInput } from "./decision-input.js";
+import { sessionLabel, workspaceLabel } from "./session-pickers.js";
+
+/** "Demo · Fix the build": the request's workspace and session, named as the pickers name them
+ * (the live session row gives both; until it arrives, the short ids). Two sessions can wait at
+ * once, and the Sessions view lists every one's cards. */
+function whereText(request, row) {
+  const ws = row ? workspaceLabel({ directory: row.directory, name: row.workspace_name }) : request.workspace;
+  return `${ws || request.workspace} · ${sessionLabel({ title: row?.title, id: request.session })}`;
+}
 
 // The server's `outcome` of a request settled before this card's answer reached it.
 const SETTLED = {
@@ -32,7 +42,8 @@ function refusal(err) {
   return { text: `Could not send: ${err.message}`, settled: false };
 }
 
-function decisionCard(request) {
+function decisionCard(request, row) {
+  const where = h("p", { class: "decision-where", text: whereText(request, row) });
   const status = h("p", { class: "decision-status", attrs: { role: "status", "aria-live": "polite" } });
   const input = decisionInput(request, (err) => setText(status, `Could not reveal: ${err.message}`));
   const message = h("textarea", {
@@ -54,6 +65,7 @@ function decisionCard(request) {
       attrs: { "aria-label": `Permission request: ${request.tool_name}` },
     },
     h("header", { class: "decision-head", text: `Claude wants to use ${request.tool_name}` }),
+    where,
     input.el,
     message,
     h("div", { class: "decision-actions" }, allow, deny),
@@ -93,7 +105,7 @@ function decisionCard(request) {
       }
     });
   };
-  return { card, showWhenRendered };
+  return { card, showWhenRendered, where };
 }
 
 // A session can wait for a permission that no one can answer from here: an ACP agent's request
@@ -116,6 +128,7 @@ export class DecisionList {
     this.filter = filter;
     this.shown = shown;
     this.cards = new Map(); // id → card
+    this.wheres = new Map(); // id → {request, el}: the where line, named again as rows arrive
     this.sessions = [];
     this.notice = h(
       "article",
@@ -156,6 +169,7 @@ export class DecisionList {
       // Gone from the server's list: say so now, remove it at the next change.
       if (card.dataset.gone) {
         this.cards.delete(id);
+        this.wheres.delete(id);
         card.remove();
         continue;
       }
@@ -171,10 +185,13 @@ export class DecisionList {
         for (const b of card.querySelectorAll("button")) b.disabled = true;
       }
     }
+    const rowOf = (r) => this.sessions.find((s) => s.workspace === r.workspace && s.session === r.session);
+    for (const { request, el } of this.wheres.values()) setText(el, whereText(request, rowOf(request)));
     for (const request of wanted) {
       if (this.cards.has(request.id)) continue;
-      const { card, showWhenRendered } = decisionCard(request);
+      const { card, showWhenRendered, where } = decisionCard(request, rowOf(request));
       this.cards.set(request.id, card);
+      this.wheres.set(request.id, { request, el: where });
       this.el.append(card);
       showWhenRendered();
     }

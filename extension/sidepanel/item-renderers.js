@@ -4,7 +4,7 @@
 // (lib/page/dom.js); nothing is parsed as HTML.
 
 import { h, textNode } from "../lib/page/dom.js";
-import { byteSize, clockTime, compactNumber, cost, duration, fullTime } from "../lib/page/format.js";
+import { byteSize, clockTime, compactNumber, cost, duration, fullTime, localTimesIn } from "../lib/page/format.js";
 import { KIND_LABELS, icon } from "./icons.js";
 import { renderMarkdown } from "./markdown.js";
 import { more } from "./show-more.js";
@@ -381,15 +381,17 @@ function system(item, ctx) {
     );
   }
   const isError = /error/.test(sub);
+  // A decision record says when it was answered in UTC ISO; the reader wants their own clock.
+  const render = sub === "decision" ? (el, text) => renderPlain(el, localTimesIn(text)) : renderPlain;
   const body = h("div", { class: "text" });
-  renderPlain(body, item.content || "");
+  render(body, item.content || "");
   return labelled(
     article(
       item,
       ["notice", isError ? "api-error" : "system", `sys-${safeToken(sub)}`],
       head(item, isError ? "API error" : SYSTEM_LABELS[sub] || `System · ${sub}`),
       body,
-      more(item, ctx, body, renderPlain),
+      more(item, ctx, body, render),
     ),
   );
 }
@@ -404,6 +406,7 @@ const SYSTEM_LABELS = Object.freeze({
   rewind: "Rewound",
   hook: "Hook",
   context: "Context",
+  decision: "Decision",
 });
 
 function error(item) {

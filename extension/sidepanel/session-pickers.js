@@ -151,7 +151,8 @@ export function fillPicker(select, options, choice) {
   select.title = select.selectedOptions[0]?.title || "";
 }
 
-function sessionLabel(s) {
+/** A session's name in the picker: its title (cut to 60), else its short id. */
+export function sessionLabel(s) {
   const title = (s.title || "").trim();
   return title ? (title.length > 60 ? `${title.slice(0, 59)}…` : title) : `Session ${String(s.id).slice(0, 8)}`;
 }

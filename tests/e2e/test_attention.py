@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.parse
@@ -154,3 +155,58 @@ def test_an_acp_permission_request_is_shown_read_only(ext: Extension, server: Se
     rows = server.get("/api/attention")["sessions"]
     acp = [r for r in rows if r["workspace_name"] == "e2e-acp-wait"]
     assert [(r["state"], r["reason"]) for r in acp] == [("waiting", "permission")]
+
+
+def test_the_popup_says_how_many_sessions_wait(ext: Extension, server: Server) -> None:
+    panel = connected_panel(ext, server)
+    popup = ext.open_popup()
+    line = popup.locator("#waiting")
+    expect(popup.locator("#status-text")).to_have_text(f"Connected to :{server.port}")
+    expect(line).to_be_hidden()
+    hook = start_hook(server, permission_request())
+    try:
+        expect(line).to_have_text("1 session waiting for you", timeout=15_000)
+        expect(line).to_be_visible()
+        # A popup opened now reads the count the worker keeps, not only changes to it.
+        again = ext.open_popup()
+        expect(again.locator("#waiting")).to_have_text("1 session waiting for you")
+        again.close()
+        panel.locator(".session-tab .decision-card").get_by_role("button", name="Allow").click()
+        code, _out = finish(hook)
+        assert code == 0
+        expect(line).to_be_hidden(timeout=15_000)  # answered: nobody waits any more
+    finally:
+        hook.kill()
+        hook.wait(10)
+
+
+def test_the_card_names_its_session_and_the_record_says_local_time(
+    ext: Extension, server: Server
+) -> None:
+    panel = connected_panel(ext, server)
+    hook = start_hook(server, permission_request())
+    try:
+        open_tab(panel, "Sessions")  # lists every session's cards: the name says whose it is
+        card = panel.locator(".sessions-view .decision-card")
+        expect(card).to_be_visible(timeout=15_000)
+        row = next(s for s in server.get("/api/attention")["sessions"]
+                   if s["session"] == SAMPLE_SESSION)  # fmt: skip
+        title = row["title"]
+        assert title and row["workspace_name"] == "Demo"
+        expect(card.locator(".decision-where")).to_have_text(f"Demo · {title}", timeout=10_000)
+        card.get_by_role("button", name="Allow").click()
+        code, _out = finish(hook)
+        assert code == 0
+    finally:
+        hook.kill()
+        hook.wait(10)
+    open_tab(panel, "Session")
+    record = panel.locator(".feed [data-type=system]", has_text="allowed from the side panel")
+    expect(record).to_be_visible(timeout=10_000)
+    expect(record.locator(".who")).to_have_text("Decision")
+    text = record.locator(".text").inner_text()
+    assert not re.search(r"\d{4}-\d{2}-\d{2}T|\.\d{6}", text), text  # no raw ISO, no µs
+    shown = record.locator("time.ts").inner_text()  # the header's local "HH:MM"
+    assert re.search(rf"allowed from the side panel at {re.escape(shown)}:\d\d", text) or re.search(
+        r"allowed from the side panel at \d{1,2}:\d{2}:\d{2}\s?[AP]M", text
+    ), (text, shown)

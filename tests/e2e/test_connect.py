@@ -84,3 +84,25 @@ def test_connect_view_lists_live_tools_and_tracks_health(ext: Extension, server:
     server.start()
     expect(health).to_have_attribute("data-state", "ok", timeout=30_000)
     expect(tools).to_have_count(5)
+
+
+def test_the_claude_code_command_is_above_the_fold(ext: Extension, server: Server) -> None:
+    # The panel's own size (420×820): what someone connecting an agent came for is the command,
+    # seen whole without scrolling, once the tool list has loaded and pushed everything down.
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    open_tab(panel, "Connect")
+    expect(panel.locator(".mcp-tool")).to_have_count(5, timeout=10_000)
+    command = panel.locator("#snippet-claude")
+    expect(command).to_contain_text("claude mcp add --transport http sidemirror")
+    box = command.bounding_box()
+    assert box is not None
+    viewport = panel.viewport_size
+    assert viewport == {"width": 420, "height": 820}
+    assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], box
+    assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], box
+    scroller = panel.locator(".connect-tab")
+    assert scroller.evaluate("(el) => el.scrollTop") == 0
+    copy = panel.get_by_role("button", name="Copy Claude Code command")
+    copy_box = copy.bounding_box()
+    assert copy_box is not None and copy_box["y"] + copy_box["height"] <= viewport["height"]

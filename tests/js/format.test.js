@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { byteSize, compactNumber, cost, duration, relativeTime } from "../../extension/lib/page/format.js";
+import {
+  byteSize,
+  clockTimeSeconds,
+  compactNumber,
+  cost,
+  duration,
+  localTimesIn,
+  relativeTime,
+} from "../../extension/lib/page/format.js";
 
 test("token counts read as a person says them", () => {
   assert.equal(compactNumber(999), "999");
@@ -48,4 +56,13 @@ test("relative times take ISO strings, epoch seconds and milliseconds", () => {
   assert.equal(relativeTime(now / 1000 - 600, now), "10 min ago");
   assert.equal(relativeTime(now - 3 * 3600 * 1000, now), "3 h ago");
   assert.equal(relativeTime("not a date", now), "");
+});
+
+test("localTimesIn writes the server's ISO instants as the local clock, and leaves the rest", () => {
+  const iso = "2026-12-01T18:19:34.615767Z";
+  const text = `Answer: allowed from the side panel at ${iso}`;
+  assert.equal(localTimesIn(text), `Answer: allowed from the side panel at ${clockTimeSeconds(iso)}`);
+  assert.doesNotMatch(localTimesIn(text), /2026-12-01T|615767/);
+  assert.equal(localTimesIn("at 2026-13-45T99:99:99Z"), "at 2026-13-45T99:99:99Z"); // not a date
+  assert.equal(localTimesIn("no time here"), "no time here");
 });

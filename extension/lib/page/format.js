@@ -96,3 +96,12 @@ export function dayTime(iso) {
   const d = dateOf(iso);
   return d ? DAY_TIME.format(d) : "";
 }
+
+// An ISO 8601 instant with its zone, as the server writes them in text ("…T18:19:34.615767Z").
+const ISO_IN_TEXT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g;
+
+/** `text` with each ISO instant in it written as `clockTimeSeconds` (the browser's local time);
+ * one that does not parse stays as it was. For server text that states a time in words. */
+export function localTimesIn(text) {
+  return String(text).replace(ISO_IN_TEXT, (iso) => clockTimeSeconds(iso) || iso);
+}

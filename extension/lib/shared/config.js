@@ -19,6 +19,7 @@ export const KEYS = Object.freeze({
   status: "status", // session: see lib/worker/connection.js
   alerts: "alerts", // local: notifications when a session waits or finishes (opt-in, Sessions view)
   attentionFocus: "attentionFocus", // session: {workspace, session, at} a clicked notification asks the panel to show
+  waiting: "waiting", // session: how many sessions wait for the user (number; lib/worker/attention-alerts.js)
 });
 
 /**

@@ -9,8 +9,12 @@
 // itself: whoever answers on that port now has not proved who it is, so the worker checks the
 // server again first (the token goes only to a server that proves it holds it), and that
 // check's status starts the stream again. Texts come from the server, redacted.
+//
+// The count of waiting sessions is also kept in session storage (KEYS.waiting) for the popup,
+// which has no stream of its own and may open at any moment.
 
 import { KEYS, baseUrl } from "../shared/config.js";
+import { waitingText } from "../shared/waiting.js";
 
 const ALERTS_KEY = KEYS.alerts;
 const FOCUS_KEY = KEYS.attentionFocus;
@@ -20,6 +24,7 @@ const NOTIFICATION_PREFIX = "sidemirror-attention:";
 const sessions = new Map(); // "ws\0session" → latest state
 let current = null; // {port, token, controller}
 let onBadgeChange = () => {};
+let published = null; // the count last written to storage: written again only when it changes
 let onDropped = () => {};
 
 const keyOf = (s) => `${s.workspace}\u0000${s.session}`;
@@ -44,8 +49,26 @@ function stop() {
   current = null;
   if (sessions.size) {
     sessions.clear();
-    onBadgeChange();
+    changed();
   }
+}
+
+/** The sessions changed: the badge is drawn again and the popup's count kept up to date. */
+function changed() {
+  onBadgeChange();
+  const n = waitingCount();
+  if (n === published) return;
+  published = n;
+  chrome.storage.session.set({ [KEYS.waiting]: n }).catch((err) => {
+    published = null; // written again at the next change
+    console.warn("sidemirror: cannot store the waiting count", err.message);
+  });
+}
+
+function waitingCount() {
+  let n = 0;
+  for (const s of sessions.values()) if (s.state === "waiting") n += 1;
+  return n;
 }
 
 /** The badge while sessions wait, else null (the connection badge shows). */
@@ -57,7 +80,7 @@ export function waitingBadge() {
   return {
     text: String(n),
     color: permission ? "#cf222e" : "#bf8700",
-    title: () => `Sidemirror — ${n} session${n === 1 ? "" : "s"} waiting for you`,
+    title: () => `Sidemirror — ${waitingText(n)}`,
   };
 }
 
@@ -115,7 +138,7 @@ function frame(text) {
     else sessions.set(keyOf(body), body);
     maybeNotify(before, body);
   }
-  onBadgeChange();
+  changed();
 }
 
 async function maybeNotify(before, now) {

@@ -15,6 +15,8 @@ smaller than it expected (a gap, after frames were lost with a connection) resum
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 from typing import Any
@@ -28,6 +30,11 @@ from sidemirror.sources.remote.mirror import HostMirror, MirrorError, check_labe
 logger = logging.getLogger(__name__)
 
 REMOTE_HOSTS = web.AppKey("remote_hosts", RemoteHosts)
+# The open forward links, closed by the server on shutdown: a forwarder never hangs up by itself
+# (it waits for acks), so its handler would hold the server's exit for the whole grace period.
+FORWARD_LINKS = web.AppKey("forward_links", set[web.WebSocketResponse])
+# How long a closing handshake may take at shutdown before the link is dropped anyway.
+CLOSE_GRACE_S = 0.3
 PROTOCOL_VERSION = 1
 # A frame carries up to this many bytes of a file; the forwarder sends less.
 FORWARD_FRAME_LIMIT = 8 << 20
@@ -37,6 +44,8 @@ async def forward_ws(request: web.Request) -> web.WebSocketResponse:
     hosts = request.app[REMOTE_HOSTS]
     ws = web.WebSocketResponse(max_msg_size=FORWARD_FRAME_LIMIT + 4096, heartbeat=30)
     await ws.prepare(request)
+    links = request.app[FORWARD_LINKS]
+    links.add(ws)
     mirror: HostMirror | None = None
     link: HostLink | None = None
     try:
@@ -58,9 +67,26 @@ async def forward_ws(request: web.Request) -> web.WebSocketResponse:
         logger.error("forward: cannot write the mirror: %s", exc)
         await _refuse(ws, f"cannot write the mirror: {exc.strerror or exc}", 1011)
     finally:
+        links.discard(ws)
         if link is not None:  # gone: the panel says since when
             link.detach()
     return ws
+
+
+async def close_forward_links(app: web.Application) -> None:
+    """On shutdown: close every open link with 1001 (going away), which the forwarder retries
+    like any lost connection, resuming from the mirror's size when a server is back."""
+
+    async def close(ws: web.WebSocketResponse) -> None:
+        # A peer that does not answer the close: the runner drops its connection.
+        with contextlib.suppress(TimeoutError, ConnectionError):
+            await asyncio.wait_for(
+                ws.close(code=1001, message=b"server shutting down"), CLOSE_GRACE_S
+            )
+
+    links: set[web.WebSocketResponse] = app[FORWARD_LINKS]
+    open_links = list(links)  # a copy: each handler removes its own on the way out
+    await asyncio.gather(*(close(ws) for ws in open_links))
 
 
 async def _refuse(ws: web.WebSocketResponse, reason: str, code: int) -> None:

@@ -32,7 +32,7 @@ from sidemirror.core.private import private_dir
 from sidemirror.forward_files import ForwardTokenError, forward_socket_path, load_forward_token
 from sidemirror.sources.remote.hosts import RemoteHosts
 from sidemirror.web.bodies import error_response
-from sidemirror.web.forward import REMOTE_HOSTS, forward_ws
+from sidemirror.web.forward import FORWARD_LINKS, REMOTE_HOSTS, close_forward_links, forward_ws
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +87,9 @@ def forward_routes() -> list[web.RouteDef]:
 def forward_app(hosts: RemoteHosts, token: str) -> web.Application:
     app = web.Application(middlewares=[_guard(token)])
     app[REMOTE_HOSTS] = hosts
+    app[FORWARD_LINKS] = set()
     app.add_routes(forward_routes())
+    app.on_shutdown.append(close_forward_links)
     return app
 
 
@@ -121,7 +123,11 @@ class ForwardListener:
 
     def __init__(self, hosts: RemoteHosts, token: str, path: Path) -> None:
         self.path = path
-        self._runner = web.AppRunner(forward_app(hosts, token), access_log=None)
+        # A short grace: open links are closed on shutdown (close_forward_links), so nothing
+        # legitimate is left to wait for; aiohttp's default would be 60 s.
+        self._runner = web.AppRunner(
+            forward_app(hosts, token), access_log=None, shutdown_timeout=0.5
+        )
         self._inode: int | None = None
 
     async def start(self) -> None:
