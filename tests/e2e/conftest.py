@@ -24,7 +24,7 @@ from tests.e2e.decoy import Decoy
 from tests.e2e.support import FIXTURES
 from tests.harness.auth import TOKEN
 from tests.harness.browser import BROWSER_MARK, Extension, start_extension
-from tests.harness.ports import port_free, quiet_port, range_port
+from tests.harness.ports import PORT_RANGE_GROUP, port_free, quiet_port, range_port
 from tests.harness.server import Server, ServerExited
 
 # Test files import each other's helpers by module name (`from test_a11y import ...`).
@@ -35,6 +35,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "scans_range: the test makes the extension probe the port range on purpose"
     )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under `pytest -n` (scripts/test), every browser test runs on one worker, one at a time:
+    they share the decoy on the port range, and a discovery test must see no other test's
+    server there. The other worker takes the rest of the suite meanwhile."""
+    here = Path(__file__).parent
+    for item in items:
+        if item.path.is_relative_to(here):
+            item.add_marker(pytest.mark.xdist_group(PORT_RANGE_GROUP))
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,11 @@ QUIET_PORTS = range(20000, 32768)
 _parked: socket.socket | None = None
 
 
+# The xdist group of every test that binds or probes 47470-47479 (the e2e suite, the server's
+# default port): one worker runs them in turn, so none sees another's server on the range.
+PORT_RANGE_GROUP = "port_range"
+
+
 def free_port() -> int:
     """A loopback port the kernel has just handed out and let go: free now, and from the
     ephemeral range, so not soon handed out again. Nothing listens there until the test starts

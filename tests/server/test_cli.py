@@ -12,10 +12,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
 from sidemirror.listen_socket import PORT_RANGE
 
 from tests.harness.cli import http_get, run_cli
-from tests.harness.ports import free_port
+from tests.harness.ports import PORT_RANGE_GROUP, free_port
 from tests.harness.server import Server
 
 
@@ -134,6 +135,7 @@ def test_health_answers_while_the_server_starts_and_the_server_takes_over(
     assert set(codes) <= {(503, "starting"), (200, None)}
 
 
+@pytest.mark.xdist_group(PORT_RANGE_GROUP)  # binds in the range the e2e tests probe
 def test_default_port_skips_a_taken_port_in_the_range(tmp_path: Path) -> None:
     holders = []
     try:
