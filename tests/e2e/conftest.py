@@ -24,7 +24,7 @@ from tests.e2e.decoy import Decoy
 from tests.e2e.support import FIXTURES
 from tests.harness.auth import TOKEN
 from tests.harness.browser import BROWSER_MARK, Extension, start_extension
-from tests.harness.ports import PORT_RANGE_GROUP, port_free, quiet_port, range_port
+from tests.harness.ports import PORT_RANGE_GROUP, quiet_port, range_port
 from tests.harness.server import Server, ServerExited
 
 # Test files import each other's helpers by module name (`from test_a11y import ...`).
@@ -51,10 +51,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def decoy() -> Iterator[Decoy]:
     """On 47470 (where a fresh extension looks first) if free, else the first free port of the
     range: a user's real server may hold 47470, and then it is that server the tests avoid."""
-    port = next((p for p in PORT_RANGE if port_free(p)), None)
-    if port is None:
+    # Bound, not checked then bound: the range is inside the ephemeral ports, so any connection
+    # on the machine may hold one of them as its local port between a check and a bind.
+    for port in PORT_RANGE:
+        try:
+            running = Decoy(port).start()
+            break
+        except OSError:
+            continue
+    else:
         raise RuntimeError("no free port in 47470-47479 for the decoy")
-    running = Decoy(port).start()
     yield running
     running.stop()
 

@@ -120,7 +120,7 @@ def test_auto_leaves_the_demo_the_moment_a_real_session_appears(
             != before
         ),
         timeout=15,
-        message="the demo writes on",
+        what="the demo writes on",
     )
     expect(auto).to_have_text("Auto — e2e-first-real-project")
     # One demo session, however long it replays.
