@@ -14,6 +14,7 @@ from sidemirror.core.store import workspace_id_for
 
 from tests.harness.auth import NDJSON
 from tests.harness.paths import FIXTURES
+from tests.harness.ports import free_port
 from tests.server.support import ClientFactory
 
 WORKSPACE = "/home/dev/project"
@@ -80,7 +81,10 @@ def test_a_path_that_cannot_be_written_is_a_one_line_error(
 ) -> None:
     (tmp_path / "file").write_text("x")
     path = tmp_path if where == "a directory" else tmp_path / "file" / "trace.jsonl"
-    code = cli.main(["serve", "--debug-events-jsonl", str(path), "--runtime-dir", str(tmp_path)])
+    # Its own data dir and port: the default ones may be held by the user's server, or by the
+    # other case of this test on the other worker.
+    argv = ["serve", "--debug-events-jsonl", str(path), "--runtime-dir", str(tmp_path)]
+    code = cli.main([*argv, "--data-dir", str(tmp_path / "data"), "--port", str(free_port())])
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and "Traceback" not in err
