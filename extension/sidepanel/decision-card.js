@@ -138,16 +138,26 @@ export class DecisionList {
     );
     this.el = h("section", { class: "decision-list", attrs: { "aria-label": "Permission requests" } }, this.notice);
     this.loading = null;
+    this.again = false; // a change came while a fetch was on the way: fetch once more
+    this.lastKey = null; // the pending ids of the last fetch
     attentionFeed().subscribe((sessions) => {
       this.sessions = sessions;
       this.refresh();
     });
   }
 
-  /** Fetch the pending requests again (single-flight). */
+  /** Fetch the pending requests again. One fetch at a time; a change that arrives while one is
+   * on the way asks for one more after it, since that fetch may have read the list before the
+   * change (a request opened just after it would otherwise wait unseen). */
   refresh() {
-    this.loading ||= this._load().finally(() => {
+    if (this.loading) {
+      this.again = true;
+      return this.loading;
+    }
+    this.again = false;
+    this.loading = this._load().finally(() => {
       this.loading = null;
+      if (this.again) this.refresh();
     });
     return this.loading;
   }
@@ -164,10 +174,15 @@ export class DecisionList {
     }
     const wanted = pending.filter((r) => this.filter(r));
     const ids = new Set(wanted.map((r) => r.id));
+    // The list changed since the last fetch (not merely fetched again): cards marked gone go now.
+    const key = [...ids].sort().join(" ");
+    const changed = key !== this.lastKey;
+    this.lastKey = key;
     for (const [id, card] of this.cards) {
       if (ids.has(id)) continue;
       // Gone from the server's list: say so now, remove it at the next change.
       if (card.dataset.gone) {
+        if (!changed) continue;
         this.cards.delete(id);
         this.wheres.delete(id);
         card.remove();
