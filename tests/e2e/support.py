@@ -13,8 +13,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
+from tests.harness.browser import Extension
 from tests.harness.paths import ROOT
 from tests.harness.server import Server
 
@@ -137,3 +138,13 @@ def local_site(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[st
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def panel_on(
+    ext: Extension, server: Server, ready: str = ".feed [data-type=turn_complete]"
+) -> Page:
+    """A side panel pointed at `server`, once `ready` (a selector) is in its timeline."""
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    expect(panel.locator(ready).first).to_be_attached(timeout=20_000)
+    return panel

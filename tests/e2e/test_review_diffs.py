@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.e2e.support import sample_workspace
+from tests.e2e.support import panel_on, sample_workspace
 from tests.harness.browser import Extension
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
@@ -25,13 +25,6 @@ def rich_server(server_factory: Any, tmp_path: Path) -> Server:
     return server
 
 
-def open_panel(ext: Extension, server: Server) -> Page:
-    panel = ext.open_panel()
-    ext.use_port(panel, server.port)
-    expect(panel.locator(".feed [data-type=turn_complete]").first).to_be_attached(timeout=20_000)
-    return panel
-
-
 def test_an_edit_shows_its_diff_and_changes_jump_to_it(
     ext: Extension, server_factory: Any, tmp_path: Path
 ) -> None:
@@ -44,7 +37,7 @@ def test_an_edit_shows_its_diff_and_changes_jump_to_it(
     )
     diff = edit["diff"]
     assert diff["added"] + diff["removed"] > 0
-    panel = open_panel(ext, server)
+    panel = panel_on(ext, server)
 
     # The Changes view lists every file with its net lines, as the server counts them.
     changes = server.get(f"/workspace/{ws}/session/changes?session={RICH_ID}")["files"]
@@ -99,7 +92,7 @@ def test_search_across_sessions_switches_to_the_hit(
     rich.mkdir()
     (rich / f"{RICH_ID}.jsonl").write_bytes((RICH / f"{RICH_ID}.jsonl").read_bytes())
     server = server_factory()
-    panel = open_panel(ext, server)
+    panel = panel_on(ext, server)
     assert sample_workspace(server)
 
     # A word the session not shown says (the panel shows the latest session).

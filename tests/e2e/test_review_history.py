@@ -12,7 +12,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.support import FIXTURES, SAMPLE_SESSION, rendered_ids, sample_workspace
+from tests.e2e.support import FIXTURES, SAMPLE_SESSION, panel_on, rendered_ids, sample_workspace
 from tests.harness.browser import Extension
 from tests.harness.server import Server
 from tests.transcripts import write_long_session
@@ -54,18 +54,11 @@ def whole_session(server: Server, ws: str) -> list[dict[str, Any]]:
     return items
 
 
-def open_panel(ext: Extension, server: Server) -> Page:
-    panel = ext.open_panel()
-    ext.use_port(panel, server.port)
-    expect(panel.locator(".feed [data-type=turn_complete]").first).to_be_attached(timeout=20_000)
-    return panel
-
-
 def test_scrolling_up_pages_back_to_the_first_prompt(
     ext: Extension, server_factory: Any, tmp_path: Path
 ) -> None:
     server = long_server(server_factory, tmp_path, 1 << 20)
-    panel = open_panel(ext, server)
+    panel = panel_on(ext, server)
     items = whole_session(server, sample_workspace(server))
     assert len(items) > 1000
     first_prompt = next(i for i in items if i["type"] == "user")
@@ -136,7 +129,7 @@ def test_slash_search_finds_an_early_word_and_scrolls_to_it(
     ext: Extension, server_factory: Any, tmp_path: Path
 ) -> None:
     server = long_server(server_factory, tmp_path, 1 << 20)
-    panel = open_panel(ext, server)
+    panel = panel_on(ext, server)
     items = whole_session(server, sample_workspace(server))
     early = next(i for i in items if EARLY_WORD in str(i.get("content")))
     assert early["id"] in {i["id"] for i in items[:10]}

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.e2e.support import append_exchange, transcript
+from tests.e2e.support import append_exchange, panel_on, transcript
 from tests.harness.browser import Extension
 from tests.harness.server import Server
 
@@ -15,17 +15,10 @@ WORD = "quokkafleet"
 EXCHANGES = 60  # a prompt and a reply each: 120 hits, past the first page of 50
 
 
-def open_session(ext: Extension, server: Server) -> Page:
-    panel = ext.open_panel()
-    ext.use_port(panel, server.port)
-    expect(panel.locator(".feed [data-type=tool_use]").first).to_be_visible(timeout=20_000)
-    return panel
-
-
 def test_more_results_on_demand_and_the_opened_item_highlighted(
     ext: Extension, server: Server, claude_dir: Path
 ) -> None:
-    panel = open_session(ext, server)
+    panel = panel_on(ext, server, ready=".feed [data-type=tool_use]")
     path = transcript(claude_dir)
     for i in range(EXCHANGES):
         append_exchange(path, f"Prompt {i}: ask the {WORD} about tech-spec {i}",
