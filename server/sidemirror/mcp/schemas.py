@@ -31,8 +31,8 @@ ItemType = Literal[
 ]
 
 WORKSPACE_HELP = (
-    "Workspace id (12 hex digits, from sidemirror_list_workspaces) or the workspace directory "
-    "as the agent records it (its cwd)."
+    "Workspace id (12 hex digits, from sidemirror_list_workspaces), the workspace directory "
+    "as the agent records it (its cwd), or its name (the directory's last part, e.g. `app`)."
 )
 
 

@@ -34,6 +34,7 @@ from sidemirror.mcp.schemas import (
     ReportBrowserActionOutput,
     clean_schema,
 )
+from sidemirror.mcp.workspace_lookup import WorkspaceLookupError, find_workspace
 from sidemirror.web.browser_links import BROWSER_LINKS
 from sidemirror.web.state import APP_STATE
 
@@ -76,13 +77,10 @@ class Tool(Generic[In]):
 
 
 def _find_workspace(app: web.Application, value: str) -> Workspace:
-    store = app[APP_STATE].store
-    ws = store.workspace(value) or store.workspace(resolve_workspace(value).id)
-    if ws is None:
-        raise ToolError(
-            f"unknown workspace {value!r}; call sidemirror_list_workspaces for the known ones"
-        )
-    return ws
+    try:
+        return find_workspace(app[APP_STATE].store, value)
+    except WorkspaceLookupError as exc:
+        raise ToolError(str(exc)) from None
 
 
 async def list_workspaces(app: web.Application, _: ListWorkspacesInput) -> dict[str, Any]:
