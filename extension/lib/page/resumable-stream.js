@@ -2,7 +2,9 @@
 //
 // EventSource's own reconnection would reuse a spent ticket, so every error closes the source and
 // this class reconnects itself with capped exponential backoff (with jitter), fetching a fresh
-// ticket and passing the last id it saw as `last_event_id`. The server then replays exactly what
+// ticket and passing the last id it saw as `last_event_id`. While the server is down, the page
+// also watches its `/health` (lib/page/server-return.js), so a server back on its port is
+// reconnected to within a fraction of a second, not at the end of a long backoff wait. The server then replays exactly what
 // came after it (or says it can't: `reset`/`snapshot` for sessions, `gap` for activity), so
 // nothing is duplicated or lost across drops and server restarts.
 //
@@ -14,6 +16,7 @@
 // a host only 6 HTTP/1.1 connections, and each open EventSource holds one.
 
 import { ApiError, api, checkNow, connection, path as paths } from "./client.js";
+import { whenServerBack } from "./server-return.js";
 import { StreamShare, canShare } from "./stream-share.js";
 
 export const BACKOFF_MIN_MS = 500;
@@ -47,6 +50,9 @@ export class ResumableStream {
     this.state = "idle";
     this.shareable = share;
     this.share = null;
+    this.port = null; // where the server was last reached (watched while it is down)
+    this.unwatch = null; // cancels the wait for the server's return
+    this.opening = false; // a connection is being set up (one at a time)
   }
 
   /** Query parameters besides `last_event_id` and `ticket` (override). */
@@ -71,6 +77,7 @@ export class ResumableStream {
     this.share = null;
     clearTimeout(this.timer);
     this.timer = null;
+    this._unwatch();
     this._close();
     this._setState("stopped");
   }
@@ -127,13 +134,15 @@ export class ResumableStream {
   }
 
   async _connect() {
-    if (this.stopped || (this.share && !this.share.leader)) return;
+    if (this.stopped || (this.share && !this.share.leader) || this.opening) return;
+    this._unwatch();
     this._close();
     this._setState(this.attempt === 0 && !this.lastId ? "connecting" : "reconnecting", {
       attempt: this.attempt,
       now: true,
     });
     let url;
+    this.opening = true;
     try {
       url = await this._url();
     } catch (err) {
@@ -144,6 +153,8 @@ export class ResumableStream {
       }
       this._scheduleRetry(err);
       return;
+    } finally {
+      this.opening = false;
     }
     if (this.stopped) return;
     const source = new EventSource(url);
@@ -164,6 +175,7 @@ export class ResumableStream {
 
   async _url() {
     const conn = await connection();
+    this.port = conn.port;
     const { ticket } = await api(paths.ticket(), { method: "POST", body: {} });
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(this.params()))
@@ -183,6 +195,31 @@ export class ResumableStream {
       this._connect();
     }, delay);
     this._setState("reconnecting", { attempt: this.attempt, delayMs: delay, retryAt: Date.now() + delay, error: err });
+    this._watchServer();
+  }
+
+  /** While waiting out the backoff, watch the port: a server back there ends the wait. */
+  _watchServer() {
+    if (this.unwatch || this.port === null) return;
+    this.unwatch = whenServerBack(this.port, () => {
+      this.unwatch = null;
+      this._serverBack();
+    });
+  }
+
+  _unwatch() {
+    this.unwatch?.();
+    this.unwatch = null;
+  }
+
+  /** The server answers again: the worker checks who it is (the token goes only to a server
+   * that proves it holds it), then this connects without waiting out the backoff. */
+  async _serverBack() {
+    await checkNow().catch(() => {});
+    if (this.stopped || this.timer === null) return; // connected or stopped meanwhile
+    clearTimeout(this.timer);
+    this.timer = null;
+    this._connect();
   }
 
   _onEvent(source, type, ev) {
