@@ -37,7 +37,7 @@ globalThis.fetch = async (url) => {
   if (!serverUp) throw new TypeError("Failed to fetch (connection refused)");
   if (pathname === "/health") {
     healthProbes += 1;
-    return Response.json({ status: "ok" });
+    return Response.json({ app: "sidemirror", status: "ok" });
   }
   assert.equal(pathname, "/api/ticket");
   tickets += 1;

@@ -13,7 +13,7 @@
 // then tells no one, and the stream's backoff alone decides, so a stream that keeps failing
 // against a live server cannot turn this into a reconnect storm.
 
-import { baseUrl } from "../shared/config.js";
+import { probe } from "../worker/server.js"; // the worker's own /health probe (no token)
 
 export const RETURN_POLL_MS = 200;
 const HEALTH_TIMEOUT_MS = 1000; // a server that accepts but does not answer counts as down
@@ -82,16 +82,5 @@ class ReturnWatch {
 
 /** True when `/health` on `port` answers and says "ok" (not "starting"). */
 async function healthOk(port) {
-  try {
-    const res = await fetch(`${baseUrl(port)}/health`, {
-      cache: "no-store",
-      credentials: "omit",
-      signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
-    });
-    if (!res.ok) return false;
-    const health = await res.json();
-    return health?.status === "ok";
-  } catch {
-    return false;
-  }
+  return (await probe(port, HEALTH_TIMEOUT_MS))?.status === "ok";
 }
