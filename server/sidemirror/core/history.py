@@ -1,4 +1,5 @@
-"""Reading a session back: the items just before one the client holds, a page at a time.
+"""Reading a session back: the items just before one the client holds, a page at a time, and
+from its start on (`page_after`), for a reader who goes to the start in one step.
 
 A panel scrolls up through a whole session 200 items at a time. The items the log holds (in
 memory or spilled, core/item_log.py) answer first; what lies before them is the part of a huge
@@ -104,6 +105,37 @@ async def page_before(store: Store, log: SessionLog, item_id: str, limit: int) -
         raise UnknownItem(f"no item {item_id!r} in this session")
     earlier, more = await _earlier(store, log, seq, limit)
     return Page(earlier, more)
+
+
+async def page_after(store: Store, log: SessionLog, item_id: str | None, limit: int) -> Page:
+    """The `limit` items just after `item_id` (the session's first ones for None), oldest first,
+    and whether more follow them: a reader gone to the start of the session reads on down.
+
+    The skipped part of a huge transcript comes first, read forward by the source; then the
+    items held, from memory or their spill file."""
+    CLIENT_READ.set(True)  # this request's task only
+    above = 0 if item_id is None else seq_of(log, item_id)
+    items = log.items
+    held_from = items.seq_at(0) if items else None
+    if held_from is not None and above >= held_from:
+        index = items.index_of(above)
+        if index is None:
+            raise UnknownItem(f"no item {item_id!r} in this session")
+        stop = min(len(items), index + 1 + limit)
+        return Page(list(store.iter_wire(log, index + 1, stop)), stop < len(items))
+    wire: list[str] = []
+    if log.later is not None:
+        epoch = log.epoch
+        found, more = await log.later(above, limit)
+        if log.epoch != epoch:  # the source was rebuilt while it read: these ids are gone
+            raise UnknownItem(f"session {log.session_id!r} was rebuilt under a new epoch")
+        wire = [store.projector.to_json(store.adopt(log, item)) for item in found]
+        if more:
+            return Page(wire, True)
+    elif item_id is not None:
+        raise UnknownItem(f"no item {item_id!r} in this session")
+    stop = min(len(items), limit - len(wire))
+    return Page(wire + list(store.iter_wire(log, 0, stop)), stop < len(items))
 
 
 async def _earlier(store: Store, log: SessionLog, below: int, count: int) -> tuple[list[str], bool]:

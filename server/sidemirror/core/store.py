@@ -123,6 +123,9 @@ class SessionLog:
     # Reads items of that skipped part on demand (core/history.py): given a seq bound and a
     # count, the last `count` items below the bound, oldest first, and whether more precede them.
     earlier: EarlierReader | None = None
+    # And forward, from the session's start: given a seq bound and a count, the first `count`
+    # items of the skipped part above the bound, oldest first, and whether more follow them.
+    later: EarlierReader | None = None
     # Reads every item a load would give, in batches to a sink, without loading the session
     # (the search index's backfill: index/search_feed.py); False when it is loaded already.
     scan: Callable[[ItemSink], Awaitable[bool]] | None = None
@@ -407,7 +410,7 @@ class Store:
         log.epoch = epoch
         log.items.clear()
         log.skipped_bytes = 0
-        log.earlier = None
+        log.earlier = log.later = None
         self._publish(log, LogReset(log.session_id, epoch))
 
     def start_epoch(self, log: SessionLog, epoch: str) -> None:

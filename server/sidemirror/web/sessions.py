@@ -9,7 +9,7 @@ from sidemirror.core.projection import full_dict
 from sidemirror.core.store import SessionLog, Workspace
 from sidemirror.core.views import session_summary, snapshot_json, workspace_summary
 from sidemirror.web.bodies import parse_limit
-from sidemirror.web.history import history_page
+from sidemirror.web.history import history_page, later_page
 from sidemirror.web.state import APP_STATE
 
 
@@ -46,9 +46,15 @@ async def snapshot(request: web.Request) -> web.Response:
     log = session_of(workspace_of(request), request.query.get("session"))
     limit = parse_limit(request, state.settings.snapshot_limit)
     await state.store.load(log)
-    before = request.query.get("before")
+    before, after, start = (request.query.get(k) for k in ("before", "after", "from"))
+    if sum(v is not None for v in (before, after, start)) > 1:
+        raise web.HTTPBadRequest(text="give at most one of before=, after= and from=")
+    if start is not None and start != "start":
+        raise web.HTTPBadRequest(text=f"from= takes only 'start', got {start!r}")
     if before is not None:  # reading back (history)
         return await history_page(state.store, log, before, limit)
+    if after is not None or start is not None:  # from the start on
+        return await later_page(state.store, log, after, limit)
     body = snapshot_json(state.store, log, limit)
     return web.Response(text=body, content_type="application/json")
 

@@ -27,16 +27,39 @@ async def get(client: Any, path: str, **params: str) -> tuple[int, dict[str, Any
     return resp.status, await resp.json()
 
 
-async def test_paging_back_through_a_huge_transcript_gives_every_item_of_a_whole_parse(
+async def huge_session(
     make_client: ClientFactory, tmp_path: Path
-) -> None:
+) -> tuple[Any, str, Path, dict[str, Any]]:
+    """A server reading a huge transcript: its client, the session route, the file, and a
+    snapshot of 200 items (the rest of the file skipped, read on demand)."""
     path = write_big(tmp_path / "projects")
     client = await make_client(claude_dirs=[tmp_path / "projects"])
     await wait_listed(client)
-    ws = (await (await client.get("/api/workspaces", headers=AUTH)).json())["workspaces"][0]
-    route = f"/workspace/{ws['id']}/session"
+    route = await session_route(client)
     status, snap = await get(client, route, session=SID, limit="200")
     assert status == 200 and snap["skipped_bytes"] > 0
+    return client, route, path, snap
+
+
+async def session_route(client: Any) -> str:
+    ws = (await (await client.get("/api/workspaces", headers=AUTH)).json())["workspaces"][0]
+    return f"/workspace/{ws['id']}/session"
+
+
+def assert_whole(client: Any, path: Path, got: list[dict[str, Any]], epoch: str) -> None:
+    """Every item once, in order, equal to a parse from byte 0 (turns are numbered only by a
+    parse from the start of the file), each with its id in the session's epoch."""
+    projector = state_of(client).store.projector
+    whole = [json.loads(projector.to_json(i)) for i in whole_parse(path)]
+    assert len(got) == len(whole) > 3_000
+    assert [dump(i) for i in got] == [dump(i) for i in whole]
+    assert [i["id"] for i in got] == [f"{epoch}.{i['seq']}" for i in whole]
+
+
+async def test_paging_back_through_a_huge_transcript_gives_every_item_of_a_whole_parse(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    client, route, path, snap = await huge_session(make_client, tmp_path)
     pages = [snap["items"]]
     has_more = True
     while has_more:
@@ -48,13 +71,7 @@ async def test_paging_back_through_a_huge_transcript_gives_every_item_of_a_whole
         has_more = page["has_more"]
     got = [item for page in reversed(pages) for item in page]
 
-    projector = state_of(client).store.projector
-    whole = [json.loads(projector.to_json(i)) for i in whole_parse(path)]
-    # Every item once, in order, equal to a parse from byte 0 (turns are numbered only by a
-    # parse from the start of the file), each with its id in the session's epoch.
-    assert len(got) == len(whole) > 3_000
-    assert [dump(i) for i in got] == [dump(i) for i in whole]
-    assert [i["id"] for i in got] == [f"{snap['epoch']}.{i['seq']}" for i in whole]
+    assert_whole(client, path, got, snap["epoch"])
 
     # An item paged back to from the unread part is whole through "show more" too.
     early = got[3]
@@ -64,14 +81,18 @@ async def test_paging_back_through_a_huge_transcript_gives_every_item_of_a_whole
     await client.close()
 
 
-async def test_paging_an_ingested_session_and_refusing_ids_it_does_not_hold(
-    make_client: ClientFactory,
-) -> None:
+async def counted_prompts(make_client: ClientFactory) -> tuple[Any, str]:
+    """An ingested session of 25 prompts, "prompt 1" to "prompt 25": its client and route."""
     client = await make_client()
     lines = [{"type": "user", "content": f"prompt {n}"} for n in range(1, 26)]
     await ingest(client, lines, session="s1")
-    ws = (await (await client.get("/api/workspaces", headers=AUTH)).json())["workspaces"][0]
-    route = f"/workspace/{ws['id']}/session"
+    return client, await session_route(client)
+
+
+async def test_paging_an_ingested_session_and_refusing_ids_it_does_not_hold(
+    make_client: ClientFactory,
+) -> None:
+    client, route = await counted_prompts(make_client)
     status, snap = await get(client, route, session="s1", limit="5")
     assert [i["content"] for i in snap["items"]] == [f"prompt {n}" for n in range(21, 26)]
 

@@ -97,6 +97,29 @@ class EarlierItems:
         found = [item for page in reversed(pages) for item in page]
         return found[-count:], len(found) > count
 
+    def after(self, above: int, until: int, count: int) -> tuple[list[SessionItem], bool]:
+        """The first `count` items with `above < seq < until`, oldest first, and whether more
+        such follow (a reader going to the start of the session and down from there). Parses
+        forward from the last prompt before the line of `above` (from byte 0 for `above` 0):
+        every item after that prompt's own line is right (see the class comment). Runs in a
+        worker thread; holds one page."""
+        start = self.prompts.before(above // SLOTS) if above > 0 else None
+        found: list[SessionItem] = []
+        client = self._gate.enter()
+        try:
+            for step, item in enumerate(self._parse(start, (until - 1) // SLOTS)):
+                if not client and step % 64 == 0:
+                    self._gate.wait_turn(self.stopping)
+                if item.seq >= until:
+                    break
+                if item.seq > above:
+                    found.append(item)
+                    if len(found) > count:  # one more than asked says whether more follow
+                        break
+        finally:
+            self._gate.leave(client)
+        return found[:count], len(found) > count
+
     def _chunk_before(self, below: int, count: int, client: bool) -> tuple[list[SessionItem], int]:
         """Up to `count` of the last items below `below`, and the bound below which the items
         before them lie (0: none, the start of the file was reached)."""

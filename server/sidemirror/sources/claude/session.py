@@ -261,6 +261,11 @@ class ClaudeSession(FileSession):
         self.history.agents = dict(self.agents)
         return await asyncio.to_thread(self.history.before, below, count)
 
+    async def _later(self, above: int, count: int) -> tuple[list[SessionItem], bool]:
+        """Items of the skipped part above seq `above`, oldest first (sources/claude/history.py)."""
+        self.history.agents = dict(self.agents)
+        return await asyncio.to_thread(self.history.after, above, self.keep_after + 1, count)
+
     async def _rebuild(self) -> None:
         """A file stopped being append-only: start over under a new epoch."""
         epoch, items, problems = await asyncio.to_thread(self._build_fresh)
@@ -272,6 +277,7 @@ class ClaudeSession(FileSession):
         skipped = self.keep_from
         self.log.skipped_bytes = skipped
         self.log.earlier = self._earlier if skipped else None
+        self.log.later = self._later if skipped else None
         # A parse from a sync point saw neither the first prompt nor the start time: the
         # indexed ones (read from the file's head) stay.
         update = SessionUpdate(
