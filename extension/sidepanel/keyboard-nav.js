@@ -1,13 +1,32 @@
-// Keys of the session timeline (WAI-ARIA feed pattern, plus reviewer keys):
+// Keys of the session timeline (WAI-ARIA feed pattern, plus reviewer keys), listed in the `?`
+// overlay (keys-help.js) from KEYS below:
 //   j / ↓ / PageDown, k / ↑ / PageUp  next / previous item (sub-agent items included)
-//   g / Home, G / End                  first / last item loaded
+//   g / Home, G / End                  first item of the session (loaded if need be) / last item
 //   Enter                              open or close the focused item (its disclosure, or "Show more")
 //   e / E                              next / previous error
 //   /                                  search this session
+//   ?                                  the list of keys
+// j, k, g, G, e and E work wherever focus is in the timeline: on an item, or on a control inside
+// one (a Thinking row's summary once clicked, a "Show more" button). The arrows, Page keys and
+// Enter act only with the item itself focused: inside it they keep their own meaning (a
+// summary's Enter opens it, an output block scrolls).
 // Items are focusable articles; only those near the viewport exist (virtual-list.js), so moving
 // goes by row index through the timeline and brings the next row on screen before focusing it.
 
 const TYPING = /^(INPUT|TEXTAREA|SELECT)$/;
+
+/** What the `?` overlay lists: [keys, what they do]. */
+export const KEYS = [
+  ["j  ↓", "Next item"],
+  ["k  ↑", "Previous item"],
+  ["g  Home", "Start of the session"],
+  ["G  End", "Latest item"],
+  ["Enter", "Open or close the item"],
+  ["e  E", "Next / previous error"],
+  ["/", "Search this session"],
+  ["?", "This list of keys"],
+  ["Esc", "Close this list"],
+];
 
 /**
  * @param {HTMLElement} root  the session tab (keys are read while focus is inside it)
@@ -15,8 +34,11 @@ const TYPING = /^(INPUT|TEXTAREA|SELECT)$/;
  * @param {object} opts
  * @param {() => void} [opts.onSearch]  `/` pressed
  * @param {(dir: 1|-1) => void} [opts.onError]  e / E pressed
+ * @param {() => Promise<unknown>} [opts.onStart]  g / Home: show the session's first item
+ * @param {() => Promise<unknown>} [opts.onLatest]  G / End while the latest items are not loaded
+ * @param {() => void} [opts.onHelp]  `?` pressed
  */
-export function installKeys(root, timeline, { onSearch, onError } = {}) {
+export function installKeys(root, timeline, { onSearch, onError, onStart, onLatest, onHelp } = {}) {
   root.addEventListener("keydown", (ev) => {
     const target = /** @type {HTMLElement} */ (ev.target);
     if (ev.defaultPrevented || ev.ctrlKey || ev.metaKey || ev.altKey) return;
@@ -26,24 +48,36 @@ export function installKeys(root, timeline, { onSearch, onError } = {}) {
       onSearch();
       return;
     }
-    const article = target.closest?.("article");
-    const onItem = Boolean(article) && target === article && timeline.list.contains(article);
-    const inFeed = timeline.scroller.contains(target);
-    if ((ev.key === "e" || ev.key === "E") && onError && (onItem || inFeed)) {
+    if (ev.key === "?" && onHelp) {
       ev.preventDefault();
-      onError(ev.key === "e" ? 1 : -1);
+      onHelp();
       return;
     }
-    if (!onItem) return;
+    if (!timeline.scroller.contains(target)) return;
+    const found = target.closest?.("article");
+    const article = found && timeline.list.contains(found) ? /** @type {HTMLElement} */ (found) : null;
+    const onItem = Boolean(article) && target === article;
+    const key = ev.key;
     let handled = true;
-    if (ev.key === "ArrowDown" || ev.key === "j" || ev.key === "PageDown") step(timeline, article, 1);
-    else if (ev.key === "ArrowUp" || ev.key === "k" || ev.key === "PageUp") step(timeline, article, -1);
-    else if (ev.key === "Home" || ev.key === "g") focusIndex(timeline, 0);
-    else if (ev.key === "End" || ev.key === "G") focusIndex(timeline, timeline.view.length - 1);
-    else if (ev.key === "Enter") handled = toggle(article);
+    if ((key === "e" || key === "E") && onError) onError(key === "e" ? 1 : -1);
+    else if (key === "j" || (onItem && (key === "ArrowDown" || key === "PageDown"))) step(timeline, article, 1);
+    else if (key === "k" || (onItem && (key === "ArrowUp" || key === "PageUp"))) step(timeline, article, -1);
+    else if (key === "g" || (onItem && key === "Home")) toStart(timeline, onStart);
+    else if (key === "G" || (onItem && key === "End")) toLatest(timeline, onLatest);
+    else if (key === "Enter" && onItem) handled = toggle(article);
     else handled = false;
     if (handled) ev.preventDefault();
   });
+}
+
+async function toStart(timeline, onStart) {
+  if (onStart) await onStart();
+  focusIndex(timeline, 0);
+}
+
+async function toLatest(timeline, onLatest) {
+  if (timeline.later && onLatest) await onLatest();
+  focusIndex(timeline, timeline.view.length - 1);
 }
 
 /** Focus the row at view index `i` (brought on screen first). */
@@ -56,6 +90,12 @@ export function focusIndex(timeline, i) {
 
 function step(timeline, article, dir) {
   const { vlist } = timeline;
+  if (!article) {
+    // Focus in the timeline but on no item (its "Load earlier" link): the first item on screen.
+    const row = vlist.firstOnScreen();
+    if (row) focusIndex(timeline, vlist.indexOf(row));
+    return;
+  }
   const k = vlist.mounted.findIndex((row) => row.el?.contains(article));
   if (k < 0) return;
   const top = vlist.mounted[k].el;

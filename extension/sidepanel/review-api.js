@@ -8,8 +8,13 @@ const q = (params) => {
 };
 const ws = (id) => `/workspace/${encodeURIComponent(id)}`;
 
-/** A session's snapshot, or the page `before` an item (`limit` items, oldest first). */
-export const sessionPath = (id, { session, before, limit }) => `${ws(id)}/session${q({ session, before, limit })}`;
+/** A session's snapshot, the page `before` or `after` an item, or its first (`from: "start"`):
+ * `limit` items, oldest first. @param {string} id
+ * @param {{session: string, before?: string, after?: string, from?: string, limit?: number}} where */
+export const sessionPath = (
+  id,
+  { session, before = undefined, after = undefined, from = undefined, limit = undefined },
+) => `${ws(id)}/session${q({ session, before, after, from, limit })}`;
 /** @param {string} id @param {{q: string, session?: string, limit?: number}} query */
 export const searchPath = (id, { q: text, session = undefined, limit = undefined }) =>
   `${ws(id)}/search${q({ q: text, session, limit })}`;

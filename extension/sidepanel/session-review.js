@@ -9,6 +9,7 @@ import { ContextGauge } from "./context-gauge.js";
 import { FilterChips } from "./filter-chips.js";
 import { HistoryLoader } from "./history-loader.js";
 import { installKeys } from "./keyboard-nav.js";
+import { KeysHelp } from "./keys-help.js";
 import { PlanPin } from "./plan-pin.js";
 import { ReviewFold } from "./review-fold.js";
 import { SearchView } from "./search-view.js";
@@ -49,11 +50,15 @@ export class SessionReview {
     );
   }
 
-  /** Keys (j/k, g/G, Enter, e/E, /) while focus is inside `root`. */
+  /** Keys (j/k, g/G, Enter, e/E, /, ?) while focus is inside `root`. */
   installKeys(root) {
+    this.keysHelp = new KeysHelp();
     installKeys(root, this.tab.timeline, {
       onError: (dir) => this.filters.jumpToError(dir),
       onSearch: () => this.search.focus(),
+      onStart: () => this.history.toStart(),
+      onLatest: () => this.history.goLatest(),
+      onHelp: () => this.keysHelp.show(),
     });
   }
 
@@ -80,6 +85,8 @@ export class SessionReview {
    * hides it is cleared. */
   async jumpTo(id) {
     const tl = this.tab.timeline;
+    // The window shows the session's start: an item past it is among the latest (or paged to).
+    if (!tl.rowOf(id) && tl.later) await this.history.goLatest();
     if (!tl.rowOf(id) && seqOf(id) < tl.firstSeq) await this.history.until(() => tl.rowOf(id));
     if (!tl.rowOf(id)) return false;
     if (tl.reveal(id)) return true;

@@ -14,6 +14,7 @@ import { byteSize } from "../lib/page/format.js";
 import { RewindFolds, buildGroup, isRewind, setOpen } from "./rewinds.js";
 import { buildRow, estimateHeight, isBuilt, noteHeight, topOf } from "./timeline-rows.js";
 import { TimelineModel } from "./timeline-model.js";
+import { appendLater, holdBack, showStart, updateLaterNote } from "./timeline-window.js";
 import { VirtualList } from "./virtual-list.js";
 
 /** The number in an item id `<epoch>.<seq>` (ids order by it within a session). */
@@ -33,6 +34,12 @@ export class Timeline extends TimelineModel {
     super();
     /** @type {(() => void) | null} set by the history loader (history-loader.js) */
     this.onLoadEarlier = null;
+    /** @type {(() => void) | null} the session's first items replace the window (history-loader.js) */
+    this.onGoStart = null;
+    /** @type {(() => void) | null} the next page after the window (history-loader.js) */
+    this.onLoadLater = null;
+    /** @type {(() => void) | null} back to the session's latest items (history-loader.js) */
+    this.onGoLatest = null;
     this.scroller = scroller;
     this.onItems = onItems;
     this.fetchFull = fetchFull;
@@ -51,7 +58,9 @@ export class Timeline extends TimelineModel {
     });
     // A filter that matches nothing says so (a blank timeline reads as a broken one).
     this.noMatch = h("p", { class: "filter-empty", hidden: true, attrs: { role: "status" } });
-    scroller.append(this.earlier, this.list, this.noMatch);
+    // Below the list while the window shows the session's start: the items after it.
+    this.laterNote = h("div", { class: "later", hidden: true, attrs: { role: "status" } });
+    scroller.append(this.earlier, this.list, this.noMatch, this.laterNote);
     this.vlist = new VirtualList({
       scroller,
       list: this.list,
@@ -76,8 +85,13 @@ export class Timeline extends TimelineModel {
     this.skippedBytes = 0;
     this.unseen = 0;
     this.history = null; // "more" | "loading" | "start" | null (see history-loader.js)
+    // The window ends before the session does (a jump to its start): live items wait here.
+    this.later = false;
+    this.heldBack = [];
+    this.heldBackLost = false;
     this._view(this.rows, "bottom");
     this._updateEarlier();
+    this._updateLater();
   }
 
   /** Replace everything with a snapshot: `items` are the latest of `total`, and
@@ -103,6 +117,10 @@ export class Timeline extends TimelineModel {
 
   /** Add one live item. */
   add(item) {
+    if (this.later) {
+      holdBack(this, item);
+      return;
+    }
     const before = this.rows.length;
     const stored = typeof item.seq === "number" && item.seq > 0;
     if (!this._add(item)) return;
@@ -142,11 +160,32 @@ export class Timeline extends TimelineModel {
     return older.length;
   }
 
+  /** The session's first items (a jump to its start) replace what is shown; `later`: items
+   * follow them that are not loaded (read on with `appendLater`). */
+  showStart(items, later) {
+    showStart(this, items, later);
+  }
+
+  /** The items after the window (oldest first) go below it; see timeline-window.js. */
+  appendLater(items, later) {
+    return appendLater(this, items, later);
+  }
+
+  /** The id of the latest item held (the page after the window starts after it). */
+  lastItemId() {
+    const first = this.firstItemId();
+    return first && this.lastSeq ? `${first.slice(0, first.lastIndexOf("."))}.${this.lastSeq}` : null;
+  }
+
   atBottom() {
     return this.vlist.atBottom();
   }
 
   scrollToBottom() {
+    if (this.later) {
+      this.onGoLatest?.(); // the end is not loaded: the latest items replace the window
+      return;
+    }
     this.vlist.scrollToBottom();
     this._setUnseen(0);
   }
@@ -266,8 +305,8 @@ export class Timeline extends TimelineModel {
 
   _rendered(onRender) {
     // Feed pattern: each article says where it is in the whole (screen readers read it out).
-    const size =
-      this.history === "start" || this.history === "unsupported" || this.history === null ? this.view.length : -1;
+    const whole = this.history === "start" || this.history === "unsupported" || this.history === null;
+    const size = whole && !this.later ? this.view.length : -1;
     const offset = this.vlist.mountedFrom;
     this.vlist.mounted.forEach((row, k) => {
       row.el.setAttribute("aria-posinset", String(offset + k + 1));
@@ -296,20 +335,33 @@ export class Timeline extends TimelineModel {
         this.historyError ||
           (notShown ? `${notShown.toLocaleString()} earlier ${notShown === 1 ? "item" : "items"}` : "Earlier items"),
       );
-      button = h("button", {
-        type: "button",
-        class: "link-button load-earlier",
-        text: "Load earlier",
-        on: { click: () => this.onLoadEarlier?.() },
-      });
+      button = [
+        h("button", {
+          type: "button",
+          class: "link-button load-earlier",
+          text: "Load earlier",
+          on: { click: () => this.onLoadEarlier?.() },
+        }),
+        " · ",
+        h("button", {
+          type: "button",
+          class: "link-button go-start",
+          text: "Go to start",
+          on: { click: () => this.onGoStart?.() },
+        }),
+      ];
     } else {
       if (notShown) parts.push(`${notShown.toLocaleString()} earlier ${notShown === 1 ? "item" : "items"} not shown`);
       if (this.skippedBytes) parts.push(`${byteSize(this.skippedBytes)} of earlier transcript not loaded`);
     }
     this.earlier.hidden = parts.length === 0 || this.rows.length === 0;
     this.earlier.replaceChildren(parts.join(" · "));
-    if (button) this.earlier.append(" ", button);
+    if (button) this.earlier.append(" ", ...button);
     this.earlier.classList.toggle("start", this.history === "start");
+  }
+
+  _updateLater() {
+    updateLaterNote(this);
   }
 
   /** History state from history-loader.js ("unsupported": the server has no history). */

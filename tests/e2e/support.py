@@ -28,8 +28,9 @@ def transcript(claude_dir: Path) -> Path:
     return claude_dir / "sample-project" / f"{SAMPLE_SESSION}.jsonl"
 
 
-def append_exchange(path: Path, prompt: str, answer: str) -> None:
-    """Append a real-shaped user prompt and an end_turn assistant reply to a Claude transcript."""
+def append_exchange(path: Path, prompt: str, answer: str, thinking: str | None = None) -> None:
+    """Append a real-shaped user prompt and an end_turn assistant reply to a Claude transcript
+    (its reasoning first, as a Thinking block, when `thinking` is given)."""
     import uuid
 
     lines = path.read_text().splitlines()
@@ -47,6 +48,9 @@ def append_exchange(path: Path, prompt: str, answer: str) -> None:
     asst.update(parentUuid=user_id, uuid=asst_id, timestamp=now, requestId=f"req_e2e_{asst_id[:8]}")
     asst["message"] = dict(asst["message"], id=f"msg_e2e_{asst_id[:8]}")
     asst["message"]["content"] = [{"type": "text", "text": answer}]
+    if thinking is not None:
+        block = {"type": "thinking", "thinking": thinking, "signature": "e2e"}
+        asst["message"]["content"].insert(0, block)
     with path.open("a") as fh:
         fh.write(json.dumps(user) + "\n" + json.dumps(asst) + "\n")
 
