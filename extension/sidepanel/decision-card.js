@@ -137,6 +137,8 @@ export class DecisionList {
       h("p", { class: "decision-status", text: ELSEWHERE }),
     );
     this.el = h("section", { class: "decision-list", attrs: { "aria-label": "Permission requests" } }, this.notice);
+    /** @type {(() => void) | null} cards came or went (a view that places them elsewhere) */
+    this.onChange = null;
     this.loading = null;
     this.again = false; // a change came while a fetch was on the way: fetch once more
     this.lastKey = null; // the pending ids of the last fetch
@@ -144,6 +146,14 @@ export class DecisionList {
       this.sessions = sessions;
       this.refresh();
     });
+  }
+
+  /** The cards of one session's requests (the Sessions view puts them in its row). */
+  cardsOf(workspace, session) {
+    const mine = [];
+    for (const [id, { request }] of this.wheres)
+      if (request.workspace === workspace && request.session === session) mine.push(this.cards.get(id));
+    return mine.filter(Boolean);
   }
 
   /** Fetch the pending requests again. One fetch at a time; a change that arrives while one is
@@ -210,6 +220,7 @@ export class DecisionList {
       this.el.append(card);
       showWhenRendered();
     }
+    if (changed) this.onChange?.();
     const shown = this.shown();
     const row = shown && this.sessions.find((s) => s.workspace === shown.workspace && s.session === shown.session);
     this.notice.hidden = !(row?.state === "waiting" && row.reason === "permission" && !wanted.length);

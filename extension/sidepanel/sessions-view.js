@@ -1,10 +1,13 @@
 // The Sessions view: every live session on the machine (any workspace, any agent) with its
 // state, workspace, title and how long it has been in that state; waiting ones first. A click
-// opens the session in the Session tab. Pending permission requests show as decision cards.
+// opens the session in the Session tab. A waiting session's permission request shows as its
+// decision card inside its row; a request whose session is not listed (yet), above the list.
+// Rows are kept and updated in place (the counters tick every second): a card being filled in
+// keeps its focus and what was typed.
 // Alerts (toolbar badge, notifications) are the worker's (lib/worker/attention-alerts.js);
 // this view holds the user's opt-in for notifications.
 
-import { h } from "../lib/page/dom.js";
+import { h, setText } from "../lib/page/dom.js";
 import { attentionFeed } from "../lib/page/attention-feed.js";
 import { duration } from "../lib/page/format.js";
 import { KEYS } from "../lib/shared/config.js";
@@ -25,6 +28,39 @@ export function stateSource(s) {
     : "Inferred from the session's file, its agent process and the time since it last wrote";
 }
 
+/** A row's elements: the button that opens the session, and where its decision cards go. */
+function sessionRow(s, ctx) {
+  const chip = h("span", { class: "chip" });
+  const ws = h("span", { class: "session-ws" });
+  const title = h("span", { class: "session-title" });
+  const since = h("span", { class: "session-since" });
+  const open = h(
+    "button",
+    { type: "button", class: "session-open", on: { click: () => ctx.openSession?.(s.workspace, s.session) } },
+    chip,
+    ws,
+    title,
+    since,
+  );
+  const cards = h("div", { class: "session-cards" });
+  const li = h("li", { class: "session-row", dataset: { workspace: s.workspace, session: s.session } }, open, cards);
+  return { li, open, chip, ws, title, since, cards };
+}
+
+function updateRow(row, s) {
+  const waited = s.since ? duration(Date.now() - Date.parse(s.since)) : "";
+  Object.assign(row.li.dataset, { state: s.state, reason: s.reason || "" });
+  row.open.title = s.directory || s.workspace;
+  // An inferred state is drawn with a dashed outline: the same words, less certain.
+  row.chip.className = `chip st-${s.state}${s.exact ? "" : " inferred"}`;
+  row.chip.dataset.exact = String(Boolean(s.exact));
+  row.chip.title = stateSource(s);
+  setText(row.chip, stateLabel(s));
+  setText(row.ws, s.workspace_name || s.workspace);
+  setText(row.title, s.title || `Session ${String(s.session).slice(0, 8)}`);
+  setText(row.since, waited ? `for ${waited}` : "");
+}
+
 export function createSessionsView(ctx) {
   const list = h("ul", { class: "sessions-list", attrs: { "aria-label": "Live sessions" } });
   const empty = h("p", { class: "sessions-empty", text: "No live session right now." });
@@ -39,46 +75,36 @@ export function createSessionsView(ctx) {
   const panel = h("div", { class: "sessions-view" }, toggle, decisions.el, list, empty);
   let rows = [];
   let timer = null;
+  const shown = new Map(); // workspace + session → its row's elements
 
   chrome.storage.local.get(ALERTS_KEY).then((got) => {
     alerts.checked = got[ALERTS_KEY] === true;
   });
   alerts.addEventListener("change", () => chrome.storage.local.set({ [ALERTS_KEY]: alerts.checked }));
 
+  const keyOf = (s) => `${s.workspace}\u0000${s.session}`;
   const render = () => {
     empty.hidden = rows.length > 0;
-    list.replaceChildren(
-      ...rows.map((s) => {
-        const waited = s.since ? duration(Date.now() - Date.parse(s.since)) : "";
-        return h(
-          "li",
-          {
-            class: "session-row",
-            dataset: { state: s.state, reason: s.reason || "", workspace: s.workspace, session: s.session },
-          },
-          h(
-            "button",
-            {
-              type: "button",
-              class: "session-open",
-              title: s.directory || s.workspace,
-              on: { click: () => ctx.openSession?.(s.workspace, s.session) },
-            },
-            // An inferred state is drawn with a dashed outline: the same words, less certain.
-            h("span", {
-              class: `chip st-${s.state}${s.exact ? "" : " inferred"}`,
-              text: stateLabel(s),
-              title: stateSource(s),
-              dataset: { exact: String(Boolean(s.exact)) },
-            }),
-            h("span", { class: "session-ws", text: s.workspace_name || s.workspace }),
-            h("span", { class: "session-title", text: s.title || `Session ${String(s.session).slice(0, 8)}` }),
-            h("span", { class: "session-since", text: waited ? `for ${waited}` : "" }),
-          ),
-        );
-      }),
-    );
+    const listed = new Set();
+    rows.forEach((s, i) => {
+      const key = keyOf(s);
+      listed.add(key);
+      let row = shown.get(key);
+      if (!row) shown.set(key, (row = sessionRow(s, ctx)));
+      updateRow(row, s);
+      // Moved only when the order changed: moving a node takes the focus out of it.
+      if (list.children[i] !== row.li) list.insertBefore(row.li, list.children[i] || null);
+      for (const card of decisions.cardsOf(s.workspace, s.session))
+        if (card.parentElement !== row.cards) row.cards.append(card);
+    });
+    for (const [key, row] of shown) {
+      if (listed.has(key)) continue;
+      decisions.el.append(...row.cards.children); // a card outlives its row: back above the list
+      row.li.remove();
+      shown.delete(key);
+    }
   };
+  decisions.onChange = render;
   const order = (all) =>
     [...all].sort(
       (a, b) =>
