@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Playwright
 
-from tests.harness.browser import CHROMIUM
+from tests.harness.browser import plain_chromium
 from tests.harness.paths import ROOT
 
 
@@ -59,7 +59,7 @@ APPEND_AND_MEASURE = """async (count) => {
 
 
 def test_rows_on_screen_stay_put_as_live_items_arrive(pw: Playwright, repo_url: str) -> None:
-    browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless=new"])
+    browser = plain_chromium(pw)
     try:
         page = browser.new_page(viewport={"width": 420, "height": 820})
         page.goto(f"{repo_url}/bench/panel/page.html")

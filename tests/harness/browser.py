@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import BrowserContext, Page, Playwright, Worker
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Worker
 from sidemirror.native_host.manifest import install_host
 
 from tests.harness.paths import ROOT
@@ -156,6 +156,12 @@ def launch(
         viewport=PANEL_SIZE,
         locale=locale,
     )
+
+
+def plain_chromium(pw: Playwright) -> Browser:
+    """Debian Chromium without the extension, for pages a test opens as any reader would
+    (the panel's bench page, an exported file)."""
+    return pw.chromium.launch(executable_path=CHROMIUM, args=["--headless=new", *QUIET_FLAGS])
 
 
 def start_extension(pw: Playwright, profile: Path, **options: Any) -> Extension:

@@ -237,3 +237,65 @@ def test_the_session_is_found_by_prefix_in_a_workspace_or_the_choice_is_said(
     several = export(tmp, "")  # every session's id starts with ""
     assert several.returncode == 1 and not several.stdout
     assert "3 sessions fit ''" in several.stderr and SID in several.stderr
+
+
+class Blocks(HTMLParser):
+    """The text of each item's block (`<div class="item…">` in `<main>`), in document order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks: list[list[str]] = []
+        self.depth = 0  # open <div>s inside the current block
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag != "div":
+            return
+        if self.depth == 0 and (dict(attrs).get("class") or "").split()[:1] == ["item"]:
+            self.blocks.append([])
+            self.depth = 1
+        elif self.depth:
+            self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "div" and self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.depth:
+            self.blocks[-1].append(data)
+
+
+def said_by(item: dict[str, Any]) -> list[str]:
+    """What a reader must find of an item in its block: its own words, whole."""
+    kind = item["type"]
+    if kind in ("user", "assistant", "thinking"):
+        return [item["content"]]
+    if kind == "tool_use":
+        return [item["name"], item.get("input") or ""]
+    if kind == "tool_result":
+        return [item["name"], item.get("output") or ""]
+    if kind == "turn_complete":
+        return [f"{item['input_tokens']:,} in / {item['output_tokens']:,} out tokens"]
+    if kind == "plan":
+        return [str(e["content"]) for e in item.get("entries") or []]
+    if kind == "error":
+        return [item.get("message") or ""]
+    return [item.get("content") or ""]
+
+
+@pytest.mark.parametrize("sid", [SID, AGENT_SID, EDITS.stem])
+def test_the_html_text_holds_every_item_whole_in_order(
+    server: tuple[Path, int, str], sid: str
+) -> None:
+    tmp, port, token = server
+    done = export(tmp, sid, "--format", "html")
+    assert done.returncode == 0, done.stderr
+    page = Blocks()
+    page.feed(done.stdout)
+    page.close()
+    items = server_items(port, token, sid)
+    texts = ["".join(block) for block in page.blocks]
+    assert len(texts) == len(items) > 10  # one block per item, nothing left out or added
+    for n, (item, text) in enumerate(zip(items, texts, strict=True)):
+        for said in said_by(item):
+            assert said in text, (n, item["type"], item["id"], said[:200], text[:400])
