@@ -29,6 +29,7 @@ import agent_scan  # noqa: E402
 import archive as archive_phase  # noqa: E402
 import cli_startup  # noqa: E402
 import client  # noqa: E402
+import export_memory  # noqa: E402
 import fleet as fleet_phase  # noqa: E402
 import floor  # noqa: E402
 import forward  # noqa: E402
@@ -644,6 +645,17 @@ async def main(args: argparse.Namespace) -> None:
                 res["snapshot"][f"{mb} MB"] = await snapshot(root, mb, args)
                 log(f"  {res['snapshot'][f'{mb} MB']}")
                 save(res)
+        if want("export"):
+            log(f"export: a {args.export_mb} MB session as {args.export_formats}")
+            res["export"] = await export_memory.measure(
+                export_memory.transcript_of(DATA, SESSION, args.export_mb),
+                fresh_home(root, "export"),
+                SESSION,
+                PROJECT,
+                args.export_formats.split(","),
+            )
+            log(f"  {res['export']}")
+            save(res)
         if want("forward"):
             log(f"forward: {args.forward_mb} MB over loopback, then live appends")
             res["forward"] = await forward.forward(root, args.forward_mb, args.appends, args.rate)
@@ -703,7 +715,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         default="",
         help="comma list: latency,rendered,markdown,cold,archive,snapshot,fanout,forward,"
-        "review,search,cli,panel,agentscan,hook,fleet",
+        "review,search,cli,panel,agentscan,hook,fleet,export",
     )
     p.add_argument("--panel-items", type=int, default=50_000, help="panel phase: session size")
     p.add_argument("--panel-appends", type=int, default=200, help="panel phase: live appends")
@@ -734,12 +746,15 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--search-sessions", type=int, default=None, help="search phase: sessions")
     p.add_argument("--fleet-seconds", type=float, default=300.0, help="fleet phase: duration")
     p.add_argument("--forward-mb", type=int, default=100, help="transcript sent by `forward`")
+    p.add_argument("--export-mb", type=int, default=None, help="export phase: session size")
+    p.add_argument("--export-formats", default="html,md,jsonl", help="export phase: formats")
     a = p.parse_args(argv)
     a.archive_gb = a.archive_gb if a.archive_gb is not None else (2.0 if a.full else 0.2)
     a.idle_s = a.idle_s if a.idle_s is not None else (60.0 if a.full else 20.0)
     a.snapshot_mb = (
         a.snapshot_mb if a.snapshot_mb is not None else ([100, 1024] if a.full else [100])
     )
+    a.export_mb = a.export_mb or (1024 if a.full else 256)
     a.fanout_s = a.fanout_s if a.fanout_s is not None else (30 if a.full else 10)
     a.search_mb = a.search_mb or (2048 if a.full else 100)
     a.search_sessions = a.search_sessions or (1000 if a.full else 100)

@@ -138,11 +138,18 @@ def _fill(template: bytes, sid: str, size: int) -> bytes:
     return body * reps  # whole lines only; a little over `size`
 
 
-def write_transcript(path: Path, session_id: str, size: int, cwd: str = CWD) -> int:
-    """A transcript of ≥ `size` bytes made by repeating every fixture line."""
+def write_transcript(
+    path: Path, session_id: str, size: int, cwd: str = CWD, *, unique_ids: bool = False
+) -> int:
+    """A transcript of ≥ `size` bytes made by repeating every fixture line. `unique_ids`: each
+    repetition's tool, message and request ids are its own, as a real session's are (a reader
+    of the whole session, such as an export, pairs a result with its one call)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     template = _template_bytes(load_records(), cwd)
     body = template.replace(b"@@SID@@", session_id.encode())
+    if unique_ids:
+        for prefix in (b'"toolu_', b'"msg_', b'"req_'):
+            body = body.replace(prefix, prefix + b"@@U8@@")
     written = 0
     with path.open("wb") as fh:
         rep = 0
