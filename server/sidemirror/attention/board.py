@@ -73,6 +73,7 @@ class Tracked:
     workspace: str
     session: str
     directory: str = ""
+    agent: str = ""  # the agent whose hooks named it ("" when none did)
     hook: StateSignal | None = None
     state: str = ""  # none shown yet: the first state is always sent
     reason: str | None = None
@@ -98,7 +99,9 @@ class Board:
 
     # --- inputs ---
 
-    def hook(self, cwd: str, session_id: str, signal: StateSignal | None) -> Tracked:
+    def hook(
+        self, cwd: str, session_id: str, signal: StateSignal | None, agent: str = "claude"
+    ) -> Tracked:
         """A hook event arrived for this session (`signal` None: it said nothing of its state)."""
         directory = _capped(cwd, CWD_MAX_CHARS)
         key = (workspace_id_for(directory), _capped(session_id, SESSION_MAX_CHARS))
@@ -106,6 +109,7 @@ class Board:
         if t is None:
             t = self._track(Tracked(*key, directory=directory))
         t.touched = time.time()
+        t.agent = agent
         if signal is not None:
             t.hook = signal
             self._refresh(t)
@@ -187,7 +191,7 @@ class Board:
             "workspace_name": ws.name if ws else t.directory.rsplit("/", 1)[-1],
             "directory": ws.directory if ws else t.directory,
             "session": t.session,
-            "agent": log.agent if log else "claude",
+            "agent": log.agent if log else (t.agent or "claude"),
             "state": t.state,
             "reason": t.reason,
             "exact": t.exact,
