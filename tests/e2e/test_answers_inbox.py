@@ -131,10 +131,22 @@ def test_a_notification_names_the_command_and_the_session(ext: Extension, server
         )
         (note,) = notes
         assert note["message"] == "Claude asks to run Bash: npm publish"
-        assert "Demo" in note["title"]
-        assert SAMPLE_SESSION in note["id"]
+        assert note["title"] == "Demo · /init"  # the workspace and the session's name
         ids = worker.evaluate("() => chrome.notifications.getAll()")
         assert note["id"] in ids
+        [pending] = server.get("/api/decisions")["decisions"]
+        assert note["id"].endswith(f":{SAMPLE_SESSION}:{pending['id']}")  # it names the card
+
+        # What a click on it asks the panel for (the worker's onNotificationClicked writes it):
+        # the panel opens the session, at that card.
+        focus = {"workspace": pending["workspace"], "session": SAMPLE_SESSION}
+        panel.evaluate(
+            "(f) => chrome.storage.session.set({ attentionFocus: { ...f, at: Date.now() } })",
+            {**focus, "request": pending["id"]},
+        )
+        card = panel.locator(f".session-tab .decision-card[data-id='{pending['id']}']")
+        expect(card).to_have_attribute("data-focused", "1", timeout=15_000)
+        expect(card).to_be_focused()
     finally:
         hook.kill()
         hook.wait(10)
