@@ -19,7 +19,7 @@ _OUTCOMES = {
     ("deny", "panel"): "denied from the side panel",
     (None, "timeout"): "no decision from the panel in time: asked in the terminal",
     (None, "terminal"): "answered in the terminal",
-    (None, "gone"): "the hook stopped waiting (Claude Code moved on)",
+    (None, "gone"): "the hook stopped waiting (the agent moved on)",
 }
 
 
