@@ -43,6 +43,7 @@ def test_a_codex_approval_is_answered_from_the_sessions_view(
     expect(card.locator("[data-path=command] .decision-field-text")).to_have_text(
         "cargo test --workspace"
     )
+    panel.screenshot(path="/tmp/shots/m7-codex/codex-card.png")
     card.get_by_role("button", name="Allow", exact=True).click()
     expect(card.locator(".decision-status")).to_have_text("Allowed")
     assert finish(hook) == (0, json.dumps(ALLOW) + "\n")  # Codex's documented output, exactly

@@ -52,7 +52,7 @@ def _rule(rule: Any) -> str:
         return json.dumps(rule, ensure_ascii=False)
     if rule.get("type") == "prefixRule" and isinstance(rule.get("command"), list):
         words = " ".join(str(word) for word in rule["command"])
-        return f"commands starting with `{words}`"
+        return f'commands starting with "{words}"'
     tool = rule.get("toolName")
     content = rule.get("ruleContent")
     if isinstance(tool, str):

@@ -61,7 +61,7 @@ async def test_a_codex_approval_gets_a_card_and_codex_its_documented_output(
     assert card["rules"] == [
         {
             "index": 0,
-            "text": "Always allow commands starting with `cargo test` in your user settings",
+            "text": 'Always allow commands starting with "cargo test" in your user settings',
         }
     ]
     row = await server.session_row(CODEX_SESSION)
