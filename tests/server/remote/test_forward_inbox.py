@@ -5,8 +5,9 @@ that host reaches this server)."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from typing import Any
+
+from sidemirror.core.clock import now_iso
 
 from tests.harness.auth import AUTH
 from tests.harness.waiting import until
@@ -20,12 +21,11 @@ async def test_a_forwarded_session_is_in_the_inbox_with_its_host(
     make_client: ClientFactory, forward_ws: ForwardConnect
 ) -> None:
     client = await make_client()
-    now = datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
     line = {
         "type": "user",
         "cwd": "/home/dev/app",
         "sessionId": "s1",
-        "timestamp": now,
+        "timestamp": now_iso(),
         "message": {"role": "user", "content": "Fix the build"},
     }
     async with forward_ws() as ws:
