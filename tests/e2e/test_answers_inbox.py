@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from playwright.sync_api import expect
+from playwright.sync_api import Page, Worker, expect
 
 from tests.e2e.support import SAMPLE_SESSION, open_tab
 from tests.e2e.test_attention import ALLOW, connected_panel, finish, permission_request, start_hook
@@ -18,6 +18,7 @@ from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 
 CODEX_EVENTS = ROOT / "tests" / "fixtures" / "hooks" / "codex-permission-request.jsonl"
+QUESTION_EVENT = ROOT / "tests" / "fixtures" / "hooks" / "ask-user-question.jsonl"
 
 
 def codex_permission_request() -> dict[str, Any]:
@@ -106,13 +107,14 @@ def test_always_allow_shows_the_agents_rule_and_sends_it_back(
     )
 
 
-def test_a_notification_names_the_command_and_the_session(ext: Extension, server: Server) -> None:
+def alerting_panel(ext: Extension, server: Server) -> tuple[Page, Worker]:
+    """A connected panel with notifications on, and the worker keeping what it asks Chrome to
+    show (`globalThis.shownNotes`: Chrome itself keeps only the ids)."""
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
     wait_until(lambda: (ext.status(panel) or {}).get("state") == "connected", timeout=15)
     panel.evaluate("() => chrome.storage.local.set({ alerts: true })")
     worker = ext.worker()
-    # What the worker asks Chrome to show, kept as it is asked (Chrome keeps only the ids).
     worker.evaluate(
         """() => {
             globalThis.shownNotes = [];
@@ -123,14 +125,34 @@ def test_a_notification_names_the_command_and_the_session(ext: Extension, server
             };
         }"""
     )
+    return panel, worker
+
+
+def shown_note(worker: Worker) -> dict[str, Any]:
+    notes = wait_until(
+        lambda: worker.evaluate("() => globalThis.shownNotes"),
+        timeout=15,
+        what="a notification for the waiting session",
+    )
+    (note,) = notes
+    return dict(note)
+
+
+def test_a_notification_carries_the_question(ext: Extension, server: Server) -> None:
+    _, worker = alerting_panel(ext, server)
+    [asking] = [json.loads(line) for line in QUESTION_EVENT.read_text().splitlines()]
+    hook = start_hook(server, {**asking, "session_id": SAMPLE_SESSION})
+    assert finish(hook) == (0, "")
+    note = shown_note(worker)
+    assert note["message"] == "Claude asks: Which test runner should I set up? (and 1 more)"
+    assert note["title"] == "Demo · /init"
+
+
+def test_a_notification_names_the_command_and_the_session(ext: Extension, server: Server) -> None:
+    panel, worker = alerting_panel(ext, server)
     hook = start_hook(server, permission_request())
     try:
-        notes = wait_until(
-            lambda: worker.evaluate("() => globalThis.shownNotes"),
-            timeout=15,
-            what="a notification for the waiting session",
-        )
-        (note,) = notes
+        note = shown_note(worker)
         assert note["message"] == "Claude asks to run Bash: npm publish"
         assert note["title"] == "Demo · /init"  # the workspace and the session's name
         ids = worker.evaluate("() => chrome.notifications.getAll()")

@@ -2,8 +2,9 @@
 // waiting (red when one waits for a permission, amber when only for an answer), and, when the
 // user turned alerts on in the Sessions view, a notification when a session starts waiting or
 // finishes while no side panel is open, for every agent and every host (forwarded ones too).
-// It carries the session's name and what is asked: the command (or file) of the pending
-// permission request, read from `GET /api/decisions`. Clicking it opens the panel on that
+// It carries the session's name and what is asked: the question (the attention row's
+// `question`), or the command (or file) of the pending permission request, read from
+// `GET /api/decisions`. Clicking it opens the panel on that
 // session, at that request's card.
 //
 // The worker reads `GET /api/attention/stream` with fetch (a service worker has no EventSource)
@@ -155,15 +156,16 @@ async function maybeNotify(before, now) {
 }
 
 /** What the notification says (plain text: Chrome draws no markup in it): the session's name,
- * the agent, and the command or file it asks to run, else why it waits. */
+ * the agent, and the question it asks or the command or file it asks to run, else why it waits. */
 export function notificationText(row, request, finished) {
   const agent = row.agent === "codex" ? "Codex" : row.agent === "acp" ? "The agent" : "Claude";
   const where = row.workspace_name || row.workspace;
   const name = row.title || `session ${String(row.session).slice(0, 8)}`;
   let message = `${agent} finished`;
   if (!finished && request) message = `${agent} asks to run ${requestLine(request)}`;
-  else if (!finished)
-    message = row.reason === "input" ? `${agent} waits for your answer` : `${agent} wants your permission`;
+  else if (!finished && row.reason === "input")
+    message = row.question ? `${agent} asks: ${row.question}` : `${agent} waits for your answer`;
+  else if (!finished) message = `${agent} wants your permission`;
   return {
     type: /** @type {const} */ ("basic"),
     iconUrl: chrome.runtime.getURL("icons/icon-128.png"),

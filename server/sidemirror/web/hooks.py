@@ -18,6 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
+from sidemirror.attention.asking import question_of
 from sidemirror.attention.board import Tracked
 from sidemirror.attention.card_input import build_card
 from sidemirror.attention.decision_item import record
@@ -60,7 +61,8 @@ async def _receive(request: web.Request, agent: str) -> web.Response:
     except ValueError as exc:
         return error_response(400, "bad_hook_event", str(exc))
     attention = request.app[ATTENTION]
-    tracked = attention.board.hook(event.cwd, event.session_id, signal_of(event), agent)
+    asked = question_of(event.name, event.payload)
+    tracked = attention.board.hook(event.cwd, event.session_id, signal_of(event), agent, asked)
     output = None
     if event.name == "PermissionRequest":
         output = await _hold(request.app, attention, tracked, event, agent)
