@@ -32,6 +32,8 @@ class Answer:
     by: By
     message: str = ""
     at: float = field(default_factory=time.time)
+    # An answered question (attention/questions.py): the tool's input with the user's answers.
+    updated_input: dict[str, Any] | None = None
 
 
 @dataclass(eq=False)
