@@ -1,0 +1,92 @@
+// Review comments on any diff the panel shows (diff-view.js: Edit, Write, MultiEdit and
+// apply_patch cards, which the Changes view jumps to). Click a line's number to select it,
+// shift-click another in the same hunk for a range, write the comment, "Add to review". The
+// comments gather in a ReviewDraft that the note composer sends as one note (docs/api.md,
+// `POST /api/notes` with `review`): each with its file, its lines and the quoted lines.
+
+import { h, setText } from "../lib/page/dom.js";
+
+const MARK = { add: "+", del: "-", ctx: " " };
+
+export class ReviewDraft {
+  constructor() {
+    this.comments = [];
+    this.onChange = () => {};
+  }
+
+  add(comment) {
+    this.comments.push(comment);
+    this.onChange();
+  }
+
+  clear() {
+    if (!this.comments.length) return;
+    this.comments = [];
+    this.onChange();
+  }
+}
+
+/** The line as the diff shows it: its mark and its text (the last text node of the row). */
+function quoted(line) {
+  return `${MARK[line.dataset.mark] || " "}${line.lastChild?.textContent ?? ""}`;
+}
+
+/** Listen on `root` for clicks on diff line numbers; comments go to `draft`. */
+export function installReviewComments(root, draft) {
+  let anchor = null; // the line a shift-click extends from
+  let form = null;
+  const clearSelection = () => {
+    for (const el of root.querySelectorAll(".review-selected")) el.classList.remove("review-selected");
+  };
+  const close = () => {
+    form?.remove();
+    form = null;
+    clearSelection();
+  };
+  root.addEventListener("click", (event) => {
+    const target = /** @type {Element} */ (event.target);
+    const no = target.closest?.(".diff-no");
+    const line = no?.closest(".diff-line[data-line]");
+    const hunk = line?.closest(".diff-hunk");
+    if (!line || !hunk) return;
+    const lines = [...hunk.querySelectorAll(".diff-line[data-line]")];
+    const from = event.shiftKey && anchor && lines.includes(anchor) ? lines.indexOf(anchor) : lines.indexOf(line);
+    if (!event.shiftKey || !anchor || !lines.includes(anchor)) anchor = line;
+    const to = lines.indexOf(line);
+    const picked = lines.slice(Math.min(from, to), Math.max(from, to) + 1);
+    close();
+    for (const el of picked) el.classList.add("review-selected");
+    form = commentForm(hunk, picked, draft, close);
+    hunk.after(form);
+    form.querySelector("textarea")?.focus();
+  });
+}
+
+function commentForm(hunk, picked, draft, close) {
+  const path = hunk.closest("[data-path]")?.getAttribute("data-path") || "(file)";
+  const first = Number(picked[0].dataset.line);
+  const last = Number(picked[picked.length - 1].dataset.line);
+  const where = first === last ? `${path}:${first}` : `${path}:${first}-${last}`;
+  const text = h("textarea", {
+    rows: 2,
+    placeholder: "What should the agent change here?",
+    attrs: { "aria-label": `Comment on ${where}` },
+  });
+  const add = h("button", { type: "button", class: "review-add", text: "Add to review", disabled: true });
+  const cancel = h("button", { type: "button", class: "link-button", text: "Cancel" });
+  const label = h("span", { class: "muted" });
+  setText(label, `Comment on ${where}`);
+  text.addEventListener("input", () => (add.disabled = !text.value.trim()));
+  add.addEventListener("click", () => {
+    draft.add({
+      path,
+      line: first,
+      end_line: Math.max(first, last),
+      quote: picked.map(quoted),
+      comment: text.value.trim(),
+    });
+    close();
+  });
+  cancel.addEventListener("click", close);
+  return h("div", { class: "review-form" }, label, text, h("div", { class: "review-bar" }, add, cancel));
+}
