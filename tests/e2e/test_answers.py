@@ -168,3 +168,19 @@ def test_a_two_comment_review_from_a_diff_is_one_note(ext: Extension, server: Se
         what="the review listed",
     )
     assert [(n["kind"], n["state"]) for n in notes] == [("review", "delivered")]
+
+
+def test_a_question_that_cannot_be_answered_here_says_answer_in_the_terminal(
+    ext: Extension, server: Server
+) -> None:
+    panel = connected_panel(ext, server)
+    unreadable = {
+        **hook_event("ask-user-question.jsonl", "PermissionRequest"),
+        "tool_input": {"questions": "Which registry?"},
+    }
+    hook = start_hook(server, unreadable)
+    card = panel.locator(".session-tab .question-card")
+    expect(card).to_contain_text("answer in the terminal", timeout=15_000)
+    expect(card.get_by_role("button")).to_have_count(0)
+    hook.kill()
+    finish(hook)

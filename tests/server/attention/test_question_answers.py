@@ -122,3 +122,19 @@ async def test_a_permission_request_is_not_a_question(
         headers={**panel_headers(server.client), "Origin": EXT_ORIGIN},
     )
     await finish(proc)
+
+
+async def test_a_question_that_cannot_be_read_is_left_to_the_terminal(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    server = await hook_server(make_client, tmp_path)
+    unreadable = {**ASKED, "tool_input": {"questions": "Which registry?"}}
+    proc = await server.start_hook(unreadable)
+    pending = await until(lambda: _pending(server), what="the question is held")
+    assert pending["answerable"] is False  # the card says "answer in the terminal"
+    resp = await _answer(server, pending["id"], {"answers": {"Which registry?": "npm"}})
+    assert resp.status == 409
+    assert (await resp.json())["error"]["code"] == "not_a_question"
+    assert proc.returncode is None
+    proc.kill()
+    await finish(proc)
