@@ -5,16 +5,15 @@ toolbar badge, a notification and the Sessions view for waiting sessions."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 import urllib.parse
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
 from tests.e2e.support import SAMPLE_SESSION, open_tab
+from tests.harness import hook_process
 from tests.harness.browser import Extension
 from tests.harness.paths import ROOT
 from tests.harness.server import Server
@@ -33,25 +32,10 @@ def permission_request() -> dict[str, Any]:
 
 
 def start_hook(server: Server, payload: dict[str, Any]) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sidemirror", "hook", "--runtime-dir", str(server.runtime_dir)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(payload))
-    proc.stdin.close()
-    return proc
+    return hook_process.start_hook(server.runtime_dir, payload)
 
 
-def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    return proc.wait(30), out
+finish = hook_process.finish
 
 
 def connected_panel(ext: Extension, server: Server) -> Page:

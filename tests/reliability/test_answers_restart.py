@@ -6,16 +6,14 @@ answered or approved), and the queued note is dropped, never delivered by the ne
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from sidemirror.core.store import workspace_id_for
 from sidemirror.panel_credential import PANEL_HEADER
 
-from tests.harness.paths import FIXTURES, ROOT
+from tests.harness.hook_process import finish, start_hook
+from tests.harness.paths import FIXTURES
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 
@@ -28,29 +26,6 @@ WS = workspace_id_for("/path/to/Demo")
 def _event(fixture: str, name: str) -> dict[str, Any]:
     lines = (FIXTURES / "hooks" / fixture).read_text().splitlines()
     return next(e for e in map(json.loads, lines) if e["hook_event_name"] == name)
-
-
-def _hook(server: Server, payload: dict[str, Any]) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
-    cmd = [sys.executable, "-m", "sidemirror", "hook", "--runtime-dir", str(server.runtime_dir)]
-    proc = subprocess.Popen(
-        cmd,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(payload))
-    proc.stdin.close()
-    return proc
-
-
-def _printed(proc: subprocess.Popen[str]) -> tuple[int, str]:
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    return proc.wait(60), out
 
 
 def _listed(server: Server) -> bool:
@@ -78,15 +53,17 @@ def test_a_restart_answers_nothing_and_drops_the_queued_note(tmp_path: Path) -> 
             },
         )
         assert note.status == 201, note.body
-        asked = _hook(server, _event("ask-user-question.jsonl", "PermissionRequest"))
+        asked = start_hook(
+            server.runtime_dir, _event("ask-user-question.jsonl", "PermissionRequest")
+        )
         wait_until(lambda: server.get("/api/decisions")["decisions"], 30, "the question held")
-    assert _printed(asked) == (0, "")  # the terminal asks; nothing was answered
+    assert finish(asked) == (0, "")  # the terminal asks; nothing was answered
 
     server.start()
     try:
         wait_until(lambda: _listed(server), 30, "the session listed again")
         assert server.get(f"/api/notes?workspace={WS}&session={SESSION}")["notes"] == []
-        after = _hook(server, _event("after-the-decision.jsonl", "PostToolUse"))
-        assert _printed(after) == (0, "")  # the note dropped with the old server
+        after = start_hook(server.runtime_dir, _event("after-the-decision.jsonl", "PostToolUse"))
+        assert finish(after) == (0, "")  # the note dropped with the old server
     finally:
         server.stop()
