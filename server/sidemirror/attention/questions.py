@@ -79,8 +79,16 @@ def updated_input(tool_input: dict[str, Any], answers: object) -> dict[str, Any]
             raise BadAnswer(f"no answer to: {q.text[:200]}")
         if len(value) > ANSWER_CHARS:
             raise BadAnswer(f"an answer is longer than {ANSWER_CHARS} characters")
-        out[q.text] = value.strip()
+        out[q.text] = _outgoing(value.strip(), q)
     return {**tool_input, "answers": out}
+
+
+def _outgoing(answer: str, question: Question) -> str:
+    """The answer as the agent gets it: the agent's own labels as they are (they must match),
+    the user's own words redacted like everything else that leaves the server."""
+    if all(part in question.labels for part in answer.split(MULTI_SEPARATOR)):
+        return answer
+    return redact_text(answer)
 
 
 def answers_text(answers: dict[str, str]) -> str:

@@ -1,9 +1,11 @@
-"""The notes queue (attention/notes.py) and a review's text (attention/review_note.py)."""
+"""The notes queue (attention/notes.py), a review's text (attention/review_note.py) and a
+question's answers as the agent gets them (attention/questions.py)."""
 
 from __future__ import annotations
 
 import pytest
 from sidemirror.attention.notes import QUEUED_PER_SESSION, Notes, NotQueued, QueueFull
+from sidemirror.attention.questions import updated_input
 from sidemirror.attention.review_note import BadReview, review_text
 
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -45,3 +47,20 @@ def test_a_review_names_each_place_and_quotes_it() -> None:
     for bad in (None, [], [{"path": "a.py", "line": -1, "comment": "c"}], [{"line": 1}]):
         with pytest.raises(BadReview):
             review_text(bad)
+
+
+def test_an_answer_in_the_users_words_is_redacted_but_labels_are_kept() -> None:
+    asked = {
+        "questions": [
+            {
+                "question": "Which?",
+                "multiSelect": True,
+                "options": [{"label": "A"}, {"label": "B"}],
+            },
+            {"question": "Token?", "options": []},
+        ]
+    }
+    out = updated_input(asked, {"Which?": "A, B", "Token?": f"use {SECRET}"})
+    assert out["answers"]["Which?"] == "A, B"
+    assert SECRET not in out["answers"]["Token?"] and "[REDACTED:" in out["answers"]["Token?"]
+    assert out["questions"] == asked["questions"]
