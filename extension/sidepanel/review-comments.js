@@ -64,8 +64,12 @@ export function installReviewComments(root, draft) {
 
 function commentForm(hunk, picked, draft, close) {
   const path = hunk.closest("[data-path]")?.getAttribute("data-path") || "(file)";
-  const first = Number(picked[0].dataset.line);
-  const last = Number(picked[picked.length - 1].dataset.line);
+  // Lines are named as the file has them now; a removed line's number is the old file's, used
+  // only when every picked line was removed.
+  const kept = picked.filter((l) => l.dataset.mark !== "del");
+  const named = kept.length ? kept : picked;
+  const first = Number(named[0].dataset.line);
+  const last = Number(named[named.length - 1].dataset.line);
   const where = first === last ? `${path}:${first}` : `${path}:${first}-${last}`;
   const text = h("textarea", {
     rows: 2,
