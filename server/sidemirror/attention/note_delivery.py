@@ -6,7 +6,9 @@ Claude Code's hooks reference documents both outputs:
 - `Stop`: `{"decision": "block", "reason": ...}`: Claude does not stop, and reads the reason as
   what to do next. A note is consumed once, so the turn it continues ends normally next time
   (no loop through `stop_hook_active`).
-Every other event carries nothing; a `SessionEnd` drops what waits (notes.py).
+Every other event carries nothing; a `SessionEnd` drops what waits (notes.py). Nor does a
+tool call made inside a sub-agent (its event names the sub-agent's `agent_id`): the context
+would reach the sub-agent, not the agent the user talks to; the note waits for the main one.
 """
 
 from __future__ import annotations
@@ -28,3 +30,9 @@ def hook_output(event_name: str, notes: list[Note]) -> dict[str, Any]:
     if event_name == "Stop":
         return {"decision": "block", "reason": text}
     return {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
+
+
+def in_subagent(payload: dict[str, Any]) -> bool:
+    """Whether the event comes from inside a sub-agent (Claude Code names it `agent_id`)."""
+    agent = payload.get("agent_id")
+    return isinstance(agent, str) and bool(agent)

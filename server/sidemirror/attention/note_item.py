@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidemirror.attention.note_delivery import CARRIERS, hook_output
+from sidemirror.attention.hook_events import HookEvent
+from sidemirror.attention.note_delivery import CARRIERS, hook_output, in_subagent
 from sidemirror.attention.notes import Note, Notes
 from sidemirror.core.clock import iso_from_epoch
 from sidemirror.core.models import SystemEvent
@@ -45,15 +46,16 @@ async def record_note(store: Store, note: Note) -> bool:
 
 
 async def carry_notes(
-    store: Store, notes: Notes, workspace: str, session: str, event_name: str
+    store: Store, notes: Notes, workspace: str, session: str, event: HookEvent
 ) -> dict[str, Any] | None:
-    """What the hook of `event_name` prints to deliver the session's queued notes (None: it
-    carries none); a `SessionEnd` drops them instead. Each change is recorded."""
+    """What the hook of `event` prints to deliver the session's queued notes (None: it carries
+    none); a `SessionEnd` drops them instead. Each change is recorded."""
+    event_name = event.name
     if event_name == "SessionEnd":
         for note in notes.drop(workspace, session, "the session ended before it could be read"):
             await record_note(store, note)
         return None
-    if event_name not in CARRIERS:
+    if event_name not in CARRIERS or in_subagent(event.payload):
         return None
     taken = notes.take(workspace, session, event_name)
     if not taken:

@@ -55,7 +55,7 @@ async def claude_hook(request: web.Request) -> web.Response:
     else:  # a PostToolUse or Stop carries the session's queued notes (attention/notes.py)
         store = request.app[APP_STATE].store
         output = await carry_notes(
-            store, attention.notes, tracked.workspace, tracked.session, event.name
+            store, attention.notes, tracked.workspace, tracked.session, event
         )
     return web.json_response({"output": output})
 

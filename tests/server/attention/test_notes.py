@@ -69,6 +69,19 @@ async def test_a_note_is_delivered_after_the_next_tool_call_once(
     assert (await replay.json())["error"]["state"] == "delivered"
 
 
+async def test_a_tool_call_inside_a_sub_agent_does_not_carry_the_note(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    server = await hook_server(make_client, tmp_path)
+    await _note(server, text="For the main agent.")
+    inside = {**AFTER["PostToolUse"], "agent_id": "agent-abc123", "agent_type": "Explore"}
+    assert await server.hook(inside) == (0, "")
+    [listed] = await _notes(server)
+    assert listed["state"] == "queued"
+    _, out = await server.hook(AFTER["PostToolUse"])
+    assert "For the main agent." in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+
+
 async def test_a_note_is_delivered_at_the_end_of_the_turn(
     make_client: ClientFactory, tmp_path: Path
 ) -> None:
