@@ -13,10 +13,11 @@ from typing import Any
 from tests.harness.paths import ROOT
 
 
-def start_hook(runtime_dir: Path, payload: dict[str, Any]) -> subprocess.Popen[str]:
+def start_hook(runtime_dir: Path, payload: dict[str, Any], *flags: str) -> subprocess.Popen[str]:
+    """The hook with `payload` on stdin; `flags` go after `--runtime-dir` (an agent's own)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}  # this checkout's code
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sidemirror", "hook", "--runtime-dir", str(runtime_dir)],
+        [sys.executable, "-m", "sidemirror", "hook", "--runtime-dir", str(runtime_dir), *flags],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
