@@ -1,6 +1,7 @@
 // Review comments on any diff the panel shows (diff-view.js: Edit, Write, MultiEdit and
 // apply_patch cards, which the Changes view jumps to). Click a line's number to select it,
-// shift-click another in the same hunk for a range, write the comment, "Add to review". The
+// shift-click another in the same hunk for a range (or press `c` on a focused hunk for its
+// changed lines), write the comment, "Add to review". The
 // comments gather in a ReviewDraft that the note composer sends as one note (docs/api.md,
 // `POST /api/notes` with `review`): each with its file, its lines and the quoted lines.
 
@@ -31,34 +32,44 @@ function quoted(line) {
   return `${MARK[line.dataset.mark] || " "}${line.lastChild?.textContent ?? ""}`;
 }
 
-/** Listen on `root` for clicks on diff line numbers; comments go to `draft`. */
+/** Listen on `root` for clicks on diff line numbers, and for `c` on a focused hunk (the keyboard
+ * way: a comment on the hunk's changed lines); comments go to `draft`. */
 export function installReviewComments(root, draft) {
   let anchor = null; // the line a shift-click extends from
   let form = null;
-  const clearSelection = () => {
-    for (const el of root.querySelectorAll(".review-selected")) el.classList.remove("review-selected");
-  };
   const close = () => {
     form?.remove();
     form = null;
-    clearSelection();
+    for (const el of root.querySelectorAll(".review-selected")) el.classList.remove("review-selected");
   };
-  root.addEventListener("click", (event) => {
-    const target = /** @type {Element} */ (event.target);
-    const no = target.closest?.(".diff-no");
-    const line = no?.closest(".diff-line[data-line]");
-    const hunk = line?.closest(".diff-hunk");
-    if (!line || !hunk) return;
-    const lines = [...hunk.querySelectorAll(".diff-line[data-line]")];
-    const from = event.shiftKey && anchor && lines.includes(anchor) ? lines.indexOf(anchor) : lines.indexOf(line);
-    if (!event.shiftKey || !anchor || !lines.includes(anchor)) anchor = line;
-    const to = lines.indexOf(line);
-    const picked = lines.slice(Math.min(from, to), Math.max(from, to) + 1);
+  const open = (hunk, picked) => {
     close();
     for (const el of picked) el.classList.add("review-selected");
     form = commentForm(hunk, picked, draft, close);
     hunk.after(form);
     form.querySelector("textarea")?.focus();
+  };
+  root.addEventListener("click", (event) => {
+    const target = /** @type {Element} */ (event.target);
+    const line = target.closest?.(".diff-no")?.closest(".diff-line[data-line]");
+    const hunk = line?.closest(".diff-hunk");
+    if (!line || !hunk) return;
+    const lines = [...hunk.querySelectorAll(".diff-line[data-line]")];
+    const extend = event.shiftKey && anchor && lines.includes(anchor);
+    if (!extend) anchor = line;
+    const from = lines.indexOf(extend ? anchor : line);
+    const to = lines.indexOf(line);
+    open(hunk, lines.slice(Math.min(from, to), Math.max(from, to) + 1));
+  });
+  root.addEventListener("keydown", (event) => {
+    const hunk = /** @type {Element} */ (event.target);
+    if (event.key !== "c" || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (!hunk.matches?.(".diff-hunk")) return;
+    const lines = /** @type {HTMLElement[]} */ ([...hunk.querySelectorAll(".diff-line[data-line]")]);
+    const changed = lines.filter((l) => l.dataset.mark !== "ctx");
+    if (!lines.length) return;
+    event.preventDefault();
+    open(hunk, changed.length ? changed : lines);
   });
 }
 

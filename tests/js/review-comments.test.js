@@ -74,3 +74,16 @@ test("a range over a removed line is named by the new file's lines", () => {
   click(form.querySelector(".review-add"));
   assert.deepEqual(draft.comments[0].quote, [" keep", "-old", "+new one"]);
 });
+
+test("c on a focused hunk comments on its changed lines", () => {
+  const root = document.createElement("div");
+  root.append(diffBlock(EDIT, {}));
+  const draft = new ReviewDraft();
+  installReviewComments(root, draft);
+  const key = new globalThis.window.Event("keydown", { bubbles: true });
+  Object.defineProperty(key, "key", { value: "c" });
+  root.querySelector(".diff-hunk").dispatchEvent(key);
+  const form = root.querySelector(".review-form");
+  assert.match(form.textContent, /src\/app\.js:11-12/);
+  assert.equal(root.querySelectorAll(".review-selected").length, 3);
+});
