@@ -12,6 +12,7 @@ import { h, setText } from "../lib/page/dom.js";
 import { attentionFeed } from "../lib/page/attention-feed.js";
 import { BatchCards } from "./decision-batch.js";
 import { decisionInput } from "./decision-input.js";
+import { questionCard } from "./question-card.js";
 import { sessionLabel, workspaceLabel } from "./session-pickers.js";
 
 /** "Demo · Fix the build": the request's workspace and session, named as the pickers name them
@@ -143,6 +144,12 @@ function decisionCard(request, row) {
   return { card, showWhenRendered, where };
 }
 
+/** Claude's AskUserQuestion: a question card (question-card.js) instead of Allow / Deny. */
+function askCard(request, row) {
+  const where = h("p", { class: "decision-where", text: whereText(request, row) });
+  return { ...questionCard(request, where, refusal), where };
+}
+
 // A session can wait for a permission that no one can answer from here: an ACP agent's request
 // goes to the editor (acp-tap only mirrors it; a second answer would race the editor's), a
 // `claude -p` run or a session without hooks asks in its terminal, and a request whose wait
@@ -245,7 +252,8 @@ export class DecisionList {
     for (const { request, el } of this.wheres.values()) setText(el, whereText(request, rowOf(request)));
     for (const request of wanted) {
       if (this.cards.has(request.id)) continue;
-      const { card, showWhenRendered, where } = decisionCard(request, rowOf(request));
+      const make = request.tool_name === "AskUserQuestion" ? askCard : decisionCard;
+      const { card, showWhenRendered, where } = make(request, rowOf(request));
       this.cards.set(request.id, card);
       this.wheres.set(request.id, { request, el: where });
       this.el.append(card);

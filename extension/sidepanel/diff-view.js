@@ -38,7 +38,8 @@ function fileBlock(item, ctx, diff, pick) {
     h("span", { class: "diff-removed", text: `−${diff.removed || 0}` }),
   );
   const summary = h("summary", {}, h("span", { class: "diff-path", text: diff.path || "(file)" }), " ", stats);
-  const details = h("details", { class: "diff", open: true }, summary, body);
+  // `data-path` and each line's `data-line`: what a review comment names (review-comments.js).
+  const details = h("details", { class: "diff", open: true, dataset: { path: diff.path || "" } }, summary, body);
   if (diff.truncated || countLines(diff) > MAX_LINES_SHOWN) details.append(wholeChange(item, ctx, body, pick));
   return details;
 }
@@ -70,7 +71,7 @@ function fillHunks(body, diff, limit = MAX_LINES_SHOWN) {
       pre.append(
         h(
           "span",
-          { class: ["diff-line", `diff-${cls}`] },
+          { class: ["diff-line", `diff-${cls}`], dataset: { line: String(no), mark: cls } },
           h("span", { class: "diff-no", attrs: { "aria-hidden": "true" }, text: String(no) }),
           h("span", { class: "visually-hidden", text: cls === "add" ? "added: " : cls === "del" ? "removed: " : "" }),
           line.slice(1) || " ",

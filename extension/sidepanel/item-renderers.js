@@ -381,8 +381,9 @@ function system(item, ctx) {
     );
   }
   const isError = /error/.test(sub);
-  // A decision record says when it was answered in UTC ISO; the reader wants their own clock.
-  const render = sub === "decision" ? (el, text) => renderPlain(el, localTimesIn(text)) : renderPlain;
+  // A decision or note record says when in UTC ISO; the reader wants their own clock.
+  const local = sub === "decision" || sub === "note";
+  const render = local ? (el, text) => renderPlain(el, localTimesIn(text)) : renderPlain;
   const body = h("div", { class: "text" });
   render(body, item.content || "");
   return labelled(
@@ -407,6 +408,7 @@ const SYSTEM_LABELS = Object.freeze({
   hook: "Hook",
   context: "Context",
   decision: "Decision",
+  note: "You · note to the agent",
 });
 
 function error(item) {

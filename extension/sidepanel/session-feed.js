@@ -24,6 +24,7 @@ export class SessionFeed {
   /** @type {import("./timeline.js").Timeline} */ timeline;
   /** @type {import("./decision-card.js").DecisionList} */ decisions;
   /** @type {import("./session-review.js").SessionReview} */ review;
+  /** @type {import("./note-composer.js").NoteComposer} */ notes;
   /** @type {import("./indexing-note.js").IndexingNote} */ indexing;
   /** @type {HTMLElement} */ panel;
   /** @type {HTMLElement} */ banner;
@@ -73,6 +74,7 @@ export class SessionFeed {
       case "hello":
         this.session = data.session || this.session;
         this.decisions.refresh();
+        this.notes?.refresh();
         break;
       case "snapshot":
         if (data.session) this.session = data.session;

@@ -13,6 +13,8 @@ import { Timeline } from "./timeline.js";
 import { DecisionList } from "./decision-card.js";
 import { SessionChoice } from "./session-choice.js";
 import { SessionReview } from "./session-review.js";
+import { NoteComposer } from "./note-composer.js";
+import { ReviewDraft, installReviewComments } from "./review-comments.js";
 
 // The workspace list is polled twice a second while the panel is visible (a small local request;
 // the pickers are rebuilt only when it changed), so a new session anywhere shows within a second.
@@ -102,7 +104,10 @@ class SessionTab extends SessionChoice {
         this.pill.querySelector(".pill-text").textContent = n === 1 ? "1 new item" : `${n} new items`;
       },
       onRender: () => this.review?.onRender(),
-      onItems: (items, reset) => this.review?.onItems(items, reset),
+      onItems: (items, reset) => {
+        this.review?.onItems(items, reset);
+        this.notes?.onItems(items);
+      },
     });
     // Permission requests of the session shown, answered from here (decision-card.js).
     this.decisions = new DecisionList(
@@ -110,6 +115,13 @@ class SessionTab extends SessionChoice {
       () => (this.ws && this.session ? { workspace: this.ws, session: this.session } : null),
     );
     this.review = new SessionReview(this);
+    // Notes and review comments to the session's agent (note-composer.js, review-comments.js).
+    const draft = new ReviewDraft();
+    this.notes = new NoteComposer(
+      () => (this.ws && this.session ? { ws: this.ws, session: this.session } : null),
+      draft,
+    );
+    installReviewComments(this.scroller, draft);
     this.pickers.append(this.review.gauge.el);
     this.panel = h(
       "div",
@@ -124,6 +136,7 @@ class SessionTab extends SessionChoice {
       this.review.el,
       this.scroller,
       this.pill,
+      this.notes.el,
     );
     this.review.installKeys(this.panel);
   }

@@ -39,6 +39,7 @@ from sidemirror.sources.registry import build_sources
 from sidemirror.sources.remote.hosts import RemoteHosts
 from sidemirror.web import (
     activity,
+    answers,
     attention,
     browser_links,
     changes,
@@ -49,6 +50,7 @@ from sidemirror.web import (
     hooks,
     identify,
     ingest,
+    notes,
     pair,
     search,
     sessions,
@@ -103,6 +105,10 @@ def routes() -> list[web.RouteDef]:
         web.post("/api/decisions/batch", decision_batch.decide_batch),  # before {request_id}
         web.post("/api/decisions/{request_id}", decisions.decide),
         web.post("/api/decisions/{request_id}/reveal", decisions.reveal),
+        web.post("/api/decisions/{request_id}/answer", answers.answer_question),
+        web.get("/api/notes", notes.list_notes),
+        web.post("/api/notes", notes.add_note),
+        web.post("/api/notes/{note_id}/cancel", notes.cancel_note),
         # MCP (Streamable HTTP).
         web.get("/mcp", mcp.get_mcp),
         web.post("/mcp", mcp.post_mcp),

@@ -140,11 +140,11 @@ def shown_note(worker: Worker) -> dict[str, Any]:
 
 def test_a_notification_carries_the_question(ext: Extension, server: Server) -> None:
     _, worker = alerting_panel(ext, server)
-    [asking] = [json.loads(line) for line in QUESTION_EVENT.read_text().splitlines()]
+    asking = json.loads(QUESTION_EVENT.read_text().splitlines()[0])  # the PreToolUse
     hook = start_hook(server, {**asking, "session_id": SAMPLE_SESSION})
     assert finish(hook) == (0, "")
     note = shown_note(worker)
-    assert note["message"] == "Claude asks: Which test runner should I set up? (and 1 more)"
+    assert note["message"] == "Claude asks: Which registry should the package go to? (and 1 more)"
     assert note["title"] == "Demo · /init"
 
 

@@ -5,16 +5,15 @@ toolbar badge, a notification and the Sessions view for waiting sessions."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 import urllib.parse
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
 from tests.e2e.support import SAMPLE_SESSION, open_tab
+from tests.harness import hook_process
 from tests.harness.browser import Extension
 from tests.harness.paths import ROOT
 from tests.harness.server import Server
@@ -35,27 +34,10 @@ def permission_request() -> dict[str, Any]:
 def start_hook(
     server: Server, payload: dict[str, Any], agent: str = "claude"
 ) -> subprocess.Popen[str]:
-    """The real hook command with `payload` on stdin, as the agent runs it."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
-    argv = ["hook", "--runtime-dir", str(server.runtime_dir), "--agent", agent]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sidemirror", *argv],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(payload))
-    proc.stdin.close()
-    return proc
+    return hook_process.start_hook(server.runtime_dir, payload, "--agent", agent)
 
 
-def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    return proc.wait(30), out
+finish = hook_process.finish
 
 
 def connected_panel(ext: Extension, server: Server) -> Page:

@@ -36,6 +36,8 @@ class Answer:
     # The agent's own suggested rules the user applied with this Allow (attention/rules.py),
     # sent back unchanged as the decision's `updatedPermissions`.
     permissions: tuple[dict[str, Any], ...] = ()
+    # An answered question (attention/questions.py): the tool's input with the user's answers.
+    updated_input: dict[str, Any] | None = None
 
 
 @dataclass(eq=False)

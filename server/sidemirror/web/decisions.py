@@ -22,6 +22,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from sidemirror.attention.decisions import AlreadyAnswered, Answer, Pending, outcome
+from sidemirror.attention.questions import ASKING_TOOL
 from sidemirror.web.bodies import error_response, read_json
 from sidemirror.web.hooks import ATTENTION
 from sidemirror.web.security import panel
@@ -30,8 +31,13 @@ MESSAGE_CHARS = 2000
 
 
 async def list_decisions(request: web.Request) -> web.Response:
-    decisions = request.app[ATTENTION].decisions
-    return web.json_response({"decisions": decisions.listing(), "settled": decisions.settled()})
+    attention = request.app[ATTENTION]
+    decisions = attention.decisions
+    rows = decisions.listing()
+    for row in rows:  # a question the panel can answer (web/answers.py), else the terminal
+        if row["tool_name"] == ASKING_TOOL:
+            row["answerable"] = attention.questions.get(row["id"]) is not None
+    return web.json_response({"decisions": rows, "settled": decisions.settled()})
 
 
 def _refused(exc: Exception) -> web.Response:

@@ -24,6 +24,8 @@ from sidemirror.attention.card_input import build_card
 from sidemirror.attention.decision_item import record
 from sidemirror.attention.decisions import Answer
 from sidemirror.attention.hook_events import HookEvent, StateSignal, parse_event, signal_of
+from sidemirror.attention.note_item import carry_notes
+from sidemirror.attention.questions import answerable
 from sidemirror.attention.rules import suggestions_of
 from sidemirror.attention.service import Attention
 from sidemirror.core.redact import redact_json
@@ -44,6 +46,8 @@ def hook_output(answer: Answer) -> dict[str, Any] | None:
         decision["message"] = answer.message
     if answer.behavior == "allow" and answer.permissions:  # "Always allow": the agent's rule
         decision["updatedPermissions"] = list(answer.permissions)
+    if answer.behavior == "allow" and answer.updated_input is not None:
+        decision["updatedInput"] = answer.updated_input  # a question's answers
     return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
 
 
@@ -66,6 +70,11 @@ async def _receive(request: web.Request, agent: str) -> web.Response:
     output = None
     if event.name == "PermissionRequest":
         output = await _hold(request.app, attention, tracked, event, agent)
+    else:  # a PostToolUse or Stop carries the session's queued notes (attention/notes.py)
+        store = request.app[APP_STATE].store
+        output = await carry_notes(
+            store, attention.notes, tracked.workspace, tracked.session, event
+        )
     return web.json_response({"output": output})
 
 
@@ -89,6 +98,8 @@ async def _hold(
         agent=agent,
         suggestions=suggestions_of(event.payload),
     )
+    if answerable(raw_input, tool_name):  # the panel may answer it (web/answers.py)
+        attention.questions.hold(pending.id, raw_input, set(decisions.pending))
     attention.board.announce(tracked)  # even if it already waited (a Notification came first)
     store = app[APP_STATE].store
     try:

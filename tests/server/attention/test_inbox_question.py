@@ -11,12 +11,13 @@ from tests.harness.waiting import until
 from tests.server.attention.hook_support import event, events, hook_server
 from tests.server.support import ClientFactory
 
-QUESTION = "Which test runner should I set up?"
+QUESTION = "Which registry should the package go to?"
 
 
 def asking_event() -> dict[str, Any]:
     """A PreToolUse of AskUserQuestion, its input as Claude Code's tool takes it."""
-    [asking] = events("ask-user-question.jsonl")
+    asking, _ = events("ask-user-question.jsonl")  # then the PermissionRequest
+    assert asking["hook_event_name"] == "PreToolUse"
     return asking
 
 
