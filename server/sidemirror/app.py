@@ -28,6 +28,7 @@ from sidemirror.core.private import private_dir
 from sidemirror.core.projection import Projector
 from sidemirror.core.state_sweep import sweep_states
 from sidemirror.core.store import Store
+from sidemirror.hook_secret import load_hook_secret
 from sidemirror.ingest.journal import IngestJournal
 from sidemirror.mcp import endpoint as mcp
 from sidemirror.panel_credential import load_panel_credential
@@ -45,6 +46,7 @@ from sidemirror.web import (
     decisions,
     forward,
     health,
+    hook_http,
     hooks,
     identify,
     ingest,
@@ -97,6 +99,7 @@ def routes() -> list[web.RouteDef]:
         web.get("/api/attention", attention.list_attention),
         web.get("/api/attention/stream", attention.attention_stream),
         web.post("/api/hooks/claude", hooks.claude_hook),
+        web.post("/api/hooks/claude/http", hook_http.claude_http_hook),
         web.get("/api/decisions", decisions.list_decisions),
         web.post("/api/decisions/{request_id}", decisions.decide),
         web.post("/api/decisions/{request_id}/reveal", decisions.reveal),
@@ -149,6 +152,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
         extension_origins(settings.extension_ids),
         Tickets(),
         owners=owners,
+        hook_secret=load_hook_secret(settings.data_dir),
     )
     state = AppState(
         settings,

@@ -10,6 +10,11 @@ from pathlib import Path
 
 from sidemirror.hooks import settings_file
 from sidemirror.hooks.hook_command import run as run_hook
+from sidemirror.hooks.transport_cli import (
+    add_transport_options,
+    install_with_transport,
+    transport_status,
+)
 
 COMMANDS = frozenset({"hook", "hooks"})
 
@@ -39,6 +44,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="DIR",
         help="edit DIR/.claude/settings.json instead of ~/.claude/settings.json",
     )
+    add_transport_options(hooks)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     path = settings_file.settings_path(args.project)
     try:
         if args.action == "install":
-            print(settings_file.install(path).message)
+            print(install_with_transport(path, args).message)
         elif args.action == "uninstall":
             print(settings_file.uninstall(path).message)
         else:
@@ -59,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"installed in {path} for {len(present)} of {len(settings_file.EVENTS)} events")
             if missing:
                 print("missing: " + ", ".join(missing) + " (run `sidemirror hooks install`)")
+            print(transport_status(path, args))
     except settings_file.SettingsError as exc:
         print(f"sidemirror hooks {args.action}: {exc}", file=sys.stderr)
         return 2

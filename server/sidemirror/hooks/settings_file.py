@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sidemirror.hook_secret import COMMAND_ONLY_EVENTS
+from sidemirror.hooks.http_hooks import HttpTarget, is_our_http
+
 # The events that tell the panel what a session is doing (docs/api.md, "Claude Code hooks").
 EVENTS = (
     "SessionStart",
@@ -68,7 +71,8 @@ def hook_command() -> str:
 
 
 def is_ours(hook: object) -> bool:
-    return (
+    """Our command hook, or one of our HTTP hooks (http_hooks.py)."""
+    return is_our_http(hook) or (
         isinstance(hook, dict)
         and hook.get("type") == "command"
         and isinstance(hook.get("command"), str)
@@ -126,13 +130,16 @@ def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _with_ours(data: dict[str, Any], command: str) -> dict[str, Any]:
+def _with_ours(data: dict[str, Any], command: str, http: HttpTarget | None) -> dict[str, Any]:
     out = _without_ours(data)
     hooks = dict(out.get("hooks", {}))
     for event in EVENTS:
         timeout = PERMISSION_TIMEOUT_S if event == "PermissionRequest" else EVENT_TIMEOUT_S
         group: dict[str, Any] = {"matcher": "*"} if event in TOOL_EVENTS else {}
-        group["hooks"] = [{"type": "command", "command": command, "timeout": timeout}]
+        entry = {"type": "command", "command": command, "timeout": timeout}
+        if http is not None and event not in COMMAND_ONLY_EVENTS:
+            entry = http.entry()
+        group["hooks"] = [entry]
         hooks[event] = [*hooks.get(event, []), group]
     out["hooks"] = hooks
     return out
@@ -176,9 +183,11 @@ class Outcome:
     message: str
 
 
-def install(path: Path, command: str | None = None) -> Outcome:
+def install(path: Path, command: str | None = None, http: HttpTarget | None = None) -> Outcome:
+    """Our entries in `path`: the command hook for every event, or with `http`, HTTP hooks for
+    every event but `COMMAND_ONLY_EVENTS` (http_hooks.py)."""
     raw, data = _read(path)
-    wanted = _with_ours(data, command or hook_command())
+    wanted = _with_ours(data, command or hook_command(), http)
     if raw is not None and wanted == data:
         return Outcome(path, False, f"already installed in {path}")
     backup = path.with_name(path.name + BACKUP_SUFFIX)

@@ -43,12 +43,18 @@ async def claude_hook(request: web.Request) -> web.Response:
         event = parse_event(await read_json(request))
     except ValueError as exc:
         return error_response(400, "bad_hook_event", str(exc))
-    attention = request.app[ATTENTION]
+    return web.json_response({"output": await answer_event(request.app, event)})
+
+
+async def answer_event(app: web.Application, event: HookEvent) -> dict[str, Any] | None:
+    """What the agent gets for `event`: the command hook prints it, an HTTP hook's answer is it
+    (web/hook_http.py). None: nothing to say."""
+    attention = app[ATTENTION]
     tracked = attention.board.hook(event.cwd, event.session_id, signal_of(event))
     output = None
     if event.name == "PermissionRequest":
-        output = await _hold(request.app, attention, tracked, event)
-    return web.json_response({"output": output})
+        output = await _hold(app, attention, tracked, event)
+    return output
 
 
 async def _hold(
