@@ -128,7 +128,10 @@ async def to_waiting(root: Path, n: int = 20) -> dict[str, Any]:
 
 
 async def measure(root: Path) -> dict[str, Any]:
-    out = no_server(root)
+    import hook_http  # the HTTP hook beside the command hook (issue 32)
+
+    out = await asyncio.to_thread(hook_http.measure, root)
+    out.update(no_server(root))
     out.update(await to_waiting(root))
     out["loadavg_1m"] = round(os.getloadavg()[0], 2)
     return out
