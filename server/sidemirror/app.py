@@ -20,6 +20,7 @@ from aiohttp import web
 from sidemirror import __version__
 from sidemirror.activity.links import BrowserLinks
 from sidemirror.activity.log import ActivityLog
+from sidemirror.attention.agent_figures import AgentFigures
 from sidemirror.attention.service import Attention
 from sidemirror.core.debug_trace import DebugTrace
 from sidemirror.core.free_memory import release_free_memory
@@ -53,6 +54,7 @@ from sidemirror.web import (
     pair,
     search,
     sessions,
+    statusline,
 )
 from sidemirror.web.about import load_server_id
 from sidemirror.web.bodies import NDJSON_LIMIT
@@ -100,6 +102,8 @@ def routes() -> list[web.RouteDef]:
         web.get("/api/attention/stream", attention.attention_stream),
         web.post("/api/hooks/claude", hooks.claude_hook),
         web.post("/api/hooks/claude/http", hook_http.claude_http_hook),
+        web.post("/api/statusline/claude", statusline.report_statusline),
+        web.get("/api/statusline/claude", statusline.statusline_figures),
         web.get("/api/decisions", decisions.list_decisions),
         web.post("/api/decisions/{request_id}", decisions.decide),
         web.post("/api/decisions/{request_id}/reveal", decisions.reveal),
@@ -172,6 +176,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app[pair.PAIRING_CODES] = pair.PairingCodes()
     remote = app[forward.REMOTE_HOSTS] = RemoteHosts(store, settings.data_dir, settings.max_hosts)
     app[hooks.ATTENTION] = Attention(store, settings.decision_timeout_s)
+    app[statusline.AGENT_FIGURES] = AgentFigures()
     app[browser_links.BROWSER_LINKS] = BrowserLinks(store, state.activity)
     app.on_response_prepare.append(security_headers)
     app.add_routes(routes())

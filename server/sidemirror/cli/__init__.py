@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "export": "sidemirror.cli.export",
     "hook": "sidemirror.hooks.commands",
     "hooks": "sidemirror.hooks.commands",
+    "statusline": "sidemirror.statusline.commands",
 }
 
 
@@ -65,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
         from sidemirror.hooks.hook_command import run as run_hook
 
         return run_hook(args_list[1:])
+    if args_list[:2] == ["statusline", "run"] and not {"-h", "--help"} & set(args_list):
+        # Claude Code runs this after every message: no parser either.
+        from sidemirror.statusline.command import run as run_statusline
+
+        return run_statusline(args_list[2:])
     if args_list == ["--version"]:  # the quickest answer: no parser, no command module
         print(f"sidemirror {__version__}")
         return 0
