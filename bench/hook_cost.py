@@ -154,6 +154,9 @@ def rows(result: dict[str, Any] | None, blank: list[str]) -> list[str]:
             cpu = f", CPU {got['cpu_p50_ms']} ms" if "cpu_p50_ms" in got else ""
             value = f"{got['p50_ms']} / {got['p90_ms']} ms{cpu} (n={got['n']})"
             out.append(client.table_row(f"{label}: p50 / p90", value, blank))
+        elif isinstance(got, dict) and label.startswith("instructions"):
+            value = ", ".join(f"{k} {v} M" for k, v in got.items() if v is not None)
+            out.append(client.table_row(label, value or "valgrind not found", blank))
     if "loadavg_1m" in result:
         out.append(
             client.table_row("hook phase: load average (1 min)", str(result["loadavg_1m"]), blank)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -89,15 +91,37 @@ def _post_like_claude_code(entry: dict[str, Any], body: bytes, n: int) -> dict[s
     return out
 
 
+def instructions(cmd: list[str], stdin: bytes) -> float | None:
+    """Millions of instructions `cmd` executes (valgrind callgrind's `I refs`): unlike time, a
+    figure the machine's load does not move. None without valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+        input=stdin, capture_output=True, check=False,
+    )  # fmt: skip
+    found = re.search(rb"Collected : (\d+)", done.stderr)
+    return round(int(found.group(1)) / 1e6, 1) if found else None
+
+
 def measure(root: Path, n: int = 200) -> dict[str, Any]:
     body = _event()
+    empty = root / "http-empty"
+    empty.mkdir()
     with _server(root) as (port, run, data):
         entry = target(data, port).entry()
         up = _post_like_claude_code(entry, body, n)
-        command = _timed([SIDEMIRROR, "hook", "--runtime-dir", str(run)], body, max(10, n // 5))
+        hook = [SIDEMIRROR, "hook", "--runtime-dir"]
+        command = _timed([*hook, str(run)], body, max(10, n // 5))
+        counts = {
+            "python -c pass": instructions([sys.executable, "-c", "pass"], b""),
+            "command hook, no server": instructions([*hook, str(empty)], body),
+            "command hook, server up": instructions([*hook, str(run)], body),
+        }
     down = _post_like_claude_code(entry, body, n)  # the same entry, nothing on its port now
     return {
         "HTTP hook, server up": up,
         "HTTP hook, server down (connection refused)": down,
         "command hook (`sidemirror hook`), server up": command,
+        "instructions (millions, valgrind)": counts,
     }

@@ -32,6 +32,7 @@ LAYERS: dict[str, int] = {
     "data_dir": 1,  # the data dir claimed and checked before the server is imported: the same
     "token_store": 1,  # the token kept in the data dir, read by `serve` and `token --rotate`
     "server_check": 1,  # is the port's listener our server? The hook runs it: stdlib only
+    "loopback_http": 0,  # HTTP to our server without http.client (hook, status line): stdlib only
     "sock_diag": 0,  # socket owners from the kernel (netlink): stdlib only, nothing of ours
     "panel_credential": 1,  # the credential only the extension gets: standard library only
     "hook_secret": 1,  # what Claude Code's HTTP hooks send (hooks install writes it): stdlib only

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import TYPE_CHECKING
 
 from sidemirror import __version__
 
+TYPE_CHECKING = False  # `typing` is an import of its own, and the hook runs on every tool call
 if TYPE_CHECKING:
     import argparse
     from types import ModuleType

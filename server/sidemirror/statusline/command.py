@@ -20,7 +20,7 @@ from typing import Any
 
 from sidemirror.hooks.hook_command import _runtime_dir
 from sidemirror.runtime_file import UntrustedRuntimeFile, find_server
-from sidemirror.server_check import UntrustedServer, checked_connection
+from sidemirror.server_check import UntrustedServer, checked_loopback
 
 MAX_INPUT = 1 << 20  # the status line JSON is a few kilobytes
 WRAP_TIMEOUT_S = 10.0  # Claude Code cancels a run when the next update comes anyway
@@ -83,8 +83,6 @@ def _print_wrapped(command: str, body: bytes) -> int:
 
 def report(body: bytes, argv: list[str]) -> None:
     """POST the status line JSON to the running server, if there is one that proves itself."""
-    import http.client
-
     try:
         info = find_server(_runtime_dir(argv)).server
     except (UntrustedRuntimeFile, OSError):
@@ -92,7 +90,7 @@ def report(body: bytes, argv: list[str]) -> None:
     if info is None or not isinstance(info.get("token"), str):
         return
     try:
-        conn = checked_connection(info, timeout=REPORT_WAIT_S)
+        conn = checked_loopback(info, timeout=REPORT_WAIT_S)
     except (UntrustedServer, ValueError, OSError):
         return
     try:
@@ -107,7 +105,7 @@ def report(body: bytes, argv: list[str]) -> None:
             },
         )
         conn.getresponse().read()
-    except (OSError, http.client.HTTPException):
+    except (OSError, ValueError):
         pass
     finally:
         conn.close()
