@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hook_cost import EVENTS, SIDEMIRROR, _timed
+from hook_cost import EVENTS, SIDEMIRROR, _ms, _timed
 from peers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,6 +104,23 @@ def instructions(cmd: list[str], stdin: bytes) -> float | None:
     return round(int(found.group(1)) / 1e6, 1) if found else None
 
 
+def statusline_runs(run: Path, n: int) -> dict[str, float]:
+    """`sidemirror statusline run` with the documented JSON, server up: spawn to exit (what
+    Claude Code waits for before it shows the line; the report goes on in the background)."""
+    payload = (ROOT / "tests" / "fixtures" / "statusline" / "claude-code-2.1.90.json").read_bytes()
+    samples = []
+    for _ in range(n):
+        start = time.perf_counter()
+        done = subprocess.run(
+            [SIDEMIRROR, "statusline", "run", "--runtime-dir", str(run)],
+            input=payload, capture_output=True, check=False,
+        )  # fmt: skip
+        samples.append(time.perf_counter() - start)
+        if done.returncode != 0 or not done.stdout:
+            raise RuntimeError(f"statusline run failed: {done.returncode} {done.stderr!r}")
+    return _ms(samples)
+
+
 def measure(root: Path, n: int = 200) -> dict[str, Any]:
     body = _event()
     empty = root / "http-empty"
@@ -113,6 +130,7 @@ def measure(root: Path, n: int = 200) -> dict[str, Any]:
         up = _post_like_claude_code(entry, body, n)
         hook = [SIDEMIRROR, "hook", "--runtime-dir"]
         command = _timed([*hook, str(run)], body, max(10, n // 5))
+        status_line = statusline_runs(run, max(10, n // 10))
         counts = {
             "python -c pass": instructions([sys.executable, "-c", "pass"], b""),
             "command hook, no server": instructions([*hook, str(empty)], body),
@@ -123,5 +141,6 @@ def measure(root: Path, n: int = 200) -> dict[str, Any]:
         "HTTP hook, server up": up,
         "HTTP hook, server down (connection refused)": down,
         "command hook (`sidemirror hook`), server up": command,
+        "status line (`sidemirror statusline run`), server up, to its exit": status_line,
         "instructions (millions, valgrind)": counts,
     }
