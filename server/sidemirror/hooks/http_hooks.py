@@ -77,6 +77,47 @@ def http_port(hook: object) -> int | None:
     return int(match.group(2)) if match else None
 
 
+def posted_ports(settings: dict[str, Any], secret: str | None = None) -> set[int]:
+    """The ports our HTTP hook entries in a settings file's data post to (with `secret`, when
+    given: those of one data dir's server)."""
+    ports: set[int] = set()
+    hooks = settings.get("hooks")
+    for groups in hooks.values() if isinstance(hooks, dict) else []:
+        for group in groups if isinstance(groups, list) else []:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for hook in inner if isinstance(inner, list) else []:
+                port = http_port(hook)
+                headers = hook.get("headers") if isinstance(hook, dict) else None
+                sent = headers.get(HOOK_HEADER) if isinstance(headers, dict) else None
+                if port is not None and (secret is None or sent == secret):
+                    ports.add(port)
+    return ports
+
+
+def elsewhere_warning(settings_file: Path, data_dir: Path, port: int) -> str | None:
+    """What `serve` says when Claude Code's HTTP hooks for this data dir post to another port
+    than the one it listens on: until `hooks install` runs again, those events go to whatever
+    listens there (docs/security.md, "HTTP hooks")."""
+    import json
+
+    try:
+        secret = (data_dir / "hook_secret").read_text(encoding="ascii").strip()
+        data = json.loads(settings_file.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not secret or not isinstance(data, dict):
+        return None
+    ports = posted_ports(data, secret) - {port}
+    if not ports:
+        return None
+    shown = ", ".join(str(p) for p in sorted(ports))
+    return (
+        f"warning: Claude Code's HTTP hooks in {settings_file} post to 127.0.0.1:{shown}, but "
+        f"this server listens on {port}: run `sidemirror hooks install` (until then those "
+        "events go to whatever listens there)"
+    )
+
+
 def claude_version(claude: str | None = None) -> tuple[int, int, int] | None:
     """`claude --version` as numbers; None when Claude Code is not on PATH or does not say."""
     exe = claude or shutil.which("claude")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sidemirror.data_dir import last_port
 from sidemirror.hooks import settings_file
-from sidemirror.hooks.http_hooks import DEFAULT_PORT, choose, claude_version, http_port, target
+from sidemirror.hooks.http_hooks import DEFAULT_PORT, choose, claude_version, posted_ports, target
 from sidemirror.runtime_file import default_data_dir
 
 
@@ -78,12 +78,4 @@ def transport_status(path: Path, args: argparse.Namespace) -> str:
 
 
 def settings_file_ports(path: Path) -> set[int]:
-    _, data = settings_file._read(path)
-    ports: set[int] = set()
-    for groups in data.get("hooks", {}).values():
-        for group in groups:
-            for hook in group.get("hooks", []) if isinstance(group, dict) else []:
-                port = http_port(hook)
-                if port is not None:
-                    ports.add(port)
-    return ports
+    return posted_ports(settings_file._read(path)[1])

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sidemirror.hooks.http_hooks import HttpTarget
 
 from tests.harness.cli import run_cli
 from tests.harness.server import Reply, Server
@@ -130,3 +131,27 @@ def test_another_os_user_with_the_hook_secret_is_refused(served: Server, tmp_pat
     assert status == 403 and "other_user" in body
     rows = served.get("/api/attention")["sessions"]
     assert all(r["session"] != SESSION for r in rows)  # nothing was recorded
+
+
+def test_serve_warns_when_the_http_hooks_post_to_another_port(tmp_path: Path) -> None:
+    server = Server(tmp_path / "server")
+    with server:
+        pass  # its first start makes the data dir's hook secret
+    settings = server.tmp / ".claude" / "settings.json"  # the server's HOME is its folder
+    settings.parent.mkdir(parents=True)
+    elsewhere = HttpTarget(server.port, (server.data / "hook_secret").read_text().strip())
+    settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [elsewhere.entry()]}]}}))
+    with server:  # a fresh port: no longer the one the hooks post to
+        assert server.port != elsewhere.port
+
+        def warned() -> bool:
+            return f"post to 127.0.0.1:{elsewhere.port}, but this server listens on" in (
+                server.stderr()
+            )
+
+        wait_until(warned, what="the warning that the HTTP hooks post elsewhere")
+        assert elsewhere.secret not in server.stderr()
+    settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [elsewhere.entry()]}]}}))
+    other = Server(tmp_path / "other", port=elsewhere.port)  # HOME elsewhere: nothing to say
+    with other:
+        assert "HTTP hooks" not in other.stderr()
