@@ -65,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "hook":
         extra = ["--runtime-dir", str(args.runtime_dir)] if args.runtime_dir else []
         return run_hook([*extra, "--agent", args.agent])
+    if args.agent == "codex" and args.transport != "auto":
+        why = "--transport is for Claude Code (Codex runs commands)"
+        print(f"sidemirror hooks: {why}", file=sys.stderr)
+        return 2
     if args.agent == "codex":
         path, layout = codex_settings.hooks_path(args.project), codex_settings.CODEX
     else:

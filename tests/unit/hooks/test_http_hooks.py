@@ -9,6 +9,7 @@ from pathlib import Path
 from sidemirror.hooks import settings_file
 from sidemirror.hooks.http_hooks import HttpTarget, choose, http_port, is_our_http
 
+from tests.harness.cli import run_cli
 from tests.unit.hooks.test_settings_file import USER_FILE
 
 TARGET = HttpTarget(47471, "s" * 43)
@@ -68,3 +69,12 @@ def test_only_our_url_is_ours() -> None:
         {**TARGET.entry(), "url": "http://evil.example:47470/api/hooks/claude/http"}
     )
     assert not is_our_http({"type": "command", "command": TARGET.entry()["url"]})
+
+
+def test_transport_is_refused_for_codex_and_its_file_left_alone(tmp_path: Path) -> None:
+    done = run_cli(
+        "hooks", "install", "--agent", "codex", "--transport", "http",
+        "--project", str(tmp_path), home=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2 and "--transport is for Claude Code" in done.stderr
+    assert not (tmp_path / ".codex").exists()
