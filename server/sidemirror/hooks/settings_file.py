@@ -216,7 +216,9 @@ def install(
     if raw is not None and wanted == data:
         return Outcome(path, False, f"already installed in {path}")
     backup = path.with_name(path.name + BACKUP_SUFFIX)
-    if raw is not None and not backup.exists():
+    # The user's own bytes, once: not a file that already holds our entries (we made it, or
+    # its backup was taken when they were added), else uninstall would "restore" our entries.
+    if raw is not None and not backup.exists() and _without_ours(data) == data:
         _write(backup, raw)
     _write(path, _render(wanted, raw))
     return Outcome(path, True, f"installed for {len(layout.events)} events in {path}")

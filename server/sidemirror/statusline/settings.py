@@ -106,7 +106,7 @@ def install(path: Path, command: str | None = None) -> tuple[Outcome, Previous]:
     wanted = {**rest, KEY: {**kept, "type": "command", "command": ours}}
     if raw is not None and wanted == data:
         return Outcome(path, False, f"already installed in {path}"), before
-    if raw is not None and not _backup(path).exists():
+    if raw is not None and not _backup(path).exists() and not is_ours(setting):
         _write(_backup(path), raw)
     _write(path, _render(wanted, raw))
     return Outcome(path, True, f"installed in {path}"), before

@@ -78,3 +78,12 @@ def test_transport_is_refused_for_codex_and_its_file_left_alone(tmp_path: Path) 
     )  # fmt: skip
     assert done.returncode == 2 and "--transport is for Claude Code" in done.stderr
     assert not (tmp_path / ".codex").exists()
+
+
+def test_a_file_we_made_is_removed_even_after_switching_transport(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    settings_file.install(path, "/opt/bin/sidemirror hook", http=TARGET)
+    settings_file.install(path, "/opt/bin/sidemirror hook")  # --transport command, later
+    assert not path.with_name("settings.json.sidemirror-backup").exists()
+    settings_file.uninstall(path)
+    assert not path.exists()

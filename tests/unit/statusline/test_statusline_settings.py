@@ -82,3 +82,16 @@ def test_the_users_edit_meanwhile_is_kept_and_their_command_put_back(tmp_path: P
     path.write_text(json.dumps(data))
     settings.uninstall(path)
     assert json.loads(path.read_text()) == {**json.loads(USER_FILE), "theme": "dark"}
+
+
+def test_reinstalling_from_elsewhere_keeps_the_users_original_for_uninstall(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(USER_FILE)
+    settings.install(path, "/opt/bin/sidemirror statusline run")
+    path.with_name("settings.json.sidemirror-statusline-backup").unlink()  # lost, say
+    settings.install(path, "/usr/local/bin/sidemirror statusline run")  # a new install path
+    assert not path.with_name("settings.json.sidemirror-statusline-backup").exists()
+    settings.uninstall(path)
+    assert json.loads(path.read_text()) == json.loads(USER_FILE)
