@@ -4,6 +4,7 @@
 // pickers and the stream; this owns the bar above the timeline and the keys that reach it.
 
 import { h } from "../lib/page/dom.js";
+import { AgentFigures } from "./agent-figures.js";
 import { ChangesView } from "./changes-view.js";
 import { ContextGauge } from "./context-gauge.js";
 import { FilterChips } from "./filter-chips.js";
@@ -24,6 +25,7 @@ export class SessionReview {
     const timeline = tab.timeline;
     const where = () => (tab.ws && tab.session ? { ws: tab.ws, session: tab.session } : null);
     this.gauge = new ContextGauge();
+    this.agentFigures = new AgentFigures(where, (figures) => this.gauge.offerAgent(figures));
     this.plan = new PlanPin();
     this.history = new HistoryLoader(timeline, where);
     this.filters = new FilterChips(timeline);
@@ -62,9 +64,11 @@ export class SessionReview {
     if (reset) {
       this.plan.reset();
       this.gauge.reset();
+      this.agentFigures.reset();
     }
     this.plan.offer(items);
     this.gauge.offer(items);
+    this.agentFigures.poke();
   }
 
   onRender() {

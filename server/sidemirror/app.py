@@ -20,6 +20,7 @@ from aiohttp import web
 from sidemirror import __version__
 from sidemirror.activity.links import BrowserLinks
 from sidemirror.activity.log import ActivityLog
+from sidemirror.attention.agent_figures import AgentFigures
 from sidemirror.attention.service import Attention
 from sidemirror.core.debug_trace import DebugTrace
 from sidemirror.core.free_memory import release_free_memory
@@ -28,6 +29,7 @@ from sidemirror.core.private import private_dir
 from sidemirror.core.projection import Projector
 from sidemirror.core.state_sweep import sweep_states
 from sidemirror.core.store import Store
+from sidemirror.hook_secret import load_hook_secret
 from sidemirror.ingest.journal import IngestJournal
 from sidemirror.mcp import endpoint as mcp
 from sidemirror.panel_credential import load_panel_credential
@@ -47,6 +49,7 @@ from sidemirror.web import (
     decisions,
     forward,
     health,
+    hook_http,
     hooks,
     identify,
     ingest,
@@ -54,6 +57,7 @@ from sidemirror.web import (
     pair,
     search,
     sessions,
+    statusline,
 )
 from sidemirror.web.about import load_server_id
 from sidemirror.web.bodies import NDJSON_LIMIT
@@ -100,7 +104,10 @@ def routes() -> list[web.RouteDef]:
         web.get("/api/attention", attention.list_attention),
         web.get("/api/attention/stream", attention.attention_stream),
         web.post("/api/hooks/claude", hooks.claude_hook),
+        web.post("/api/hooks/claude/http", hook_http.claude_http_hook),
         web.post("/api/hooks/codex", hooks.codex_hook),
+        web.post("/api/statusline/claude", statusline.report_statusline),
+        web.get("/api/statusline/claude", statusline.statusline_figures),
         web.get("/api/decisions", decisions.list_decisions),
         web.post("/api/decisions/batch", decision_batch.decide_batch),  # before {request_id}
         web.post("/api/decisions/{request_id}", decisions.decide),
@@ -158,6 +165,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
         extension_origins(settings.extension_ids),
         Tickets(),
         owners=owners,
+        hook_secret=load_hook_secret(settings.data_dir),
     )
     state = AppState(
         settings,
@@ -177,6 +185,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app[pair.PAIRING_CODES] = pair.PairingCodes()
     remote = app[forward.REMOTE_HOSTS] = RemoteHosts(store, settings.data_dir, settings.max_hosts)
     app[hooks.ATTENTION] = Attention(store, settings.decision_timeout_s)
+    app[statusline.AGENT_FIGURES] = AgentFigures()
     app[browser_links.BROWSER_LINKS] = BrowserLinks(store, state.activity)
     app.on_response_prepare.append(security_headers)
     app.add_routes(routes())

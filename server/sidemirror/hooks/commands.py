@@ -10,6 +10,11 @@ from pathlib import Path
 
 from sidemirror.hooks import codex_settings, settings_file
 from sidemirror.hooks.hook_command import run as run_hook
+from sidemirror.hooks.transport_cli import (
+    add_transport_options,
+    install_with_transport,
+    transport_status,
+)
 
 COMMANDS = frozenset({"hook", "hooks"})
 AGENTS = ("claude", "codex")
@@ -53,21 +58,28 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         default="claude",
         help="claude: ~/.claude/settings.json (default); codex: ~/.codex/hooks.json",
     )
+    add_transport_options(hooks)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.command == "hook":
         extra = ["--runtime-dir", str(args.runtime_dir)] if args.runtime_dir else []
         return run_hook([*extra, "--agent", args.agent])
+    if args.agent == "codex" and args.transport != "auto":
+        why = "--transport is for Claude Code (Codex runs commands)"
+        print(f"sidemirror hooks: {why}", file=sys.stderr)
+        return 2
     if args.agent == "codex":
         path, layout = codex_settings.hooks_path(args.project), codex_settings.CODEX
     else:
         path, layout = settings_file.settings_path(args.project), settings_file.CLAUDE
     try:
         if args.action == "install":
-            print(settings_file.install(path, layout=layout).message)
             if args.agent == "codex":  # Codex hooks documentation: non-managed hooks
+                print(settings_file.install(path, layout=layout).message)
                 print("Codex runs new hooks once you have reviewed and trusted them: it asks.")
+            else:  # Claude Code: HTTP hooks where it has them (transport_cli.py)
+                print(install_with_transport(path, args).message)
         elif args.action == "uninstall":
             print(settings_file.uninstall(path).message)
         else:
@@ -81,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
                     " --agent codex" if layout.agent == "codex" else ""
                 )
                 print("missing: " + ", ".join(missing) + f" (run `{again}`)")
+            if layout.agent == "claude":
+                print(transport_status(path, args))
     except settings_file.SettingsError as exc:
         print(f"sidemirror hooks {args.action}: {exc}", file=sys.stderr)
         return 2

@@ -11,8 +11,8 @@ nothing on stdout and exits 0, so Claude Code behaves exactly as if the hook wer
 why goes to stderr, which Claude Code shows in its debug output.
 
 It runs on every tool call of every session, so it must start in milliseconds: it imports
-nothing but the standard library (tests/unit/hooks/test_hook_imports.py), and `http.client` only
-once it knows a server runs.
+nothing but the standard library (tests/unit/hooks/test_hook_imports.py), and talks HTTP with
+loopback_http.py rather than `http.client` (which loads `ssl` and `email`).
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sidemirror.runtime_file import UntrustedRuntimeFile, default_runtime_dir, find_server
-from sidemirror.server_check import UntrustedServer, checked_connection
+from sidemirror.server_check import UntrustedServer, checked_loopback
 
+TYPE_CHECKING = False  # `typing` is a module import of its own: the hook runs on every tool call
 if TYPE_CHECKING:
-    import http.client
+    from sidemirror.loopback_http import LoopbackConnection
 
 MAX_INPUT = 4 << 20  # a hook event with a large tool input (a Write of a big file) fits
 # A PermissionRequest waits for the user's decision (the server's --decision-timeout, 120 s by
@@ -70,7 +70,7 @@ def _event_name(body: bytes) -> str:
 
 
 def post_event(
-    conn: http.client.HTTPConnection, token: str, body: bytes, wait_s: float, agent: str = "claude"
+    conn: LoopbackConnection, token: str, body: bytes, wait_s: float, agent: str = "claude"
 ) -> object:
     """POST the event on `conn` (where the server proved itself); the server's `output` (None
     when it has nothing to say)."""
@@ -125,16 +125,14 @@ def run(argv: list[str]) -> int:
     if len(body) > MAX_INPUT or not body.strip():
         return 0
     wait_s = DECISION_WAIT_S if _event_name(body) == "PermissionRequest" else EVENT_WAIT_S
-    import http.client  # only when a server runs: no cost on the no-server path
-
     try:  # before the token or the event leaves, on the connection they will use
-        conn = checked_connection(info, timeout=EVENT_WAIT_S)
+        conn = checked_loopback(info, timeout=EVENT_WAIT_S)
     except UntrustedServer as exc:
         _say(exc)
         return 0
     try:
         output = post_event(conn, token, body, wait_s, agent)
-    except (OSError, ValueError, http.client.HTTPException):  # a timeout, a drop, bad JSON
+    except (OSError, ValueError):  # a timeout, a drop, bad JSON (loopback_http.py)
         return 0
     finally:
         conn.close()

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sidemirror.hook_secret import COMMAND_ONLY_EVENTS
+from sidemirror.hooks.http_hooks import HttpTarget, is_our_http
+
 # The events that tell the panel what a session is doing (docs/api.md, "Claude Code hooks").
 EVENTS = (
     "SessionStart",
@@ -85,7 +88,8 @@ def hook_command(agent: str = "claude") -> str:
 
 
 def is_ours(hook: object) -> bool:
-    return (
+    """Our command hook, or one of our HTTP hooks (http_hooks.py)."""
+    return is_our_http(hook) or (
         isinstance(hook, dict)
         and hook.get("type") == "command"
         and isinstance(hook.get("command"), str)
@@ -143,14 +147,19 @@ def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _with_ours(data: dict[str, Any], command: str, layout: Layout) -> dict[str, Any]:
+def _with_ours(
+    data: dict[str, Any], command: str, layout: Layout, http: HttpTarget | None
+) -> dict[str, Any]:
     out = _without_ours(data)
     hooks = dict(out.get("hooks", {}))
     for event in layout.events:
         timeout = PERMISSION_TIMEOUT_S if event == "PermissionRequest" else EVENT_TIMEOUT_S
         wants_matcher = event in layout.tool_events and layout.match_all is not None
         group: dict[str, Any] = {"matcher": layout.match_all} if wants_matcher else {}
-        group["hooks"] = [{"type": "command", "command": command, "timeout": timeout}]
+        entry = {"type": "command", "command": command, "timeout": timeout}
+        if http is not None and event not in COMMAND_ONLY_EVENTS:
+            entry = http.entry()
+        group["hooks"] = [entry]
         hooks[event] = [*hooks.get(event, []), group]
     out["hooks"] = hooks
     return out
@@ -194,13 +203,22 @@ class Outcome:
     message: str
 
 
-def install(path: Path, command: str | None = None, layout: Layout = CLAUDE) -> Outcome:
+def install(
+    path: Path,
+    command: str | None = None,
+    layout: Layout = CLAUDE,
+    http: HttpTarget | None = None,
+) -> Outcome:
+    """Our entries in `path`: the command hook for every event, or with `http` (Claude Code
+    2.1.63+), HTTP hooks for every event but `COMMAND_ONLY_EVENTS` (http_hooks.py)."""
     raw, data = _read(path)
-    wanted = _with_ours(data, command or hook_command(layout.agent), layout)
+    wanted = _with_ours(data, command or hook_command(layout.agent), layout, http)
     if raw is not None and wanted == data:
         return Outcome(path, False, f"already installed in {path}")
     backup = path.with_name(path.name + BACKUP_SUFFIX)
-    if raw is not None and not backup.exists():
+    # The user's own bytes, once: not a file that already holds our entries (we made it, or
+    # its backup was taken when they were added), else uninstall would "restore" our entries.
+    if raw is not None and not backup.exists() and _without_ours(data) == data:
         _write(backup, raw)
     _write(path, _render(wanted, raw))
     return Outcome(path, True, f"installed for {len(layout.events)} events in {path}")

@@ -64,18 +64,25 @@ async def _receive(request: web.Request, agent: str) -> web.Response:
         event = parse_event(await read_json(request))
     except ValueError as exc:
         return error_response(400, "bad_hook_event", str(exc))
-    attention = request.app[ATTENTION]
+    return web.json_response({"output": await answer_event(request.app, event, agent)})
+
+
+async def answer_event(
+    app: web.Application, event: HookEvent, agent: str = "claude"
+) -> dict[str, Any] | None:
+    """What the agent gets for `event`: the command hook prints it, an HTTP hook's answer is it
+    (web/hook_http.py). None: nothing to say."""
+    attention = app[ATTENTION]
     asked = question_of(event.name, event.payload)
     tracked = attention.board.hook(event.cwd, event.session_id, signal_of(event), agent, asked)
     output = None
     if event.name == "PermissionRequest":
-        output = await _hold(request.app, attention, tracked, event, agent)
+        output = await _hold(app, attention, tracked, event, agent)
     else:  # a PostToolUse or Stop carries the session's queued notes (attention/notes.py)
-        store = request.app[APP_STATE].store
         output = await carry_notes(
-            store, attention.notes, tracked.workspace, tracked.session, event
+            app[APP_STATE].store, attention.notes, tracked.workspace, tracked.session, event
         )
-    return web.json_response({"output": output})
+    return output
 
 
 async def _hold(
