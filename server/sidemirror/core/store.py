@@ -284,6 +284,8 @@ class Store:
         # Forwarded hosts by label, shared with their workspaces (sources/remote/).
         self.host_links: dict[str, HostLink] = {}
         self.hook_state: HookState | None = None  # set by attention/board.py
+        # What else `sweep_states` re-applies the rule to (sessions known only from hooks).
+        self.sweepers: list[Callable[[], None]] = []
         self.idle_after_s = IDLE_AFTER_S  # core/states.py; `serve --idle-time`
 
     # --- workspaces and sessions ---
@@ -488,6 +490,8 @@ class Store:
                     ws.busy.discard(session_id)
                 else:
                     self.refresh_state(log)
+        for sweep in self.sweepers:
+            sweep()
 
     def _publish(self, log: SessionLog, message: Message, *, to_session: bool = True) -> None:
         """The one way out of the store: the taps, then the session's and the workspace's
