@@ -201,11 +201,16 @@ class SessionUpdate:
     state_exact: bool = False  # the agent's protocol said `state` (else inferred from a file)
 
 
+# A transcript's last item of these says its turn is over (a `turn_duration` follows its
+# turn's `turn_complete`).
+TURN_ENDS = frozenset({"turn_complete", "turn_duration"})
+
+
 def state_after(items: Sequence[SessionItem]) -> str | None:
     """A transcript's state from what it just wrote: idle after a turn ends, else running."""
     if not items:
         return None
-    return "idle" if items[-1].type == "turn_complete" else "running"
+    return "idle" if items[-1].type in TURN_ENDS else "running"
 
 
 @dataclass(eq=False)

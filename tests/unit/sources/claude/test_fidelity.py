@@ -7,9 +7,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sidemirror.core.models import SessionItem, SystemEvent, TurnCompleteEvent, UserEvent
+from sidemirror.core.models import (
+    SessionItem,
+    SystemEvent,
+    TurnCompleteEvent,
+    TurnDurationEvent,
+    UserEvent,
+)
+from sidemirror.core.store import state_after
 from sidemirror.sources.claude.meta import meta_from_row, meta_row, read_meta
 from sidemirror.sources.claude.parser import ClaudeParser
+from sidemirror.sources.claude.positions import MAIN, Positions
 
 from tests.harness.paths import FIXTURES
 
@@ -255,6 +263,33 @@ def test_a_turn_that_ends_at_turn_duration_takes_its_duration() -> None:
     (turn,) = [i for i in items if isinstance(i, TurnCompleteEvent)]
     assert turn.duration_ms == duration["durationMs"] == 529891
     assert turn.status == "ok"
+
+
+def test_a_turn_closed_at_end_turn_takes_the_agents_own_duration_when_it_comes() -> None:
+    # turn-2 (Claude Code 2.1.7) as written: `end_turn` closes the turn at once (measured to
+    # it: 9 m 8 s of wall time), then `turn_duration` says the agent's own 529,891 ms, which
+    # leaves out the time a permission waited. The turn is not held open for it; the figure
+    # comes after, naming the turn it measures.
+    recs = records(TURN_2)
+    (duration,) = [r for r in recs if r.get("subtype") == "turn_duration"]
+    parser, positions = ClaudeParser(), Positions()
+    fed: list[list[SessionItem]] = []
+    for n, record in enumerate(recs, 1):  # a byte offset per line numbers the items
+        fed.append(parser.feed(record, MAIN, n * 1000))
+        positions.number(MAIN, n * 1000, fed[-1])
+    items = [item for some in fed for item in some]
+    end_turn = next(
+        n for n, r in enumerate(recs) if r.get("message", {}).get("stop_reason") == "end_turn"
+    )
+    (turn,) = [i for i in fed[end_turn] if isinstance(i, TurnCompleteEvent)]
+    assert turn.duration_ms == 547831  # emitted at end_turn, as before: wall time
+    assert fed[recs.index(duration)] == items[-1:]  # the figure, after it
+    (correction,) = [i for i in items if isinstance(i, TurnDurationEvent)]
+    assert items[-1] is correction and correction.ts == duration["timestamp"]
+    assert correction.turn_seq == turn.seq > 0
+    assert correction.duration_ms == duration["durationMs"] == 529891
+    # The transcript still says the turn ended: idle, not running for want of a turn_complete.
+    assert state_after(items) == "idle"
 
 
 def test_a_turn_duration_written_after_the_next_prompt_does_not_close_that_prompts_turn() -> None:
