@@ -37,6 +37,16 @@ def parse(recs: list[dict[str, Any]]) -> tuple[ClaudeParser, list[SessionItem]]:
     return parser, [item for r in recs for item in parser.feed(r)]
 
 
+def fed_numbered(recs: list[dict[str, Any]]) -> list[list[SessionItem]]:
+    """Each record's items, numbered as a session numbers them (a byte offset per line)."""
+    parser, positions = ClaudeParser(), Positions()
+    fed: list[list[SessionItem]] = []
+    for n, record in enumerate(recs, 1):
+        fed.append(parser.feed(record, MAIN, n * 1000))
+        positions.number(MAIN, n * 1000, fed[-1])
+    return fed
+
+
 def write(path: Path, recs: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in recs))
     return path
@@ -272,11 +282,7 @@ def test_a_turn_closed_at_end_turn_takes_the_agents_own_duration_when_it_comes()
     # comes after, naming the turn it measures.
     recs = records(TURN_2)
     (duration,) = [r for r in recs if r.get("subtype") == "turn_duration"]
-    parser, positions = ClaudeParser(), Positions()
-    fed: list[list[SessionItem]] = []
-    for n, record in enumerate(recs, 1):  # a byte offset per line numbers the items
-        fed.append(parser.feed(record, MAIN, n * 1000))
-        positions.number(MAIN, n * 1000, fed[-1])
+    fed = fed_numbered(recs)
     items = [item for some in fed for item in some]
     end_turn = next(
         n for n, r in enumerate(recs) if r.get("message", {}).get("stop_reason") == "end_turn"
@@ -309,11 +315,14 @@ def test_a_turn_duration_written_after_the_next_prompt_does_not_close_that_promp
     )
     reply = dict(last_reply, uuid="q-2", parentUuid="q-1", requestId="req_next",
                  timestamp="2026-01-14T19:29:20.000Z", message=message)  # fmt: skip
-    _, items = parse([*recs[:at], prompt, duration, reply])
+    items = [item for some in fed_numbered([*recs[:at], prompt, duration, reply]) for item in some]
     turns = [i for i in items if isinstance(i, TurnCompleteEvent)]
     assert [t.turn for t in turns] == [1, 2]
     # Turn 2 ends at its own reply, measured from its own prompt: not turn 1's figure.
     assert turns[1].duration_ms == 8100 and turns[1].ts == reply["timestamp"]
+    # The figure is turn 1's, which closed at its end_turn: it names turn 1.
+    (correction,) = [i for i in items if isinstance(i, TurnDurationEvent)]
+    assert (correction.turn_seq, correction.duration_ms) == (turns[0].seq, 529891)
 
 
 def test_a_queued_message_whose_prompt_line_comes_first_is_shown_once_marked() -> None:
