@@ -21,6 +21,7 @@ export class SessionFeed {
   /** @type {string | null} */ ws = null;
   /** @type {string} */ sessionChoice;
   /** @type {any[]} the sessions listing of the workspace shown (session-choice.js) */ sessions = [];
+  /** @type {string | null} */ told = null;
   /** @type {SessionStream | null} */ stream = null;
   /** @type {string | null} */ view = null;
   /** @type {import("./timeline.js").Timeline} */ timeline;
@@ -51,6 +52,8 @@ export class SessionFeed {
 
   _startStream() {
     this._stopStream();
+    this.stateChip.hidden = true; // another session's state until this one's is known
+    this.told = null; // the session whose state this stream said (session_status)
     this.timeline.reset();
     this._state("timeline");
     this.stream = new SessionStream({
@@ -81,13 +84,14 @@ export class SessionFeed {
         this.timeline.load(Array.isArray(data.items) ? data.items : [], data.total, data.skipped_bytes);
         // The stream tells only changes of state: until one comes, the chip shows the state the
         // sessions listing (loaded just before the stream) gave this session.
-        this._setSessionState(this.sessions.find((s) => s.id === this.session) || {});
+        if (this.told !== this.session) this._setSessionState(this.sessions.find((s) => s.id === this.session) || {});
         this.review.onSnapshot(data);
         this.shown?.(true);
         this.shown = null;
         this.timeline.scroller.setAttribute("aria-label", "Session timeline");
         break;
       case "session_status":
+        this.told = data.session || this.session;
         this._setSessionState(data);
         if (data.session && data.session !== this.session) {
           this.session = data.session;
