@@ -3,7 +3,7 @@
 // what an item looks like can change apart. Every string from the server is set with textContent
 // (lib/page/dom.js); nothing is parsed as HTML.
 
-import { h, textNode } from "../lib/page/dom.js";
+import { h, setText, textNode } from "../lib/page/dom.js";
 import { byteSize, clockTime, compactNumber, cost, duration, fullTime, localTimesIn } from "../lib/page/format.js";
 import { KIND_LABELS, icon } from "./icons.js";
 import { renderMarkdown } from "./markdown.js";
@@ -308,13 +308,29 @@ function turn(item) {
       h("span", { class: "turn-tokens", title: cache.join(", ") || null, text: parts.join(" · ") }),
       costText ? h("span", { class: ["turn-cost", item.cost_source], title: costTitle, text: costText }) : null,
       subagents(item),
-      item.duration_ms != null ? h("span", { class: "turn-dur", text: duration(item.duration_ms) }) : null,
+      turnDuration(item.duration_ms),
       turnContext(item),
     ),
     item.model ? h("span", { class: "turn-model", text: item.model }) : null,
   );
   el.setAttribute("aria-label", `${turnName} complete: ${parts.join(", ")}${costText ? `, ${costText}` : ""}`);
   return el;
+}
+
+function turnDuration(ms) {
+  return ms != null ? h("span", { class: "turn-dur", text: duration(ms) }) : null;
+}
+
+/** A built turn row takes the agent's own duration of the turn (a later `turn_duration`). */
+export function showTurnDuration(el, ms) {
+  const shown = el.querySelector(".turn-dur");
+  if (shown) {
+    setText(shown, duration(ms));
+    return;
+  }
+  const context = el.querySelector(".turn-line .turn-context");
+  if (context) context.before(turnDuration(ms));
+  else el.querySelector(".turn-line")?.append(turnDuration(ms));
 }
 
 /** The context the turn's last request used, as a share of the window (hidden when unknown). */

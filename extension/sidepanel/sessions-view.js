@@ -10,6 +10,7 @@ import { attentionFeed } from "../lib/page/attention-feed.js";
 import { duration } from "../lib/page/format.js";
 import { KEYS } from "../lib/shared/config.js";
 import { DecisionList } from "./decision-card.js";
+import { paintStateChip, stateLabel } from "./state-chip.js";
 
 const ALERTS_KEY = KEYS.alerts; // chrome.storage.local: notifications on (true) or off
 const TICK_MS = 1000;
@@ -21,18 +22,6 @@ export function sinceText(s, now = Date.now()) {
   const agent = AGENTS[s.agent] || s.agent || "";
   const waited = s.since ? `for ${duration(now - Date.parse(s.since))}` : "";
   return [agent, waited].filter(Boolean).join(" · ");
-}
-
-export function stateLabel(s) {
-  if (s.state === "waiting") return s.reason === "input" ? "waiting for your answer" : "waiting for permission";
-  return s.state;
-}
-
-/** Where a state came from (the server's `exact`), as the chip's tooltip says it. */
-export function stateSource(s) {
-  return s.exact
-    ? "Reported by the agent (its hooks or protocol)"
-    : "Inferred from the session's file, its agent process and the time since it last wrote";
 }
 
 export function createSessionsView(ctx) {
@@ -74,12 +63,7 @@ export function createSessionsView(ctx) {
               on: { click: () => ctx.openSession?.(s.workspace, s.session) },
             },
             // An inferred state is drawn with a dashed outline: the same words, less certain.
-            h("span", {
-              class: `chip st-${s.state}${s.exact ? "" : " inferred"}`,
-              text: stateLabel(s),
-              title: stateSource(s),
-              dataset: { exact: String(Boolean(s.exact)) },
-            }),
+            paintStateChip(h("span"), s, stateLabel(s)),
             h("span", { class: "session-ws", text: s.workspace_name || s.workspace }),
             h("span", { class: "session-title", text: s.title || `Session ${String(s.session).slice(0, 8)}` }),
             h("span", { class: "session-since", text: sinceText(s) }),

@@ -22,9 +22,12 @@ from tests.e2e.support import (
     transcript,
 )
 from tests.harness.browser import Extension
+from tests.harness.paths import FIXTURES as SOURCE_FIXTURES
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 from tests.transcripts import write_long_session
+
+SHOTS = Path("/tmp/shots/m1-truth")
 
 
 def open_session(ext: Extension, server: Server) -> Page:
@@ -311,3 +314,42 @@ def test_sessions_titled_alike_are_told_apart_in_the_picker(
     assert any(f" · {SAMPLE_SESSION[:8]} · " in t for t in texts), texts
     assert any(f" · {other[:8]} · " in t for t in texts), texts
     assert len({t.split(" · ")[1] for t in texts}) == 2, texts  # their start times differ
+
+
+def test_a_turn_shows_the_agents_own_duration_once_it_comes(
+    ext: Extension, server: Server, claude_dir: Path
+) -> None:
+    """A turn closes at its `end_turn` (shown at once, with the wall time from its prompt);
+    Claude Code's `turn_duration` record, written after it, puts the agent's own figure on it."""
+    panel = open_session(ext, server)
+    path = transcript(claude_dir)
+    parent = json.loads(path.read_text().splitlines()[-1])["uuid"]
+
+    def stamp(ago: float) -> str:
+        return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - ago))
+
+    ids = [str(uuid.uuid4()) for _ in range(3)]
+    reply = {"id": "msg_e2e_timed", "type": "message", "role": "assistant",
+             "model": "claude-sonnet-4-20250514", "stop_reason": "end_turn",
+             "content": [{"type": "text", "text": "Timed reply done."}],
+             "usage": {"input_tokens": 10, "output_tokens": 5}}  # fmt: skip
+    append_lines(path, [
+        {"parentUuid": parent, "isSidechain": False, "type": "user", "uuid": ids[0],
+         "timestamp": stamp(20), "message": {"role": "user", "content": "Time this turn"}},
+        {"parentUuid": ids[0], "isSidechain": False, "type": "assistant", "uuid": ids[1],
+         "timestamp": stamp(8), "message": reply, "requestId": "req_e2e_timed"},
+    ])  # fmt: skip
+    turn = panel.locator(".feed [data-type=turn_complete]").last
+    expect(turn.locator(".turn-dur")).to_have_text("12 s", timeout=15_000)  # to end_turn
+
+    # Real-format record (turn-2's, Claude Code 2.1.7), with this turn's figure.
+    fixture = SOURCE_FIXTURES / "claude" / "incremental-subagents" / "turn-2.jsonl"
+    (recorded,) = [r for r in map(json.loads, fixture.read_text().splitlines())
+                   if r.get("subtype") == "turn_duration"]  # fmt: skip
+    own = {k: v for k, v in recorded.items() if k not in ("cwd", "sessionId", "gitBranch")}
+    append_lines(path, [{**own, "parentUuid": ids[1], "uuid": ids[2], "timestamp": stamp(7),
+                         "durationMs": 9400}])  # fmt: skip
+    expect(turn.locator(".turn-dur")).to_have_text("9.4 s", timeout=15_000)
+    expect(panel.locator(".feed [data-type=turn_duration]")).to_have_count(0)  # not a row
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    turn.screenshot(path=str(SHOTS / "turn-own-duration.png"))

@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.support import open_tab, transcript
 from tests.harness.browser import Extension
@@ -19,6 +19,10 @@ from tests.harness.waiting import wait_until
 
 PROJECT = "/tmp/e2e-states-project"
 IDLE_S = "3"
+SHOTS = Path("/tmp/shots/m1-truth")
+REPORTED = "Reported by the agent (its hooks or protocol)"
+INFERRED = ("Inferred from the session's file, its agent process and the time since it last "
+            "wrote")  # fmt: skip
 
 
 def write_session(claude_dir: Path, lines: list[str], project: str) -> Path:
@@ -45,6 +49,16 @@ def connected(ext: Extension, server: Server) -> Page:
     return panel
 
 
+def expect_chip(chip: Locator, text: str, *, exact: bool) -> None:
+    """The chip reads `text`; reported (`exact`) states are drawn solid, guessed ones outlined
+    dashed with a tooltip that says so (the same in the Sessions view and the Session tab)."""
+    expect(chip).to_have_text(text, timeout=15_000)
+    expect(chip).to_have_attribute("data-exact", "true" if exact else "false")
+    expect(chip).to_have_attribute("title", REPORTED if exact else INFERRED)
+    outline = chip.evaluate("el => getComputedStyle(el).outlineStyle")
+    assert outline == ("none" if exact else "dashed")
+
+
 def test_a_session_stopped_mid_turn_turns_idle_and_stays_idle_after_a_restart(
     ext: Extension, server_factory: Any, claude_dir: Path
 ) -> None:
@@ -56,12 +70,8 @@ def test_a_session_stopped_mid_turn_turns_idle_and_stays_idle_after_a_restart(
     write_session(claude_dir, mid_turn, PROJECT)
     row = panel.locator(".session-row", has_text="e2e-states-project")
     chip = row.locator(".chip")
-    expect(chip).to_have_text("running", timeout=15_000)
     # Guessed from the file: said with a dashed outline and a tooltip that says so.
-    expect(chip).to_have_attribute("data-exact", "false")
-    expect(chip).to_have_attribute("title", "Inferred from the session's file, its agent "
-                                    "process and the time since it last wrote")  # fmt: skip
-    assert chip.evaluate("el => getComputedStyle(el).outlineStyle") == "dashed"
+    expect_chip(chip, "running", exact=False)
 
     # No agent process and no write for the idle time: idle, still a guess.
     expect(chip).to_have_text("idle", timeout=15_000)
@@ -82,15 +92,39 @@ def test_a_session_stopped_mid_turn_turns_idle_and_stays_idle_after_a_restart(
                    content_type="application/json")  # fmt: skip
     open_tab(panel, "Sessions")
     hooked = panel.locator(".session-row", has_text="e2e-states-hooked").locator(".chip")
-    expect(hooked).to_have_text("running", timeout=15_000)
-    expect(hooked).to_have_attribute("data-exact", "true")
-    assert hooked.evaluate("el => getComputedStyle(el).outlineStyle") == "none"
+    expect_chip(hooked, "running", exact=True)
     # The mid-turn session, read by the restarted server: idle, not "running" since the start.
     expect(chip).to_have_text("idle")
     expect(chip).to_have_attribute("data-exact", "false")
     rows = server.get("/api/attention")["sessions"]
     mine = [r for r in rows if r["directory"] == PROJECT]
     assert [(r["state"], r["exact"]) for r in mine] == [("idle", False)]
+
+
+def test_the_session_tabs_chip_tells_an_inferred_state_from_a_reported_one(
+    ext: Extension, server_factory: Any, claude_dir: Path
+) -> None:
+    server: Server = server_factory()
+    panel = connected(ext, server)
+    project = "/tmp/e2e-states-chip"
+    mid_turn = transcript(claude_dir).read_text().splitlines()[:4]
+    session = json.loads(write_session(claude_dir, mid_turn, project).read_text().splitlines()[0])
+    expect(panel.locator("#ws-select option[value='']")).to_have_text(
+        "Auto — e2e-states-chip", timeout=15_000
+    )
+    chip = panel.locator(".toolbar .session-state")
+    # Guessed from the transcript (it stopped mid-turn): outlined dashed, as the Sessions view
+    # draws it, with the same tooltip.
+    expect_chip(chip, "running", exact=False)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    panel.locator(".toolbar").screenshot(path=str(SHOTS / "session-chip-inferred.png"))
+
+    # Its Stop hook says the turn ended: exact, drawn solid.
+    hook = {"hook_event_name": "Stop", "session_id": session["sessionId"], "cwd": project}
+    server.request("POST", "/api/hooks/claude", json.dumps(hook).encode(),
+                   content_type="application/json")  # fmt: skip
+    expect_chip(chip, "idle", exact=True)
+    panel.locator(".toolbar").screenshot(path=str(SHOTS / "session-chip-exact.png"))
 
 
 def test_auto_leaves_the_demo_the_moment_a_real_session_appears(

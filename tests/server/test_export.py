@@ -149,6 +149,23 @@ def test_a_sub_agents_items_nest_under_its_task(server: tuple[Path, int, str]) -
     assert "> *Sub-agent*" in quoted
 
 
+def test_a_turn_reads_the_agents_own_duration(server: tuple[Path, int, str]) -> None:
+    # turn-2's turn closed at end_turn after 547.8 s of wall time; Claude Code's own
+    # `turn_duration` (the session's last item, pages after its turn) says 529.9 s.
+    tmp, port, token = server
+    items = server_items(port, token, AGENT_SID)
+    (measured,) = [i for i in items if i["type"] == "turn_duration"]
+    (turn,) = [i for i in items if i["seq"] == measured["turn_seq"]]
+    assert (turn["type"], turn["duration_ms"]) == ("turn_complete", 547831)
+    for fmt in ("md", "html"):
+        done = export(tmp, AGENT_SID[:8], "--format", fmt, "--page-size", "7")
+        assert done.returncode == 0, done.stderr
+        assert "529.9 s" in done.stdout and "547.8 s" not in done.stdout
+        assert "turn_duration" not in done.stdout  # read on its turn, not as a line
+    done = export(tmp, AGENT_SID[:8], "--format", "jsonl")
+    assert [json.loads(line) for line in done.stdout.splitlines()] == items  # the data, as sent
+
+
 class Page(HTMLParser):
     def __init__(self) -> None:
         super().__init__()

@@ -201,11 +201,16 @@ class SessionUpdate:
     state_exact: bool = False  # the agent's protocol said `state` (else inferred from a file)
 
 
+# A transcript's last item of these says its turn is over (a `turn_duration` follows its
+# turn's `turn_complete`).
+TURN_ENDS = frozenset({"turn_complete", "turn_duration"})
+
+
 def state_after(items: Sequence[SessionItem]) -> str | None:
     """A transcript's state from what it just wrote: idle after a turn ends, else running."""
     if not items:
         return None
-    return "idle" if items[-1].type == "turn_complete" else "running"
+    return "idle" if items[-1].type in TURN_ENDS else "running"
 
 
 @dataclass(eq=False)
@@ -284,6 +289,8 @@ class Store:
         # Forwarded hosts by label, shared with their workspaces (sources/remote/).
         self.host_links: dict[str, HostLink] = {}
         self.hook_state: HookState | None = None  # set by attention/board.py
+        # What else `sweep_states` re-applies the rule to (sessions known only from hooks).
+        self.sweepers: list[Callable[[], None]] = []
         self.idle_after_s = IDLE_AFTER_S  # core/states.py; `serve --idle-time`
 
     # --- workspaces and sessions ---
@@ -488,6 +495,8 @@ class Store:
                     ws.busy.discard(session_id)
                 else:
                     self.refresh_state(log)
+        for sweep in self.sweepers:
+            sweep()
 
     def _publish(self, log: SessionLog, message: Message, *, to_session: bool = True) -> None:
         """The one way out of the store: the taps, then the session's and the workspace's

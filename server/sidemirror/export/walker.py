@@ -53,6 +53,9 @@ class Shown:
     item: dict[str, Any]  # as the server answered it, whole unless the writer cuts it
     depth: int  # 0 for the main thread, 1 for a sub-agent's item, 2 for a sub-agent's own…
     abandoned: bool  # on a branch the user rewound past
+    # On a turn_complete: the agent's own duration of the turn, from a later `turn_duration`
+    # (a reading shows it in place of the wall time; the JSONL export keeps the items as sent).
+    measured_ms: int | None = None
 
 
 class Writer(Protocol):
@@ -68,6 +71,8 @@ class Survey:
     befores: list[str] = field(default_factory=list)  # newest page's first id, then older ones'
     newest: list[dict[str, Any]] = field(default_factory=list)  # the snapshot page, kept
     abandoned: list[tuple[int, int]] = field(default_factory=list)  # (after, below) seqs
+    # A turn's seq -> the agent's own duration of it (a `turn_duration` comes after its turn)
+    durations: dict[int, int] = field(default_factory=dict)
 
 
 class SessionWalk:
@@ -100,6 +105,8 @@ class SessionWalk:
             kind = item.get("type")
             if kind == "system" and item.get("abandoned_after") is not None:
                 self.survey.abandoned.append((item["abandoned_after"], item["seq"]))
+            if kind == "turn_duration":
+                self.survey.durations[item["turn_seq"]] = item["duration_ms"]
             if item.get("parent_tool_use_id") is not None:
                 continue  # a sub-agent's turns are counted in its parent's turn
             if kind == "user":
@@ -151,7 +158,10 @@ class SessionWalk:
                     depth_of[item["tool_use_id"]] = depth
                 seq = item.get("seq", 0)
                 abandoned = any(a < seq < b for a, b in self.survey.abandoned)
-                yield Shown(item, depth, abandoned)
+                measured = (
+                    self.survey.durations.get(seq) if item["type"] == "turn_complete" else None
+                )
+                yield Shown(item, depth, abandoned, measured)
 
 
 def needs_whole(item: dict[str, Any], max_chars: int | None) -> bool:
