@@ -50,6 +50,8 @@ from sidemirror.web import (
     ingest,
     pair,
     search,
+    session_export,
+    session_summary,
     sessions,
 )
 from sidemirror.web.about import load_server_id
@@ -80,6 +82,8 @@ def routes() -> list[web.RouteDef]:
         web.get("/workspace/{ws}/session", sessions.snapshot),
         web.get("/workspace/{ws}/session/stream", session_stream),
         web.get("/workspace/{ws}/session/changes", changes.session_changes),
+        web.get("/workspace/{ws}/session/summary", session_summary.session_card),
+        web.get("/workspace/{ws}/session/export", session_export.export_session),
         web.get("/workspace/{ws}/search", search.search_session),
         web.get("/api/search", search.search_all),
         web.get("/workspace/{ws}/session/items/{item_id}", sessions.full_item),

@@ -111,6 +111,9 @@ class SessionLog:
     source_exact: bool = False
     # Set on a sub-agent's own session (a Codex thread spawned by another): the spawning one.
     parent_id: str | None = None
+    # The file a file source reads the session from (its transcript or rollout), shown on the
+    # session's card; None for a pushed or forwarded session (no file on this machine).
+    source_file: str | None = None
     # Where `items` spills once it is made: under the store's spill dir (None: never spills).
     spill_dir: Path | None = field(default=None, repr=False)
     # Sources index sessions from stats and file tails, and parse one only when it is first read.
