@@ -13,6 +13,7 @@ import { Timeline } from "./timeline.js";
 import { DecisionList } from "./decision-card.js";
 import { SessionChoice } from "./session-choice.js";
 import { SessionReview } from "./session-review.js";
+import { SessionCard } from "./session-card.js";
 
 // The workspace list is polled twice a second while the panel is visible (a small local request;
 // the pickers are rebuilt only when it changed), so a new session anywhere shows within a second.
@@ -62,7 +63,15 @@ class SessionTab extends SessionChoice {
       h("div", { class: "field" }, h("label", { htmlFor: "ws-select", text: "Workspace" }), this.wsSelect),
       h("div", { class: "field" }, h("label", { htmlFor: "session-select", text: "Session" }), this.sessionSelect),
     );
-    this.pickers = h("div", { class: "toolbar", hidden: true }, pickers, this.stateChip, this.browserChip);
+    this.card = new SessionCard(this); // totals, ids, export: one click from the header
+    this.pickers = h(
+      "div",
+      { class: "toolbar", hidden: true },
+      pickers,
+      this.stateChip,
+      this.browserChip,
+      this.card.button,
+    );
     this.demoBanner = h("p", {
       class: "banner demo-banner",
       hidden: true,
@@ -124,6 +133,7 @@ class SessionTab extends SessionChoice {
       this.review.el,
       this.scroller,
       this.pill,
+      this.card.dialog,
     );
     this.review.installKeys(this.panel);
   }
