@@ -9,6 +9,7 @@ from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 from session_card_data import LONG_LINE, SID, WS, session_events
+from test_review_panel import open_review_tools
 
 from tests.e2e.support import panel_on
 from tests.harness.browser import Extension
@@ -79,7 +80,8 @@ def test_edit_chips_say_what_their_numbers_are(
     server.ingest(WS, SID, [*events, again])
     panel = panel_on(ext, server)
     panel.set_viewport_size({"width": 420, "height": 820})
-    panel.get_by_role("button", name="Changes").click()
+    open_review_tools(panel)  # search and Changes fold with the review tools
+    panel.get_by_role("button", name="Changes", exact=True).click()
     group = panel.get_by_role("group", name="Edits to src/parser.py")
     expect(group).to_have_text("Edits12")
     expect(group.locator(".change-calls-label")).to_be_visible()

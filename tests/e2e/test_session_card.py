@@ -11,8 +11,9 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 from session_card_data import SID, WS, session_events
+from test_a11y import serious
 
-from tests.e2e.support import panel_on
+from tests.e2e.support import AXE_JS, panel_on
 from tests.harness.browser import Extension
 
 SHOTS = Path("/tmp/shots/m4")
@@ -114,6 +115,9 @@ def test_the_card_sums_the_turns_and_exports_every_item(
 def test_the_card_of_a_recorded_session_names_its_transcript(ext: Extension, server: Any) -> None:
     panel = panel_on(ext, server)
     panel.set_viewport_size({"width": 420, "height": 820})
+    panel.add_init_script(path=str(AXE_JS))  # extension pages forbid inline scripts
+    panel.reload()
+    expect(panel.locator(".feed [data-type=turn_complete]").first).to_be_attached(timeout=20_000)
     panel.get_by_role("button", name="Session card").click()
     card = panel.get_by_role("dialog")
     path = card.locator("[data-id='transcript'] .card-copy-value")
@@ -121,3 +125,5 @@ def test_the_card_of_a_recorded_session_names_its_transcript(ext: Extension, ser
     assert Path(path.inner_text()).is_file()
     expect(card.locator("[data-figure='models'] dd")).to_have_text(re.compile(r"claude-"))
     panel.screenshot(path=str(SHOTS / "session-card-recorded.png"))
+    found = panel.evaluate("async () => (await axe.run('dialog.session-card')).violations")
+    assert not serious(found), serious(found)
