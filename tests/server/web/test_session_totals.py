@@ -83,6 +83,14 @@ def test_totals_are_the_sum_of_the_turns_before_and_after_a_read_and_a_restart(
     with Server(tmp_path, claude_dir=claude) as server:
         sessions = wait_totals(server, want, "totals read by the search index")
         assert all(sessions[sid]["items"] is None for sid in want)  # nobody opened them
+        # Every workspace's sessions in one answer: the same, each with its workspace's id.
+        everything = server.get("/api/sessions")
+        assert [w["id"] for w in everything["workspaces"]] == [w["id"] for w in server.workspaces()]
+        ws_id = everything["workspaces"][0]["id"]
+        assert {s["id"]: s for s in everything["sessions"]} == {
+            sid: {**s, "workspace": ws_id} for sid, s in sessions.items()
+        }
+        assert server.exchange("GET", "/api/sessions").status == 401  # no token
     with Server(tmp_path, claude_dir=claude) as server:
         wait_totals(server, want, "totals kept across a restart")
         ws = server.workspaces()[0]["id"]
