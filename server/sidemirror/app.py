@@ -79,6 +79,7 @@ def routes() -> list[web.RouteDef]:
         # Sessions: JSON reads and the live stream.
         web.get("/api/workspaces", sessions.list_workspaces),
         web.get("/workspace/{ws}/sessions", sessions.list_sessions),
+        web.get("/api/sessions", sessions.list_all_sessions),
         web.get("/workspace/{ws}/session", sessions.snapshot),
         web.get("/workspace/{ws}/session/stream", session_stream),
         web.get("/workspace/{ws}/session/changes", changes.session_changes),
