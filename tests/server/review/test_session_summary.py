@@ -1,6 +1,6 @@
 """A session's card (`GET /workspace/{ws}/session/summary`), from recorded Claude Code sessions
-served from followed transcripts: its totals are the sums of the main thread's turns the
-snapshot shows, its files are the Changes route's, and it names the transcript's file."""
+served from followed transcripts: its totals are the sums of the turns the snapshot shows and
+what the sessions listing says, its files are the Changes route's, and it names the transcript's file."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ async def _get(client: Any, path: str, **params: str) -> Any:
 
 
 def expected_totals(items: list[dict[str, Any]]) -> dict[str, Any]:
-    turns = [i for i in items if i["type"] == "turn_complete" and not i["parent_tool_use_id"]]
+    turns = [i for i in items if i["type"] == "turn_complete"]
     priced = [t for t in turns if t["cost_usd"] is not None]
     sub_cost = sum(t.get("subagent_cost_usd") or 0 for t in priced)
     cost = sum(t["cost_usd"] for t in priced)
@@ -56,6 +56,7 @@ async def test_the_card_sums_the_turns_and_lists_the_changes(
     for w in (await _get(client, "/api/workspaces"))["workspaces"]:
         for s in (await _get(client, f"/workspace/{w['id']}/sessions"))["sessions"]:
             where[s["id"]] = w["id"]
+
     sub_agents_seen = False
     for sid, file in ((SESSION.stem, project / SESSION.name), (AGENT_SID, agent_file)):
         ws = where[sid]
@@ -64,6 +65,15 @@ async def test_the_card_sums_the_turns_and_lists_the_changes(
         snap = await _get(client, base, session=sid, limit="10000")
         items = snap["items"]
         assert {k: card[k] for k in expected_totals(items)} == expected_totals(items)
+        # The listing says the same figures, read once the session is (the snapshot read it).
+        (entry,) = [
+            s
+            for s in (await _get(client, f"/workspace/{ws}/sessions"))["sessions"]
+            if s["id"] == sid
+        ]
+        assert {k: entry[k] for k in ("turns", "tokens", "cost_usd")} == {
+            k: card[k] for k in ("turns", "tokens", "cost_usd")
+        }
         assert card["turns"] > 0 and card["tokens"]["output"] > 0 and card["models"]
         if card["subagent_tokens"]:
             sub_agents_seen = True
