@@ -6,10 +6,14 @@ the panel's height, folded or open. A real recorded Claude Code session."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Page, expect
+from test_review_diffs import rich_server
 from test_review_panel import open_session
 
+from tests.e2e.support import panel_on
 from tests.harness.browser import Extension
 from tests.harness.server import Server
 
@@ -85,8 +89,11 @@ def timeline_share(panel: Page) -> float:
     return float(box["height"]) / float(panel.evaluate("innerHeight"))
 
 
-def test_the_timeline_keeps_sixty_percent_of_the_panel(ext: Extension, server: Server) -> None:
-    panel = open_session(ext, server)
+def test_the_timeline_keeps_sixty_percent_of_the_panel(
+    ext: Extension, server_factory: Any, tmp_path: Path
+) -> None:
+    # A recorded session whose edits touched many files: a long Changes list.
+    panel = panel_on(ext, rich_server(server_factory, tmp_path))
     panel.set_viewport_size({"width": 420, "height": 820})
     bar = panel.locator(".review-bar")
     toggle = bar.locator(".review-fold-toggle")
@@ -101,7 +108,9 @@ def test_the_timeline_keeps_sixty_percent_of_the_panel(ext: Extension, server: S
     # Open, with every tool shown (Changes listed), the tools scroll in their own room.
     toggle.click()
     panel.get_by_role("button", name="Changes", exact=True).click()
-    expect(panel.get_by_role("list", name="Files changed").locator("li").first).to_be_visible()
+    files = panel.get_by_role("list", name="Files changed").locator("li")
+    expect(files.first).to_be_visible()
+    assert files.count() >= 5
     opened = timeline_share(panel)
     panel.screenshot(path="/tmp/shots/m4/timeline-open.png")
     assert opened >= 0.6, opened
