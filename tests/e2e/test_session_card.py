@@ -103,6 +103,7 @@ def test_the_card_sums_the_turns_and_exports_every_item(
         said = [i.get("content") or i.get("output") or i.get("input") for i in items]
         places = [text.find(s) for s in said if s]
         assert all(p >= 0 for p in places), (fmt, said, places)
+        assert places == sorted(places), (fmt, places)  # oldest first
         assert "Turn 1" in text and "Turn 2" in text
         expect(card.locator(".card-export-note")).to_have_text(f"Saved sidemirror-{SID}.{ext_name}")
 
