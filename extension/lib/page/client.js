@@ -114,6 +114,7 @@ export async function api(path, { method = "GET", body = undefined, signal = und
 export const path = {
   workspaces: () => "/api/workspaces",
   sessions: (ws) => `/workspace/${encodeURIComponent(ws)}/sessions`,
+  allSessions: () => "/api/sessions",
   item: (ws, id) => `/workspace/${encodeURIComponent(ws)}/session/items/${encodeURIComponent(id)}`,
   stream: (ws) => `/workspace/${encodeURIComponent(ws)}/session/stream`,
   ticket: () => "/api/ticket",
