@@ -63,7 +63,7 @@ def test_the_card_sums_the_turns_and_exports_every_item(
     assert not re.search(r"[A-Z][a-z]{2}", re.sub(r"[AP]M", "", later)), later
 
     sums = timeline_sums(panel)
-    panel.get_by_role("button", name="Session card").click()
+    panel.get_by_role("button", name="Session card", exact=True).click()
     card = panel.get_by_role("dialog", name=re.compile("Make the parser|Session"))
     expect(card.locator("[data-figure='turns'] dd")).to_have_text("2")
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -110,7 +110,7 @@ def test_the_card_sums_the_turns_and_exports_every_item(
     # Escape closes it, and the header button has focus again.
     panel.keyboard.press("Escape")
     expect(card).to_be_hidden()
-    expect(panel.get_by_role("button", name="Session card")).to_be_focused()
+    expect(panel.get_by_role("button", name="Session card", exact=True)).to_be_focused()
 
 
 def test_the_card_of_a_recorded_session_names_its_transcript(ext: Extension, server: Any) -> None:
@@ -119,7 +119,7 @@ def test_the_card_of_a_recorded_session_names_its_transcript(ext: Extension, ser
     panel.add_init_script(path=str(AXE_JS))  # extension pages forbid inline scripts
     panel.reload()
     expect(panel.locator(".feed [data-type=turn_complete]").first).to_be_attached(timeout=20_000)
-    panel.get_by_role("button", name="Session card").click()
+    panel.get_by_role("button", name="Session card", exact=True).click()
     card = panel.get_by_role("dialog")
     path = card.locator("[data-id='transcript'] .card-copy-value")
     expect(path).to_have_text(re.compile(r"/sample-project/[0-9a-f-]{36}\.jsonl$"), timeout=15_000)

@@ -130,6 +130,7 @@ async function request(path, { method = "GET", body = undefined, signal = undefi
 export const path = {
   workspaces: () => "/api/workspaces",
   sessions: (ws) => `/workspace/${encodeURIComponent(ws)}/sessions`,
+  allSessions: () => "/api/sessions",
   item: (ws, id) => `/workspace/${encodeURIComponent(ws)}/session/items/${encodeURIComponent(id)}`,
   stream: (ws) => `/workspace/${encodeURIComponent(ws)}/session/stream`,
   ticket: () => "/api/ticket",
