@@ -5,7 +5,7 @@
 // sessions cost the DOM of a screenful. Every string from the server goes through h().
 
 import { h, setText } from "../lib/page/dom.js";
-import { compactNumber, cost, dayTime, fullTime } from "../lib/page/format.js";
+import { compactNumber, cost, dayClock, fullTime } from "../lib/page/format.js";
 import { AUTO_RULE, hostGone, workspaceLabel } from "./session-pickers.js";
 import { stateLabel, stateSource } from "./sessions-view.js";
 import { buildRows, countRows, filterRows, nextIndex, sessionSpan, shortId, spanText } from "./session-list-model.js";
@@ -266,7 +266,7 @@ export class SessionList {
     const span = sessionSpan(s);
     const meta = [
       s.agent,
-      s.started_at ? dayTime(s.started_at) : "",
+      s.started_at ? dayClock(s.started_at) : "", // "14:05" today, "Dec 3, 14:05" another day
       span != null ? spanText(span) : "",
       s.turns != null ? `${compactNumber(s.turns)} ${s.turns === 1 ? "turn" : "turns"}` : "",
       s.cost_usd != null ? cost(s.cost_usd) : "",

@@ -91,12 +91,6 @@ export function clockTimeSeconds(iso) {
 
 const DAY_TIME = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: HOUR, minute: "2-digit" });
 
-/** "Dec 5, 14:05" in the browser's locale: a start time that tells one day's sessions apart. */
-export function dayTime(iso) {
-  const d = dateOf(iso);
-  return d ? DAY_TIME.format(d) : "";
-}
-
 // An ISO 8601 instant with its zone, as the server writes them in text ("…T18:19:34.615767Z").
 const ISO_IN_TEXT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g;
 
