@@ -46,10 +46,6 @@ FORMATS: dict[str, tuple[Callable[[TextIO, int | None], Writer], str]] = {
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-class _Stopped(Exception):
-    """The response is gone (the client left): the walk stops at its next step."""
-
-
 class ChunkQueue(io.RawIOBase):
     """The worker thread's bytes, handed to the event loop a chunk at a time; a full queue
     blocks the thread until the response takes one."""
@@ -72,9 +68,10 @@ class ChunkQueue(io.RawIOBase):
         return len(chunk)
 
     def _put(self, chunk: bytes) -> None:
-        if self.stopped.is_set():
-            raise _Stopped
-        asyncio.run_coroutine_threadsafe(self.queue.put(chunk), self.loop).result()
+        # Once the response is gone, output is dropped (a buffer flushed as the walk's writer
+        # is collected included); the walk itself stops at its next read (StorePages).
+        if not self.stopped.is_set():
+            asyncio.run_coroutine_threadsafe(self.queue.put(chunk), self.loop).result()
 
     def finish(self) -> None:
         """From the thread, last: no more chunks."""
@@ -82,8 +79,8 @@ class ChunkQueue(io.RawIOBase):
             self._put(self.END)
 
     def stop(self) -> None:
-        """From the loop, when the response ends: the thread's next step raises, and a put it
-        waits on is let through."""
+        """From the loop, when the response ends: the walk's next read raises, a put it waits
+        on is let through, and what it writes from now on is dropped."""
         self.stopped.set()
         while not self.queue.empty():
             self.queue.get_nowait()
@@ -153,6 +150,6 @@ async def export_session(request: web.Request) -> web.StreamResponse:
 
 
 def _retrieve(job: asyncio.Future[None]) -> None:
-    """A walk stopped because its client left ends with `_Stopped`: expected, not logged."""
+    """A walk stopped because its client left ends with `ExportError`: expected, not logged."""
     if not job.cancelled():
         job.exception()
