@@ -22,6 +22,7 @@ import functools
 import http.server
 import os
 import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,13 @@ def _serve_repo() -> http.server.ThreadingHTTPServer:
     return httpd
 
 
-async def panel(args: argparse.Namespace) -> dict[str, Any]:
+PageRun = Callable[[Any, dict[str, Any]], Awaitable[None]]
+
+
+async def in_chromium(page_path: str, run: PageRun) -> dict[str, Any]:
+    """Open `page_path` (a bench page under the repository, served over loopback) in headless
+    Chromium at the panel's size, wait for its `window.benchReady`, then `run(page, out)`:
+    `out` holds the Chromium version, what `run` measured, and the page's first errors."""
     try:
         from playwright.async_api import async_playwright
     except ImportError:
@@ -52,7 +59,7 @@ async def panel(args: argparse.Namespace) -> dict[str, Any]:
     if not Path(CHROMIUM).exists():
         return {"error": f"no Chromium at {CHROMIUM} (set SIDEMIRROR_CHROMIUM)"}
     httpd = _serve_repo()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/bench/panel/page.html"
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/{page_path}"
     out: dict[str, Any] = {}
     try:
         async with async_playwright() as pw:
@@ -66,17 +73,7 @@ async def panel(args: argparse.Namespace) -> dict[str, Any]:
                 page.on("pageerror", lambda e: errors.append(str(e)))
                 await page.goto(url)
                 await page.wait_for_function("() => window.benchReady === true", timeout=30_000)
-                # The panel's own path: the latest 500 items of the session, then history.
-                out["first_paint_snapshot"] = await page.evaluate(
-                    "([n, runs, total]) => window.firstPaint(n, runs, total)",
-                    [500, 5, args.panel_items],
-                )
-                # The worst case: every item of the session held (scrolled back to its start).
-                out["first_paint_all_held"] = await page.evaluate(
-                    "([n, runs]) => window.firstPaint(n, runs)", [args.panel_items, 3]
-                )
-                out["append"] = await page.evaluate("(n) => window.appends(n)", args.panel_appends)
-                out["scroll"] = await page.evaluate("(n) => window.scrolling(n)", 240)
+                await run(page, out)
                 if errors:
                     out["errors"] = errors[:5]
             finally:
@@ -84,6 +81,23 @@ async def panel(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         httpd.shutdown()
     return out
+
+
+async def panel(args: argparse.Namespace) -> dict[str, Any]:
+    async def run(page: Any, out: dict[str, Any]) -> None:
+        # The panel's own path: the latest 500 items of the session, then history.
+        out["first_paint_snapshot"] = await page.evaluate(
+            "([n, runs, total]) => window.firstPaint(n, runs, total)",
+            [500, 5, args.panel_items],
+        )
+        # The worst case: every item of the session held (scrolled back to its start).
+        out["first_paint_all_held"] = await page.evaluate(
+            "([n, runs]) => window.firstPaint(n, runs)", [args.panel_items, 3]
+        )
+        out["append"] = await page.evaluate("(n) => window.appends(n)", args.panel_appends)
+        out["scroll"] = await page.evaluate("(n) => window.scrolling(n)", 240)
+
+    return await in_chromium("bench/panel/page.html", run)
 
 
 def rows(result: dict[str, Any] | None, blank: list[str]) -> list[str]:

@@ -40,6 +40,7 @@ import pyspy as prof  # noqa: E402
 import rendered  # noqa: E402
 import review  # noqa: E402
 import search_scale  # noqa: E402
+import session_list  # noqa: E402
 import synth  # noqa: E402
 
 BENCH = peers.BENCH
@@ -573,6 +574,7 @@ def table(res: dict) -> str:
             )
     rows += forward.rows(res.get("forward"), blank)
     rows += panel.rows(res.get("panel"), blank)
+    rows += session_list.rows(res.get("sessionlist"), blank)
     rows += hook_cost.rows(res.get("hook"), blank)
     rows += search_scale.rows(res.get("search"), blank)
     return "\n".join(rows)
@@ -674,6 +676,10 @@ async def main(args: argparse.Namespace) -> None:
             log(f"panel: the timeline at {args.panel_items:,} items (Chromium)")
             res["panel"] = await panel.panel(args)
             log(f"  {res['panel']}")
+        if want("sessionlist"):
+            log(f"session list: {args.list_sessions:,} sessions (Chromium)")
+            res["sessionlist"] = await session_list.session_list(args)
+            log(f"  {res['sessionlist']}")
             save(res)
         if want("agentscan"):
             log("agents seen as they start: scan cost, idle CPU, time to see one")
@@ -703,10 +709,16 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         default="",
         help="comma list: latency,rendered,markdown,cold,archive,snapshot,fanout,forward,"
-        "review,search,cli,panel,agentscan,hook,fleet",
+        "review,search,cli,panel,sessionlist,agentscan,hook,fleet",
     )
     p.add_argument("--panel-items", type=int, default=50_000, help="panel phase: session size")
     p.add_argument("--panel-appends", type=int, default=200, help="panel phase: live appends")
+    p.add_argument(
+        "--list-sessions", type=int, default=10_000, help="sessionlist phase: sessions listed"
+    )
+    p.add_argument(
+        "--list-workspaces", type=int, default=400, help="sessionlist phase: their workspaces"
+    )
     p.add_argument(
         "--archive-sessions",
         default=None,

@@ -4,7 +4,7 @@
 // (lib/page/dom.js); nothing is parsed as HTML.
 
 import { h, setText, textNode } from "../lib/page/dom.js";
-import { byteSize, clockTime, compactNumber, cost, duration, fullTime, localTimesIn } from "../lib/page/format.js";
+import { byteSize, compactNumber, cost, dayClock, duration, fullTime, localTimesIn } from "../lib/page/format.js";
 import { KIND_LABELS, icon } from "./icons.js";
 import { renderMarkdown } from "./markdown.js";
 import { more } from "./show-more.js";
@@ -76,7 +76,7 @@ function head(item, who, extra = null) {
     { class: "item-head" },
     h("span", { class: "who", id, text: who }),
     extra,
-    item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: clockTime(item.ts) }) : null,
+    item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: dayClock(item.ts) }) : null,
   );
 }
 
@@ -172,7 +172,7 @@ function tool(item, ctx) {
     h("span", { class: "tool-icon", title: KIND_LABELS[kind] }, icon(kind)),
     h("span", { class: "tool-name", id: nameId, text: item.name || KIND_LABELS[kind] }),
     status,
-    item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: clockTime(item.ts) }) : null,
+    item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: dayClock(item.ts) }) : null,
   );
   const el = article(
     item,

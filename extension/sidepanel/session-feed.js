@@ -37,8 +37,13 @@ export class SessionFeed {
   /** @type {HTMLElement} */ mismatchBanner;
   /** @type {HTMLElement} */ demoBanner;
   /** @type {HTMLElement} */ browserChip;
-  /** @type {HTMLSelectElement} */ wsSelect;
-  /** @type {HTMLSelectElement} */ sessionSelect;
+  /** @type {HTMLButtonElement} */ listButton;
+  /** @type {HTMLElement} */ listButtonText;
+  /** @type {HTMLElement} */ autoBadge;
+  /** @type {import("./session-list.js").SessionList} */ list;
+  /** @type {any[]} */ workspaces = [];
+  /** @type {string | null} */ session = null;
+  /** @type {string} */ wsChoice;
 
   // Defined further down the chain; stated here so the stream half can call them.
   /** Show a full-panel state (session-tab.js). @param {string} _view @param {{code: string, message: string} | null} [_error] @returns {Promise<void>} */

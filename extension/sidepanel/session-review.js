@@ -35,27 +35,31 @@ export class SessionReview {
       label: (ws, session) => this._label(ws, session),
     });
     this.changes = new ChangesView({ where, jump: (id) => this.jumpTo(id) });
-    // The plan and the chips fold into one row (review-fold.js): the feed gets the room.
-    this.fold = new ReviewFold({ plan: this.plan, filters: this.filters });
+    // Search, Changes, the plan and the chips fold behind one row (review-fold.js): the feed
+    // gets the room.
+    this.fold = new ReviewFold({
+      plan: this.plan,
+      filters: this.filters,
+      tools: [
+        h("div", { class: "review-tools" }, this.search.form, this.changes.toggle),
+        this.search.status,
+        this.search.results,
+        this.search.more,
+        this.changes.el,
+      ],
+    });
     this.plan.onChange = this.filters.onChange = () => this.fold.update();
-    this.el = h(
-      "div",
-      { class: "review-bar", hidden: true },
-      h("div", { class: "review-tools" }, this.search.form, this.changes.toggle),
-      this.search.status,
-      this.search.results,
-      this.search.more,
-      this.changes.el,
-      this.fold.row,
-      this.fold.body,
-    );
+    this.el = h("div", { class: "review-bar", hidden: true }, this.fold.row, this.fold.body);
   }
 
   /** Keys (j/k, g/G, Enter, e/E, /) while focus is inside `root`. */
   installKeys(root) {
     installKeys(root, this.tab.timeline, {
       onError: (dir) => this.filters.jumpToError(dir),
-      onSearch: () => this.search.focus(),
+      onSearch: () => {
+        this.fold.setOpen(true, false); // "/" reaches the search wherever it is folded
+        this.search.focus();
+      },
     });
   }
 

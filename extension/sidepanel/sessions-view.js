@@ -35,7 +35,15 @@ export function createSessionsView(ctx) {
     " Notify me when a session waits or finishes",
   );
   const decisions = new DecisionList();
-  const panel = h("div", { class: "sessions-view" }, toggle, decisions.el, list, empty);
+  const allSessions = h("button", {
+    type: "button",
+    class: "link-button all-sessions",
+    text: "All sessions…",
+    title: "Every session of every workspace, with a filter",
+    on: { click: () => ctx.openSessionList?.() },
+  });
+  const head = h("div", { class: "sessions-head" }, toggle, allSessions);
+  const panel = h("div", { class: "sessions-view" }, head, decisions.el, list, empty);
   let rows = [];
   let timer = null;
 

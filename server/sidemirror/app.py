@@ -56,6 +56,8 @@ from sidemirror.web import (
     notes,
     pair,
     search,
+    session_export,
+    session_summary,
     sessions,
     statusline,
 )
@@ -84,9 +86,12 @@ def routes() -> list[web.RouteDef]:
         # Sessions: JSON reads and the live stream.
         web.get("/api/workspaces", sessions.list_workspaces),
         web.get("/workspace/{ws}/sessions", sessions.list_sessions),
+        web.get("/api/sessions", sessions.list_all_sessions),
         web.get("/workspace/{ws}/session", sessions.snapshot),
         web.get("/workspace/{ws}/session/stream", session_stream),
         web.get("/workspace/{ws}/session/changes", changes.session_changes),
+        web.get("/workspace/{ws}/session/summary", session_summary.session_card),
+        web.get("/workspace/{ws}/session/export", session_export.export_session),
         web.get("/workspace/{ws}/search", search.search_session),
         web.get("/api/search", search.search_all),
         web.get("/workspace/{ws}/session/items/{item_id}", sessions.full_item),

@@ -6,6 +6,12 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -13,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.harness.browser import Extension
 from tests.harness.paths import ROOT
@@ -148,3 +154,73 @@ def panel_on(
     ext.use_port(panel, server.port)
     expect(panel.locator(ready).first).to_be_attached(timeout=20_000)
     return panel
+
+
+# The header's name of the session shown: it opens the list of every session (session-list.js).
+SHOWN = "#session-list-button"
+
+
+def session_list(panel: Page) -> Locator:
+    """The list of every session, opened from the header; its filter has the focus."""
+    panel.locator(SHOWN).click()
+    dialog = panel.get_by_role("dialog", name="All sessions")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_role("combobox", name="Filter sessions")).to_be_focused()
+    return dialog
+
+
+def choose_session(panel: Page, words: str, *, workspace: bool = False) -> None:
+    """In the list, as a user with the keyboard: type `words`, then Enter on the first session
+    that matches (on its workspace's row, above it, when `workspace`: its latest session)."""
+    dialog = session_list(panel)
+    field = dialog.get_by_role("combobox", name="Filter sessions")
+    field.fill(words)
+    expect(dialog.locator(".sl-session").first).to_be_visible()
+    if workspace:
+        field.press("ArrowUp")
+        expect(dialog.locator(".sl-row.selected")).to_have_class(re.compile(r"\bsl-group\b"))
+    field.press("Enter")
+    expect(dialog).to_be_hidden()
+
+
+class Forwarder:
+    """`sidemirror forward --label LABEL` from another machine (its own HOME, whose Claude Code
+    projects folder holds a copy of each of `projects`, a project folder each) to `server`, as docs/remote.md sets it up: the forward
+    socket's path and token read with the CLI. Stop it with `stop` (its SSH session ending)."""
+
+    def __init__(self, server: Server, home: Path, label: str, *projects: Path) -> None:
+        for project in projects:
+            shutil.copytree(project, home / ".claude" / "projects" / project.name)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SIDEMIRROR")}
+        env.update(PYTHONPATH=str(ROOT / "server"), HOME=str(home))
+        which = ["--runtime-dir", str(server.runtime_dir), "--data-dir", str(server.data)]
+        sock = _cli(env, "url", "--forward", *which)
+        token_file = home / "token"
+        token_file.write_text(_cli(env, "token", "--forward", *which))
+        token_file.chmod(0o600)
+        cmd = [
+            sys.executable, "-m", "sidemirror", "forward", "--to", f"unix:{sock}",
+            "--token-file", str(token_file), "--label", label,
+        ]  # fmt: skip
+        self._log = (home / "forward.log").open("wb")
+        self.process = subprocess.Popen(
+            cmd, env=env, stdout=self._log, stderr=self._log, cwd=home, start_new_session=True
+        )
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(10)
+        self._log.close()
+
+
+def _cli(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "sidemirror", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.strip()

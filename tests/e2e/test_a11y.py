@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.support import AXE_JS, open_tab, post_activity
+from tests.e2e.support import AXE_JS, SHOWN, open_tab, post_activity
 from tests.harness.browser import Extension, start_extension
 from tests.harness.paths import ROOT
 from tests.harness.server import Server
@@ -58,12 +58,16 @@ def test_keyboard_navigation(ext: Extension, server: Server) -> None:
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
     expect(panel.locator(".feed [data-type=tool_use]").first).to_be_visible(timeout=15_000)
-    # Tab order: tab, workspace picker, session picker, then the timeline's items.
+    # Tab order: tab, the session shown (it opens the list of every session), then the
+    # timeline's items.
     panel.locator("#tab-session").focus()
     panel.keyboard.press("Tab")
-    expect(panel.locator("#ws-select")).to_be_focused()
-    panel.keyboard.press("Tab")
-    expect(panel.locator("#session-select")).to_be_focused()
+    expect(panel.locator(SHOWN)).to_be_focused()
+    panel.keyboard.press("Enter")
+    dialog = panel.get_by_role("dialog", name="All sessions")
+    expect(dialog.get_by_role("combobox", name="Filter sessions")).to_be_focused()
+    panel.keyboard.press("Escape")
+    expect(panel.locator(SHOWN)).to_be_focused()
     first = panel.locator(".feed > article").first
     first.focus()
     panel.keyboard.press("ArrowDown")

@@ -16,7 +16,14 @@ from typing import Any
 from playwright.sync_api import Page, expect
 from test_a11y import axe_violations, serious
 
-from tests.e2e.support import FIXTURES, SAMPLE_SESSION, rendered_ids, sample_workspace, transcript
+from tests.e2e.support import (
+    FIXTURES,
+    SAMPLE_SESSION,
+    choose_session,
+    rendered_ids,
+    sample_workspace,
+    transcript,
+)
 from tests.harness.browser import Extension
 from tests.harness.cli import clean_env
 from tests.harness.paths import ROOT
@@ -119,7 +126,7 @@ def test_context_gauge_shows_the_last_turn(ext: Extension, server: Server) -> No
 
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
-    panel.locator("#ws-select").select_option(ws)
+    choose_session(panel, "/tmp/e2e-gauge", workspace=True)
     gauge = panel.get_by_role("meter", name="Context window used")
     expect(gauge).to_be_visible(timeout=20_000)
     expect(gauge).to_have_text(f"≈{pct}%")  # estimated from the transcript, and marked so
@@ -130,7 +137,7 @@ def test_context_gauge_shows_the_last_turn(ext: Extension, server: Server) -> No
         f"ctx {pct}%"
     )
     # A session whose turns carry no figure shows no gauge.
-    panel.locator("#ws-select").select_option(sample_workspace(server))
+    choose_session(panel, "/path/to/Demo", workspace=True)
     expect(panel.locator(".feed [data-type=tool_use]").first).to_be_attached(timeout=20_000)
     # Another session: the gauge follows it (hidden when its turns carry no figure).
     sample = latest(

@@ -19,6 +19,7 @@ from tests.e2e.support import (
     append_exchange,
     rendered_ids,
     sample_workspace,
+    session_list,
     transcript,
 )
 from tests.harness.browser import Extension
@@ -288,14 +289,10 @@ def test_queued_message_one_compaction_and_an_unplaced_sub_agent(
     assert_matches_server(panel, server)
 
 
-def test_sessions_titled_alike_are_told_apart_in_the_picker(
+def test_sessions_titled_alike_are_told_apart_in_the_list(
     ext: Extension, server: Server, claude_dir: Path
 ) -> None:
     panel = open_session(ext, server)
-    picker = panel.locator("#session-select option")
-    expect(picker.filter(has_text=re.compile(r"^/init · (?!started)"))).to_have_count(
-        1
-    )  # as before
     # The same first prompt in another session of the workspace, a day earlier.
     other = "0b1d2e3f-aaaa-4bbb-8ccc-123456789abc"
     lines = []
@@ -307,13 +304,22 @@ def test_sessions_titled_alike_are_told_apart_in_the_picker(
             record["timestamp"] = "2025-08-01" + record["timestamp"][10:]
         lines.append(json.dumps(record))
     (transcript(claude_dir).parent / f"{other}.jsonl").write_text("\n".join(lines) + "\n")
+    ws = sample_workspace(server)
+    wait_until(
+        lambda: other in {s["id"] for s in server.get(f"/workspace/{ws}/sessions")["sessions"]},
+        30,
+        what="the second /init session listed",
+    )
 
-    alike = picker.filter(has_text=re.compile(r"^/init · started "))
+    # Each row of the list says when its session started, and its short id.
+    dialog = session_list(panel)
+    dialog.get_by_role("combobox").fill("/init")
+    alike = dialog.locator(".sl-session", has=panel.locator(".sl-title", has_text="/init"))
     expect(alike).to_have_count(2, timeout=15_000)
-    texts = alike.all_text_contents()
-    assert any(f" · {SAMPLE_SESSION[:8]} · " in t for t in texts), texts
-    assert any(f" · {other[:8]} · " in t for t in texts), texts
-    assert len({t.split(" · ")[1] for t in texts}) == 2, texts  # their start times differ
+    ids = {alike.nth(i).locator(".sl-id").text_content() for i in range(2)}
+    assert ids == {SAMPLE_SESSION[:8], other[:8]}
+    facts = [alike.nth(i).locator(".sl-facts").text_content() or "" for i in range(2)]
+    assert len({f.split(" · ")[1] for f in facts}) == 2, facts  # their start times differ
 
 
 def test_a_turn_shows_the_agents_own_duration_once_it_comes(

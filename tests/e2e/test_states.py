@@ -12,7 +12,7 @@ from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.support import open_tab, transcript
+from tests.e2e.support import SHOWN, open_tab, transcript
 from tests.harness.browser import Extension
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
@@ -81,9 +81,8 @@ def test_a_session_stopped_mid_turn_turns_idle_and_stays_idle_after_a_restart(
     server.start()  # same port, data dir and transcripts
     # The panel comes back to the session that changed last: the mid-turn one, read again.
     open_tab(panel, "Session")
-    expect(panel.locator("#ws-select option[value='']")).to_have_text(
-        "Auto — e2e-states-project", timeout=30_000
-    )
+    expect(panel.locator(SHOWN)).to_contain_text("e2e-states-project", timeout=30_000)
+    expect(panel.locator(SHOWN).locator(".auto-badge")).to_be_visible()
     # A hook names another session: its row proves the Sessions view shows the new server's
     # word, and it is exact (reported), drawn without the dashed outline.
     hook = {"hook_event_name": "UserPromptSubmit", "session_id": "after-the-restart",
@@ -134,14 +133,15 @@ def test_auto_leaves_the_demo_the_moment_a_real_session_appears(
     empty.mkdir()
     server: Server = server_factory(claude=empty, extra_args=("--demo",))
     panel = connected(ext, server)
-    auto = panel.locator("#ws-select option[value='']")
-    expect(auto).to_have_text("Auto — Demo", timeout=15_000)
+    auto = panel.locator(SHOWN)
+    expect(auto).to_contain_text("Demo", timeout=15_000)
     expect(panel.locator(".demo-banner")).to_be_visible()
 
     # The user's first real session: the demo keeps replaying, but Auto moves to the real one.
     lines = transcript(claude_dir).read_text().splitlines()[:6]
     write_session(empty, lines, "/tmp/e2e-first-real-project")
-    expect(auto).to_have_text("Auto — e2e-first-real-project", timeout=15_000)
+    expect(auto).to_contain_text("e2e-first-real-project", timeout=15_000)
+    expect(auto.locator(".auto-badge")).to_be_visible()
     expect(panel.locator(".demo-banner")).to_be_hidden()
     reply = json.loads(lines[2])["message"]["content"][0]["text"]  # its first answer
     expect(panel.locator(".feed")).to_contain_text(reply[:60], timeout=10_000)
@@ -156,6 +156,6 @@ def test_auto_leaves_the_demo_the_moment_a_real_session_appears(
         timeout=15,
         what="the demo writes on",
     )
-    expect(auto).to_have_text("Auto — e2e-first-real-project")
+    expect(auto).to_contain_text("e2e-first-real-project")
     # One demo session, however long it replays.
     assert next(w for w in server.workspaces() if w["id"] == demo_ws["id"])["sessions"] == 1

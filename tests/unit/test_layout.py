@@ -51,7 +51,7 @@ LAYERS: dict[str, int] = {
     "web": 5,
     "mcp": 6,
     "clients": 6,
-    "export": 6,  # `sidemirror export`: a client of the running server, like `clients`
+    "export": 4,  # a session as a file: the CLI reads it over HTTP, the export route (web) from the store
     "app": 7,
     "gen_protocol": 7,
     "cli": 8,  # the `sidemirror` command: a table of commands, one module each

@@ -42,6 +42,7 @@ from sidemirror.core.projection import Projector
 from sidemirror.core.redact import redact_text
 from sidemirror.core.redact_fields import RedactedText, redact_item_fields
 from sidemirror.core.states import BUSY, IDLE_AFTER_S, SessionState, decide
+from sidemirror.core.totals import SessionTotals
 
 # The reason a session is `ended` when the file it was read from is gone (deleted or moved away).
 FILE_REMOVED = "file removed"
@@ -111,6 +112,9 @@ class SessionLog:
     source_exact: bool = False
     # Set on a sub-agent's own session (a Codex thread spawned by another): the spawning one.
     parent_id: str | None = None
+    # The file a file source reads the session from (its transcript or rollout), shown on the
+    # session's card; None for a pushed or forwarded session (no file on this machine).
+    source_file: str | None = None
     # Where `items` spills once it is made: under the store's spill dir (None: never spills).
     spill_dir: Path | None = field(default=None, repr=False)
     # Sources index sessions from stats and file tails, and parse one only when it is first read.
@@ -126,6 +130,8 @@ class SessionLog:
     # Reads every item a load would give, in batches to a sink, without loading the session
     # (the search index's backfill: index/search_feed.py); False when it is loaded already.
     scan: Callable[[ItemSink], Awaitable[bool]] | None = None
+    # Turns, tokens and cost so far (core/totals.py); None while unknown (not read yet).
+    totals: SessionTotals | None = None
 
     # Newest items in memory with their projected JSON; older ones spilled (see item_log.py).
     # Made when first used: thousands of archived sessions are listed, few are ever read, and
@@ -375,6 +381,10 @@ class Store:
         item.seq = seq
         item.id = f"{log.epoch}.{seq}"
         log.items.append(item)
+        if len(log.items) == 1 and log.skipped_bytes == 0:
+            log.totals = SessionTotals()  # held from its first item: counted from zero
+        if log.totals is not None:
+            log.totals.add(item)
         message = ItemPublished(log.session_id, item)
         for tap in self.taps:
             tap(log, message)
@@ -415,6 +425,7 @@ class Store:
         log.items.clear()
         log.skipped_bytes = 0
         log.earlier = None
+        log.totals = None  # of the old bytes: counted again as the new log is read
         self._publish(log, LogReset(log.session_id, epoch))
 
     def start_epoch(self, log: SessionLog, epoch: str) -> None:

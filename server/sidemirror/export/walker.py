@@ -13,9 +13,8 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from urllib.parse import quote
 
-from sidemirror.export.api import ExportError, Located, ServerReader
+from sidemirror.export.api import ExportError, Located
 
 PAGE = 500  # items per request: well under the server's 10000, a few hundred KB of JSON
 
@@ -58,6 +57,20 @@ class Shown:
     measured_ms: int | None = None
 
 
+class SessionPages(Protocol):
+    """Where a walk reads its session: over HTTP for the CLI (export/api.py), from the store
+    for the server's own export route (export/store_pages.py). Both answer as the routes do."""
+
+    def page(self, before: str | None, limit: int) -> dict[str, Any]:
+        """`GET …/session`: the newest `limit` items, or those before `before`, with
+        `has_more`."""
+        ...
+
+    def whole(self, item_id: str) -> dict[str, Any]:
+        """`GET …/session/items/{id}`: one item, whole."""
+        ...
+
+
 class Writer(Protocol):
     def header(self, header: Header) -> None: ...
     def item(self, shown: Shown) -> None: ...
@@ -76,9 +89,8 @@ class Survey:
 
 
 class SessionWalk:
-    def __init__(self, reader: ServerReader, located: Located, page: int = PAGE) -> None:
-        self.reader = reader
-        self.ws = quote(located.workspace["id"], safe="")
+    def __init__(self, pages: SessionPages, located: Located, page: int = PAGE) -> None:
+        self.pages = pages
         self.sid = located.session["id"]
         self.page = page
         self.header = Header(
@@ -93,10 +105,7 @@ class SessionWalk:
         self.survey = Survey()
 
     def _page(self, before: str | None) -> dict[str, Any]:
-        answer: dict[str, Any] = self.reader.get(
-            f"/workspace/{self.ws}/session", session=self.sid, limit=self.page, before=before
-        )
-        return answer
+        return self.pages.page(before, self.page)
 
     def _count(self, items: list[dict[str, Any]]) -> None:
         h = self.header
@@ -138,8 +147,7 @@ class SessionWalk:
         yield self.survey.newest
 
     def _whole(self, item: dict[str, Any]) -> dict[str, Any]:
-        path = f"/workspace/{self.ws}/session/items/{quote(item['id'], safe='')}"
-        whole: dict[str, Any] = self.reader.get(path, session=self.sid)
+        whole = self.pages.whole(item["id"])
         if whole.get("id") != item["id"]:
             raise ExportError(f"the server answered another item for {item['id']}")
         return whole
