@@ -108,7 +108,7 @@ export class SessionList {
     try {
       data = await this.load();
     } catch (err) {
-      this.status.textContent = `Could not read the sessions: ${err?.message || err}`;
+      setText(this.status, `Could not read the sessions: ${err?.message || err}`);
       return;
     }
     this.all = buildRows(data.workspaces, data.sessions);
