@@ -1,5 +1,6 @@
-// The Sessions view: every live session on the machine (any workspace, any agent) with its
-// state, workspace, title and how long it has been in that state; waiting ones first. A click
+// The Sessions view: every live session on the machine and on forwarded hosts (any workspace,
+// any agent) with its state, workspace, agent, title and how long it has been in that state;
+// waiting ones first. A click
 // opens the session in the Session tab. Pending permission requests show as decision cards.
 // Alerts (toolbar badge, notifications) are the worker's (lib/worker/attention-alerts.js);
 // this view holds the user's opt-in for notifications.
@@ -12,6 +13,15 @@ import { DecisionList } from "./decision-card.js";
 
 const ALERTS_KEY = KEYS.alerts; // chrome.storage.local: notifications on (true) or off
 const TICK_MS = 1000;
+
+const AGENTS = { claude: "Claude", codex: "Codex", acp: "ACP agent" };
+
+/** "Codex · for 2m 10s": whose session it is, and how long it has been in its state. */
+export function sinceText(s, now = Date.now()) {
+  const agent = AGENTS[s.agent] || s.agent || "";
+  const waited = s.since ? `for ${duration(now - Date.parse(s.since))}` : "";
+  return [agent, waited].filter(Boolean).join(" · ");
+}
 
 export function stateLabel(s) {
   if (s.state === "waiting") return s.reason === "input" ? "waiting for your answer" : "waiting for permission";
@@ -57,7 +67,6 @@ export function createSessionsView(ctx) {
     empty.hidden = rows.length > 0;
     list.replaceChildren(
       ...rows.map((s) => {
-        const waited = s.since ? duration(Date.now() - Date.parse(s.since)) : "";
         return h(
           "li",
           {
@@ -81,7 +90,7 @@ export function createSessionsView(ctx) {
             }),
             h("span", { class: "session-ws", text: s.workspace_name || s.workspace }),
             h("span", { class: "session-title", text: s.title || `Session ${String(s.session).slice(0, 8)}` }),
-            h("span", { class: "session-since", text: waited ? `for ${waited}` : "" }),
+            h("span", { class: "session-since", text: sinceText(s) }),
           ),
         );
       }),

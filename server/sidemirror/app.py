@@ -42,6 +42,7 @@ from sidemirror.web import (
     attention,
     browser_links,
     changes,
+    decision_batch,
     decisions,
     forward,
     health,
@@ -98,7 +99,9 @@ def routes() -> list[web.RouteDef]:
         web.get("/api/attention", attention.list_attention),
         web.get("/api/attention/stream", attention.attention_stream),
         web.post("/api/hooks/claude", hooks.claude_hook),
+        web.post("/api/hooks/codex", hooks.codex_hook),
         web.get("/api/decisions", decisions.list_decisions),
+        web.post("/api/decisions/batch", decision_batch.decide_batch),  # before {request_id}
         web.post("/api/decisions/{request_id}", decisions.decide),
         web.post("/api/decisions/{request_id}/reveal", decisions.reveal),
         # MCP (Streamable HTTP).

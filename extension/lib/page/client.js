@@ -125,5 +125,6 @@ export const path = {
   attentionStream: () => "/api/attention/stream",
   decisions: () => "/api/decisions",
   decision: (id) => `/api/decisions/${encodeURIComponent(id)}`,
+  decisionBatch: () => "/api/decisions/batch",
   reveal: (id) => `/api/decisions/${encodeURIComponent(id)}/reveal`,
 };

@@ -73,6 +73,8 @@ class Tracked:
     workspace: str
     session: str
     directory: str = ""
+    agent: str = ""  # the agent whose hooks named it ("" when none did)
+    question: str | None = None  # what it asks while it waits for an answer (asking.py)
     hook: StateSignal | None = None
     state: str = ""  # none shown yet: the first state is always sent
     reason: str | None = None
@@ -98,14 +100,27 @@ class Board:
 
     # --- inputs ---
 
-    def hook(self, cwd: str, session_id: str, signal: StateSignal | None) -> Tracked:
-        """A hook event arrived for this session (`signal` None: it said nothing of its state)."""
+    def hook(
+        self,
+        cwd: str,
+        session_id: str,
+        signal: StateSignal | None,
+        agent: str = "claude",
+        question: str | None = None,
+    ) -> Tracked:
+        """A hook event arrived for this session (`signal` None: it said nothing of its state;
+        `question`: what it now asks the user)."""
         directory = _capped(cwd, CWD_MAX_CHARS)
         key = (workspace_id_for(directory), _capped(session_id, SESSION_MAX_CHARS))
         t = self.tracked.get(key)
         if t is None:
             t = self._track(Tracked(*key, directory=directory))
         t.touched = time.time()
+        t.agent = agent
+        if question is not None:
+            t.question = question
+        elif signal is not None and (signal.state, signal.reason) != ("waiting", "input"):
+            t.question = None  # it moved on (a reminder that it still waits keeps the question)
         if signal is not None:
             t.hook = signal
             self._refresh(t)
@@ -187,12 +202,13 @@ class Board:
             "workspace_name": ws.name if ws else t.directory.rsplit("/", 1)[-1],
             "directory": ws.directory if ws else t.directory,
             "session": t.session,
-            "agent": log.agent if log else "claude",
+            "agent": log.agent if log else (t.agent or "claude"),
             "state": t.state,
             "reason": t.reason,
             "exact": t.exact,
             "since": iso_from_epoch(t.since),
             "title": log.title if log else None,
+            "question": t.question if t.state == "waiting" else None,
         }
 
     def live(self) -> list[dict[str, Any]]:

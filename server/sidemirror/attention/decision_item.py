@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from sidemirror.attention.decisions import Answer, Pending
+from sidemirror.attention.rules import describe
 from sidemirror.core.clock import iso_from_epoch
 from sidemirror.core.models import SystemEvent
 from sidemirror.core.store import SessionUpdate, Store
@@ -18,7 +19,7 @@ _OUTCOMES = {
     ("deny", "panel"): "denied from the side panel",
     (None, "timeout"): "no decision from the panel in time: asked in the terminal",
     (None, "terminal"): "answered in the terminal",
-    (None, "gone"): "the hook stopped waiting (Claude Code moved on)",
+    (None, "gone"): "the hook stopped waiting (the agent moved on)",
 }
 
 
@@ -41,6 +42,8 @@ def decision_text(request: Pending, answer: Answer) -> str:
     ]
     if answer.message:
         lines.append(f"Message to the agent: {answer.message}")
+    for rule in answer.permissions:
+        lines.append(f"Rule applied: {describe(rule)}")
     return "\n".join(lines)
 
 

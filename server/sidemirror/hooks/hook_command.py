@@ -1,8 +1,9 @@
 """`sidemirror hook`: the command Claude Code runs on each hook event (standard library only).
 
 It reads the event's JSON on stdin, finds the running server through the runtime file and
-POSTs the event to `/api/hooks/claude`, once the listener on the port has shown it is that
-server (server_check.py: the socket's owner, and a proof of the token that sends no token).
+POSTs the event to `/api/hooks/claude` (`--agent codex`: Codex's events, `/api/hooks/codex`),
+once the listener on the port has shown it is that server (server_check.py: the socket's
+owner, and a proof of the token that sends no token).
 What the server answers under `output` is printed as the hook's JSON output (only a
 PermissionRequest gets one: the user's decision). Whatever goes wrong — no server, a stale
 runtime file, a listener that is not our server, a refused request, bad input — it prints
@@ -34,16 +35,25 @@ MAX_INPUT = 4 << 20  # a hook event with a large tool input (a Write of a big fi
 DECISION_WAIT_S = 3600.0
 EVENT_WAIT_S = 2.0
 RUNTIME_DIR_ENV = "SIDEMIRROR_RUNTIME_DIR"
+AGENTS = frozenset({"claude", "codex"})  # each has its route: /api/hooks/<agent>
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    """`NAME VALUE` or `NAME=VALUE` in argv (no parser: it would cost the hook's start)."""
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return None
 
 
 def _runtime_dir(argv: list[str]) -> Path:
     """`--runtime-dir DIR` (tests, a second server) or $SIDEMIRROR_RUNTIME_DIR, else the
     default folder."""
-    for i, arg in enumerate(argv):
-        if arg == "--runtime-dir" and i + 1 < len(argv):
-            return Path(argv[i + 1])
-        if arg.startswith("--runtime-dir="):
-            return Path(arg.split("=", 1)[1])
+    given = _option(argv, "--runtime-dir")
+    if given is not None:
+        return Path(given)
     env = os.environ.get(RUNTIME_DIR_ENV)
     return Path(env) if env else default_runtime_dir()
 
@@ -59,7 +69,9 @@ def _event_name(body: bytes) -> str:
     return name if isinstance(name, str) else ""
 
 
-def post_event(conn: http.client.HTTPConnection, token: str, body: bytes, wait_s: float) -> object:
+def post_event(
+    conn: http.client.HTTPConnection, token: str, body: bytes, wait_s: float, agent: str = "claude"
+) -> object:
     """POST the event on `conn` (where the server proved itself); the server's `output` (None
     when it has nothing to say)."""
     import json
@@ -68,7 +80,7 @@ def post_event(conn: http.client.HTTPConnection, token: str, body: bytes, wait_s
         conn.sock.settimeout(wait_s)  # a PermissionRequest waits for the user's decision
     conn.request(
         "POST",
-        "/api/hooks/claude",
+        f"/api/hooks/{agent}",
         body=body,
         headers={
             "Authorization": f"Bearer {token}",
@@ -90,6 +102,10 @@ def _say(problem: object) -> None:
 
 def run(argv: list[str]) -> int:
     """The hook; always 0 (a non-zero exit would show as a hook error in Claude Code)."""
+    agent = _option(argv, "--agent") or "claude"
+    if agent not in AGENTS:
+        _say(f"unknown agent {agent!r}")
+        return 0
     try:
         choice = find_server(_runtime_dir(argv))
     except UntrustedRuntimeFile as exc:
@@ -117,7 +133,7 @@ def run(argv: list[str]) -> int:
         _say(exc)
         return 0
     try:
-        output = post_event(conn, token, body, wait_s)
+        output = post_event(conn, token, body, wait_s, agent)
     except (OSError, ValueError, http.client.HTTPException):  # a timeout, a drop, bad JSON
         return 0
     finally:

@@ -3,7 +3,10 @@
 - `GET /api/decisions`: the pending requests, oldest first, each with its tool, its (redacted)
   input, and its `card`: the whole input as the panel shows it (attention/card_input.py);
   `settled`: the last requests settled, with their `outcome`.
-- `POST /api/decisions/{request_id}` `{"behavior": "allow"|"deny", "message"}`: answer one.
+- `POST /api/decisions/{request_id}` `{"behavior": "allow"|"deny", "message", "rule"}`: answer
+  one; `rule` (with allow) is the index of one of the card's `rules`, the agent's own suggested
+  permission update, which it then applies ("Always allow", attention/rules.py).
+- `POST /api/decisions/batch`: allow several of one session at once (web/decision_batch.py).
 - `POST /api/decisions/{request_id}/reveal`: the values masked on that request's card.
 
 Both POSTs are `@panel`: they need the token and the panel credential, which only the paired
@@ -57,15 +60,22 @@ async def decide(request: web.Request) -> web.Response:
     message = body.get("message") or ""
     if not isinstance(message, str):
         return error_response(400, "bad_decision", "message must be a string")
+    rule = body.get("rule")
+    if rule is not None and (behavior != "allow" or type(rule) is not int):
+        return error_response(400, "bad_decision", "rule is the index of a rule, with allow")
     decisions = request.app[ATTENTION].decisions
     request_id = request.match_info["request_id"]
     try:
-        if behavior == "allow" and not decisions.get(request_id).card.whole:
+        held = decisions.get(request_id)
+        if behavior == "allow" and not held.card.whole:
             return error_response(
                 409, "input_not_shown", "the input could not be shown whole: only Deny answers it"
             )
+        if rule is not None and not 0 <= rule < len(held.suggestions):
+            return error_response(400, "unknown_rule", "the agent suggested no rule at this index")
+        applied = (held.suggestions[rule],) if rule is not None else ()
         pending: Pending = decisions.answer(
-            request_id, Answer(behavior, "panel", message[:MESSAGE_CHARS])
+            request_id, Answer(behavior, "panel", message[:MESSAGE_CHARS], permissions=applied)
         )
     except (AlreadyAnswered, KeyError) as exc:
         return _refused(exc)
