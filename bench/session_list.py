@@ -19,7 +19,7 @@ from typing import Any
 import client
 from panel import in_chromium
 
-FILTER_TYPED = "fix parser 12"  # two words of titles, then digits of ids and numbers
+FILTER_TYPED = "fix session 12"  # two words of titles, then digits of ids and numbers
 
 
 async def session_list(args: argparse.Namespace) -> dict[str, Any]:

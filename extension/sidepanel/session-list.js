@@ -68,6 +68,7 @@ export class SessionList {
       list: this.list,
       build: (row) => this._build(row),
       estimate: (row) => ROW_ESTIMATE[row.kind] || 50,
+      onRender: () => this._syncMarks(),
     });
     this.virtual.pinned = false;
   }
@@ -107,7 +108,7 @@ export class SessionList {
     try {
       data = await this.load();
     } catch (err) {
-      this.status.textContent = `Could not read the sessions: ${err?.message || err}`;
+      setText(this.status, `Could not read the sessions: ${err?.message || err}`);
       return;
     }
     this.all = buildRows(data.workspaces, data.sessions);
@@ -186,26 +187,33 @@ export class SessionList {
   }
 
   _select(i) {
-    const before = this.rows[this.selected];
-    if (before?.el) this._mark(before, false);
     this.selected = i;
     const row = this.rows[i];
     if (!row) {
+      this._syncMarks();
       this.filter.removeAttribute("aria-activedescendant");
       return;
     }
-    const el = this.virtual.scrollToIndex(i, "nearest");
-    if (el) this._mark(row, true);
+    this.virtual.scrollToIndex(i, "nearest");
+    this._syncMarks();
     this.filter.setAttribute("aria-activedescendant", this._rowId(row));
   }
 
-  _mark(row, on) {
-    row.el.classList.toggle("selected", on);
-    row.el.setAttribute("aria-selected", String(on));
+  /** The rows in the DOM show whether each is the choice. Rows keep their elements across
+   * filters, so a mark is set from the choice at each render, never left from an earlier one. */
+  _syncMarks() {
+    const chosen = this.rows[this.selected];
+    for (const row of this.virtual.mounted) {
+      const on = row === chosen;
+      if (row.el.classList.contains("selected") !== on) {
+        row.el.classList.toggle("selected", on);
+        row.el.setAttribute("aria-selected", String(on));
+      }
+    }
   }
 
   _rowId(row) {
-    return `${this.id}-${this.rows.indexOf(row)}`;
+    return `${this.id}-${row.key.replace(/\s/g, "_")}`;
   }
 
   _choose(row) {

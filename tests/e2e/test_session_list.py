@@ -15,7 +15,7 @@ from typing import Any
 from playwright.sync_api import Page, expect
 from test_attention import connected_panel, finish, permission_request, start_hook
 
-from tests.e2e.support import Forwarder, panel_on
+from tests.e2e.support import Forwarder, open_tab, panel_on
 from tests.harness.browser import Extension
 from tests.harness.paths import FIXTURES
 from tests.harness.waiting import wait_until
@@ -129,6 +129,15 @@ def test_the_list_holds_every_workspace_and_host_filters_and_opens_by_keyboard(
         filt.press("Escape")
         expect(dialog).to_be_hidden()
         expect(button).to_be_focused()
+
+        # The Sessions view opens the same list, over the Session tab.
+        open_tab(panel, "Sessions")
+        panel.get_by_role("button", name="All sessions…").click()
+        expect(dialog).to_be_visible()
+        expect(filt).to_be_focused()
+        expect(panel.get_by_role("tab", name="Session", exact=True)).to_have_attribute(
+            "aria-selected", "true"
+        )
     finally:
         for host in hosts:
             host.stop()
