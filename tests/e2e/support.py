@@ -16,11 +16,14 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from tests.harness.browser import Extension
+from tests.harness.paths import FIXTURES as ROOT_FIXTURES
 from tests.harness.paths import ROOT
 from tests.harness.server import Server
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLE_SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+# A long real session: Bash, Read, Edit, Write, Task with a sub-agent that edits files, plans, costs.
+RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
@@ -95,6 +98,24 @@ def rendered_ids(page: Page) -> list[str]:
     # timeline's rendering and this walk wait for (a background tab took minutes per walk).
     page.bring_to_front()
     return page.evaluate(_COLLECT_IDS_JS)
+
+
+def copy_rich_session(project: Path) -> Path:
+    """The rich session's transcript, copied into the project folder `project` (made here)."""
+    project.mkdir(parents=True, exist_ok=True)
+    path = project / f"{RICH_ID}.jsonl"
+    path.write_bytes(
+        (ROOT_FIXTURES / "claude" / "sample-project" / f"{RICH_ID}.jsonl").read_bytes()
+    )
+    return path
+
+
+def rich_server(server_factory: Any, tmp_path: Path) -> Server:
+    """A server whose Claude folder holds the rich session alone."""
+    claude = tmp_path / "claude-rich"
+    copy_rich_session(claude / "sample-project")
+    server: Server = server_factory(claude=claude)
+    return server
 
 
 def sample_workspace(server: Server) -> str:
