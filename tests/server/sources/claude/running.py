@@ -1,5 +1,5 @@
-"""A real ClaudeSource over `<tmp>/projects`, with one session read whole, for the tests that
-then watch what it does live or what it left in its data dir."""
+"""A real ClaudeSource over `<root>/projects` (its data in `<root>/data`), with one session read
+whole, for the tests that then watch what it does live or what it left in its data dir."""
 
 from __future__ import annotations
 
@@ -14,14 +14,11 @@ from sidemirror.core.store import SessionLog, Store, workspace_id_for
 from sidemirror.sources.claude.source import ClaudeSource
 
 
-@asynccontextmanager
-async def session_loaded(
-    tmp_path: Path, cwd: str, sid: str
-) -> AsyncIterator[tuple[Store, SessionLog]]:
-    """The source started on `tmp_path / "projects"` (data in `tmp_path / "data"`) and indexed,
-    and session `sid` of workspace `cwd` loaded; the source stops when the block ends."""
+async def started(root: Path, cwd: str, sid: str) -> tuple[Store, ClaudeSource, SessionLog]:
+    """The source started and indexed, and session `sid` of workspace `cwd` loaded. The caller
+    stops the source."""
     store = Store(Hub(), Projector())
-    source = ClaudeSource(store, [tmp_path / "projects"], tmp_path / "data")
+    source = ClaudeSource(store, [root / "projects"], root / "data")
     await source.start()
     try:
         await asyncio.wait_for(source.ready.wait(), 10)
@@ -29,6 +26,17 @@ async def session_loaded(
         assert ws is not None
         log = ws.sessions[sid]
         await store.load(log)
+    except BaseException:
+        await source.stop()
+        raise
+    return store, source, log
+
+
+@asynccontextmanager
+async def session_loaded(root: Path, cwd: str, sid: str) -> AsyncIterator[tuple[Store, SessionLog]]:
+    """`started`, with the source stopped when the block ends."""
+    store, source, log = await started(root, cwd, sid)
+    try:
         yield store, log
     finally:
         await source.stop()
