@@ -255,3 +255,18 @@ def cpu_seconds(pid: int) -> float:
 def table_row(label: str, value: str, blank: list[str]) -> str:
     """One line of the results table for a figure no peer offers (the peers' cells blank)."""
     return "| " + " | ".join([label, value, *blank]) + " |"
+
+
+def phase_rows(
+    name: str,
+    result: dict[str, Any] | None,
+    blank: list[str],
+    cells: Callable[[dict[str, Any]], list[tuple[str, str]]],
+) -> list[str]:
+    """The table's lines for a phase no peer measures (the peers' cells blank): none when it did
+    not run, its error when it failed, else one per (label, value) of `cells(result)`."""
+    if not result:
+        return []
+    if "error" in result:
+        return [table_row(name, "error: " + str(result["error"])[:60], blank)]
+    return [table_row(label, value, blank) for label, value in cells(result)]
