@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
-import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -28,8 +28,8 @@ from typing import Any
 import client
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("SIDEMIRROR_CHROMIUM", "/usr/bin/chromium")
-PANEL_SIZE = {"width": 420, "height": 820}
+sys.path.insert(0, str(ROOT))  # the tests' Chromium and panel size (tests/harness/chromium.py)
+from tests.harness.chromium import CHROMIUM, PANEL_SIZE  # noqa: E402
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -111,11 +111,7 @@ async def latency(name: str, start: Starter, root: Path, args: argparse.Namespac
         rss.start()
         stop = asyncio.Event()
         async with aiohttp.ClientSession() as session:
-            task = asyncio.create_task(watcher.run(session, stop))
-            try:
-                await asyncio.wait_for(watcher.ready.wait(), 60)
-            except TimeoutError:
-                watcher.error = watcher.error or "stream never became ready"
+            task = await client.start_watcher(session, watcher, stop, 60)
             if watcher.error:
                 stop.set()
                 task.cancel()
