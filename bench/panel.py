@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
-import os
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -29,8 +29,8 @@ from typing import Any
 import client
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("SIDEMIRROR_CHROMIUM", "/usr/bin/chromium")
-PANEL_SIZE = {"width": 420, "height": 820}
+sys.path.insert(0, str(ROOT))  # the tests' Chromium and panel size (tests/harness/chromium.py)
+from tests.harness.chromium import CHROMIUM, PANEL_SIZE  # noqa: E402
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -102,44 +102,33 @@ async def panel(args: argparse.Namespace) -> dict[str, Any]:
 
 def rows(result: dict[str, Any] | None, blank: list[str]) -> list[str]:
     """The table's lines for this phase (no peer offers the same: its cells stay blank)."""
-    if not result:
-        return []
+    return client.phase_rows("panel", result, blank, _cells)
 
-    def row(label: str, value: str) -> str:
-        return client.table_row(label, value, blank)
 
-    if "error" in result:
-        return [row("panel", "error: " + str(result["error"])[:60])]
+def _cells(result: dict[str, Any]) -> list[tuple[str, str]]:
     snap, held = result["first_paint_snapshot"], result["first_paint_all_held"]
     app = result["append"]
     n = f"{held['session_items']:,}"
-    return [
-        row(
-            f"panel: first paint, latest 500 of {n} items (p50)",
-            f"{snap['first_paint_p50_ms']} ms",
-        ),
-        row(f"panel: first paint, all {n} items held (p50)", f"{held['first_paint_p50_ms']} ms"),
-        row(
+    cells = [
+        (f"panel: first paint, latest 500 of {n} items (p50)", f"{snap['first_paint_p50_ms']} ms"),
+        (f"panel: first paint, all {n} items held (p50)", f"{held['first_paint_p50_ms']} ms"),
+        (
             f"panel: append → painted at {n} items p50 / p95",
             f"{app['append_to_painted_p50_ms']} / {app['append_to_painted_p95_ms']} ms",
         ),
-        row(
+        (
             f"panel: append work (script + layout) at {n} items p50 / p95",
             f"{app['append_work_p50_ms']} / {app['append_work_p95_ms']} ms",
         ),
-        *_scroll_rows(result.get("scroll"), n, row),
     ]
-
-
-def _scroll_rows(scroll: dict[str, Any] | None, n: str, row: Any) -> list[str]:
-    if not scroll:
-        return []
-    return [
-        row(
-            f"panel: scrolling {n} items, frame p50 / p95 (long frames of {scroll['frames']})",
-            f"{scroll['frame_p50_ms']} / {scroll['frame_p95_ms']} ms ({scroll['long_frames']})",
+    if scroll := result.get("scroll"):
+        cells.append(
+            (
+                f"panel: scrolling {n} items, frame p50 / p95 (long frames of {scroll['frames']})",
+                f"{scroll['frame_p50_ms']} / {scroll['frame_p95_ms']} ms ({scroll['long_frames']})",
+            )
         )
-    ]
+    return cells
 
 
 if __name__ == "__main__":

@@ -19,14 +19,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import ConsoleMessage, Locator, Page, expect
 
 from tests.harness.browser import Extension
+from tests.harness.paths import FIXTURES as ROOT_FIXTURES
 from tests.harness.paths import ROOT
 from tests.harness.server import Server
+from tests.harness.waiting import wait_until
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLE_SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+# A long real session: Bash, Read, Edit, Write, Task with a sub-agent that edits files, plans, costs.
+RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
@@ -103,10 +107,68 @@ def rendered_ids(page: Page) -> list[str]:
     return page.evaluate(_COLLECT_IDS_JS)
 
 
+def copy_rich_session(project: Path) -> Path:
+    """The rich session's transcript, copied into the project folder `project` (made here)."""
+    project.mkdir(parents=True, exist_ok=True)
+    path = project / f"{RICH_ID}.jsonl"
+    path.write_bytes(
+        (ROOT_FIXTURES / "claude" / "sample-project" / f"{RICH_ID}.jsonl").read_bytes()
+    )
+    return path
+
+
+def rich_server(server_factory: Any, tmp_path: Path) -> Server:
+    """A server whose Claude folder holds the rich session alone."""
+    claude = tmp_path / "claude-rich"
+    copy_rich_session(claude / "sample-project")
+    server: Server = server_factory(claude=claude)
+    return server
+
+
 def sample_workspace(server: Server) -> str:
     ws = [w for w in server.workspaces() if w["directory"] == "/path/to/Demo"]
     assert ws, f"fixture workspace missing: {server.workspaces()}"
     return ws[0]["id"]
+
+
+def open_session(ext: Extension, server: Server, *, pin: bool = True) -> Page:
+    """A side panel showing the sample session's tool cards; pointed at `server` first, unless
+    `pin` is False (the panel is to find it by itself)."""
+    panel = ext.open_panel()
+    if pin:
+        ext.use_port(panel, server.port)
+    expect(panel.locator(".feed [data-type=tool_use]").first).to_be_visible(timeout=20_000)
+    return panel
+
+
+def log_order(panel: Page) -> list[str]:
+    """The rendered ids by their place in the log: results attach to their tool cards, so the
+    DOM's order is not the log's."""
+    return sorted(rendered_ids(panel), key=lambda i: int(i.rsplit(".", 1)[1]))
+
+
+def assert_matches_server(panel: Page, server: Server, timeout: float = 10) -> list[str]:
+    """Rendered items == a fresh snapshot: the same ids, in order, none twice, none missing."""
+    snap = server.snapshot(sample_workspace(server), SAMPLE_SESSION)
+    expected = [item["id"] for item in snap["items"]]
+    assert snap["total"] == len(expected), "the test session must fit one snapshot"
+    wait_until(lambda: log_order(panel) == expected, timeout=timeout,
+               what="rendered ids equal the server's snapshot")  # fmt: skip
+    ids = rendered_ids(panel)
+    assert len(ids) == len(set(ids)) == len(expected), f"duplicates in {ids}"
+    return expected
+
+
+def watch_console(page: Page, kinds: tuple[str, ...] = ("warning", "error")) -> list[str]:
+    """A list that fills with the text of each console message of `kinds` the page logs."""
+    seen: list[str] = []
+
+    def on_console(m: ConsoleMessage) -> None:
+        if m.type in kinds:
+            seen.append(m.text)
+
+    page.on("console", on_console)
+    return seen
 
 
 def post_activity(server: Server, entries: list[dict[str, Any]] | dict[str, Any]) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Playwright
 
-from tests.harness.browser import CHROMIUM
+from tests.harness.chromium import CHROMIUM
 from tests.harness.paths import ROOT
 
 

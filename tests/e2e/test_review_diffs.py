@@ -10,21 +10,16 @@ from typing import Any
 from playwright.sync_api import expect
 from test_review_panel import open_review_tools
 
-from tests.e2e.support import SHOWN, panel_on, sample_workspace
+from tests.e2e.support import (
+    RICH_ID,
+    SHOWN,
+    copy_rich_session,
+    panel_on,
+    rich_server,
+    sample_workspace,
+)
 from tests.harness.browser import Extension
-from tests.harness.server import Server
 from tests.harness.waiting import wait_until
-
-RICH = Path(__file__).parents[1] / "fixtures" / "claude" / "sample-project"
-RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
-
-
-def rich_server(server_factory: Any, tmp_path: Path) -> Server:
-    claude = tmp_path / "claude-rich" / "sample-project"
-    claude.mkdir(parents=True)
-    (claude / f"{RICH_ID}.jsonl").write_bytes((RICH / f"{RICH_ID}.jsonl").read_bytes())
-    server: Server = server_factory(claude=claude.parent)
-    return server
 
 
 def test_an_edit_shows_its_diff_and_changes_jump_to_it(
@@ -91,9 +86,7 @@ def test_search_across_sessions_switches_to_the_hit(
     ext: Extension, server_factory: Any, tmp_path: Path, claude_dir: Path
 ) -> None:
     # Two workspaces: the sample session and the rich one.
-    rich = claude_dir / "rich-project"
-    rich.mkdir()
-    (rich / f"{RICH_ID}.jsonl").write_bytes((RICH / f"{RICH_ID}.jsonl").read_bytes())
+    copy_rich_session(claude_dir / "rich-project")
     server = server_factory()
     panel = panel_on(ext, server)
     assert sample_workspace(server)

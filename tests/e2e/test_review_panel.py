@@ -21,6 +21,7 @@ from tests.e2e.support import (
     SAMPLE_SESSION,
     choose_session,
     rendered_ids,
+    rich_server,
     sample_workspace,
     transcript,
 )
@@ -31,8 +32,6 @@ from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 from tests.transcripts import write_long_session
 
-RICH_SESSION = ROOT / "tests" / "fixtures" / "claude" / "sample-project"
-RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
 HAIKU = ROOT / "tests" / "fixtures" / "stream-json" / "streaming-haiku.jsonl"
 
 
@@ -53,14 +52,6 @@ def open_review_tools(panel: Page) -> None:
     if toggle.get_attribute("aria-expanded") != "true":
         toggle.click()
     expect(toggle).to_have_attribute("aria-expanded", "true")
-
-
-def rich_server(server_factory: Any, tmp_path: Path) -> Server:
-    claude = tmp_path / "claude-rich" / "sample-project"
-    claude.mkdir(parents=True)
-    (claude / f"{RICH_ID}.jsonl").write_bytes((RICH_SESSION / f"{RICH_ID}.jsonl").read_bytes())
-    server: Server = server_factory(claude=claude.parent)
-    return server
 
 
 def latest(items: list[dict[str, Any]], type_: str) -> dict[str, Any]:

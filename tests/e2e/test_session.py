@@ -10,17 +10,21 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import ConsoleMessage, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from playwright.sync_api import expect
 
 from tests.e2e.support import (
     FIXTURES,
     SAMPLE_SESSION,
     append_exchange,
+    assert_matches_server,
+    log_order,
+    open_session,
     rendered_ids,
     sample_workspace,
     session_list,
     transcript,
+    watch_console,
 )
 from tests.harness.browser import Extension
 from tests.harness.paths import FIXTURES as SOURCE_FIXTURES
@@ -29,31 +33,6 @@ from tests.harness.waiting import wait_until
 from tests.transcripts import write_long_session
 
 SHOTS = Path("/tmp/shots/m1-truth")
-
-
-def open_session(ext: Extension, server: Server) -> Page:
-    panel = ext.open_panel()
-    ext.use_port(panel, server.port)
-    expect(panel.locator(".feed [data-type=tool_use]").first).to_be_visible(timeout=15_000)
-    return panel
-
-
-def assert_matches_server(panel: Page, server: Server) -> list[str]:
-    ws = sample_workspace(server)
-    snap = server.snapshot(ws, SAMPLE_SESSION)
-    expected = [item["id"] for item in snap["items"]]
-    assert snap["total"] == len(expected), "test fixture must fit one snapshot"
-
-    # Results attach to their tool cards, so DOM order is not log order: compare by position.
-    def in_log_order() -> list[str]:
-        return sorted(rendered_ids(panel), key=lambda i: int(i.rsplit(".", 1)[1]))
-
-    wait_until(
-        lambda: in_log_order() == expected, timeout=10, what="rendered ids equal the server log"
-    )
-    ids = rendered_ids(panel)
-    assert len(set(ids)) == len(ids) == snap["total"]
-    return expected
 
 
 def test_renders_real_transcript_and_live_append(
@@ -126,15 +105,7 @@ def test_server_restart_resumes_without_duplicates_or_gaps(
     ext: Extension, server: Server, claude_dir: Path
 ) -> None:
     panel = open_session(ext, server)
-    warnings: list[str] = []
-    panel.on(
-        "console",
-        lambda m: (
-            warnings.append(m.text)
-            if isinstance(m, ConsoleMessage) and m.type == "warning"
-            else None
-        ),
-    )
+    warnings = watch_console(panel, ("warning",))
     before = assert_matches_server(panel, server)
 
     server.stop()
@@ -193,11 +164,8 @@ def test_huge_transcript_opens_at_its_tail_and_offers_the_rest(
     earlier = panel.locator(".earlier")
     expect(earlier.get_by_role("button", name="Load earlier")).to_be_visible(timeout=20_000)
 
-    def in_log_order() -> list[str]:
-        return sorted(rendered_ids(panel), key=lambda i: int(i.rsplit(".", 1)[1]))
-
     latest = [i["id"] for i in snap["items"]]
-    wait_until(lambda: in_log_order()[-len(latest) :] == latest, timeout=20)
+    wait_until(lambda: log_order(panel)[-len(latest) :] == latest, timeout=20)
     ids = rendered_ids(panel)
     assert len(ids) == len(set(ids)) > len(latest)  # earlier pages came in, none twice
     # Turns before the part read were not counted: the boundary says "Turn", not a guess.

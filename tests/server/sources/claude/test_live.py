@@ -25,6 +25,8 @@ from sidemirror.sources.claude.source import ClaudeSource
 
 from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
+from .running import started as started_on
+
 FIX = FIXTURE_ROOT / "claude" / "incremental-subagents"
 SID = "e9fb405b-169f-40eb-9396-7e75076f045d"
 CWD = "/Users/User/repo/codemie-ai/codemie-code"
@@ -44,14 +46,10 @@ def setup_project(root: Path, turn: str = "turn-1") -> Path:
 
 
 async def started(tmp_path: Path) -> tuple[Store, ClaudeSource, SessionLog]:
-    store = Store(Hub(), Projector())
-    source = ClaudeSource(store, [tmp_path / "projects"], tmp_path / "data")
-    await source.start()
-    await asyncio.wait_for(source.ready.wait(), 5)
+    """The source on this module's session (`setup_project`), loaded; the caller stops it."""
+    store, source, log = await started_on(tmp_path, CWD, SID)
     ws = store.workspace(workspace_id_for(CWD))
     assert ws is not None and ws.directory == CWD and ws.branch == "hooks"
-    log = ws.sessions[SID]
-    await store.load(log)
     return store, source, log
 
 
