@@ -6,21 +6,21 @@ printed by the hook exactly as Claude Code's hooks reference documents."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
 from test_attention import connected_panel, finish, start_hook
 
 from tests.e2e.support import SAMPLE_SESSION
+from tests.harness import paths
 from tests.harness.browser import Extension
+from tests.harness.hook_process import decided
 from tests.harness.paths import FIXTURES
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 
 PREFIX = "A note from the user, sent from the Sidemirror side panel while you worked:"
-SHOTS = Path(os.environ.get("SIDEMIRROR_SHOTS", "/tmp/shots/m6-answers"))
+SHOTS = paths.SHOTS / "answers"
 
 
 def hook_event(fixture: str, name: str) -> dict[str, Any]:
@@ -61,15 +61,9 @@ def test_a_question_is_answered_from_its_card(ext: Extension, server: Server) ->
         "Which checks should run before publishing?": "Tests, Build",
     }
     assert code == 0
-    assert json.loads(out) == {
-        "hookSpecificOutput": {
-            "hookEventName": "PermissionRequest",
-            "decision": {
-                "behavior": "allow",
-                "updatedInput": {**asked["tool_input"], "answers": answers},
-            },
-        }
-    }
+    assert json.loads(out) == decided(
+        "allow", updatedInput={**asked["tool_input"], "answers": answers}
+    )
     expect(card.locator(".decision-status")).to_have_text("Answered")
     record = panel.locator(".feed [data-type=system]", has_text="answered from the side panel")
     expect(record).to_be_visible(timeout=10_000)

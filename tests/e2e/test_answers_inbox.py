@@ -12,13 +12,17 @@ from playwright.sync_api import Page, Worker, expect
 
 from tests.e2e.support import SAMPLE_SESSION, open_tab
 from tests.e2e.test_attention import ALLOW, connected_panel, finish, permission_request, start_hook
+from tests.harness import paths
 from tests.harness.browser import Extension
+from tests.harness.hook_process import decided
 from tests.harness.paths import ROOT
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 
 CODEX_EVENTS = ROOT / "tests" / "fixtures" / "hooks" / "codex-permission-request.jsonl"
 QUESTION_EVENT = ROOT / "tests" / "fixtures" / "hooks" / "ask-user-question.jsonl"
+
+SHOTS = paths.SHOTS / "answers-inbox"
 
 
 def codex_permission_request() -> dict[str, Any]:
@@ -44,7 +48,7 @@ def test_a_codex_approval_is_answered_from_the_sessions_view(
     expect(card.locator("[data-path=command] .decision-field-text")).to_have_text(
         "cargo test --workspace"
     )
-    panel.screenshot(path="/tmp/shots/m7-codex/codex-card.png")
+    panel.screenshot(path=str(SHOTS / "codex-card.png"))
     card.get_by_role("button", name="Allow", exact=True).click()
     expect(card.locator(".decision-status")).to_have_text("Allowed")
     assert finish(hook) == (0, json.dumps(ALLOW) + "\n")  # Codex's documented output, exactly
@@ -65,7 +69,7 @@ def test_allow_all_three_lists_each_command_then_allows_each(
         listed = batch.locator(".decision-batch-item")
         expect(listed).to_have_count(3)
         assert sorted(listed.all_inner_texts()) == sorted(f"Bash: {c}" for c in commands)
-        panel.screenshot(path="/tmp/shots/m7-codex/batch-card.png")
+        panel.screenshot(path=str(SHOTS / "batch-card.png"))
         allow_all = batch.get_by_role("button", name="Allow all 3")
         expect(allow_all).to_be_enabled(timeout=10_000)  # once each card shows its whole input
         allow_all.click()
@@ -89,19 +93,11 @@ def test_always_allow_shows_the_agents_rule_and_sends_it_back(
     expect(rule).to_have_text(
         "Always allow Bash(npm publish) in this project's local settings", timeout=15_000
     )
-    panel.screenshot(path="/tmp/shots/m7-codex/always-allow.png")
+    panel.screenshot(path=str(SHOTS / "always-allow.png"))
     rule.click()
     code, out = finish(hook)
     assert code == 0
-    assert json.loads(out) == {
-        "hookSpecificOutput": {
-            "hookEventName": "PermissionRequest",
-            "decision": {
-                "behavior": "allow",
-                "updatedPermissions": asked["permission_suggestions"],
-            },
-        }
-    }
+    assert json.loads(out) == decided("allow", updatedPermissions=asked["permission_suggestions"])
     expect(card.locator(".decision-status")).to_have_text(
         "Allowed. Claude remembers: Always allow Bash(npm publish) in this project's local settings"
     )

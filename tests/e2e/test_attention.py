@@ -20,9 +20,7 @@ from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 
 EVENTS = ROOT / "tests" / "fixtures" / "hooks" / "permission-request.jsonl"
-ALLOW = {
-    "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
-}
+ALLOW = hook_process.decided("allow")
 
 
 def permission_request() -> dict[str, Any]:

@@ -12,9 +12,10 @@ from session_card_data import LONG_LINE, SID, WS, session_events
 from test_review_panel import open_review_tools
 
 from tests.e2e.support import panel_on
+from tests.harness import paths
 from tests.harness.browser import Extension
 
-SHOTS = Path("/tmp/shots/m4")
+SHOTS = paths.SHOTS / "diff-wrap"
 
 
 def widths(el: Locator) -> tuple[int, int]:

@@ -14,6 +14,7 @@ from test_review_diffs import rich_server
 from test_review_panel import open_session
 
 from tests.e2e.support import panel_on
+from tests.harness import paths
 from tests.harness.browser import Extension
 from tests.harness.server import Server
 
@@ -102,7 +103,7 @@ def test_the_timeline_keeps_sixty_percent_of_the_panel(
     expect(panel.get_by_role("searchbox", name="Search text")).to_be_hidden()
     expect(panel.get_by_role("button", name="Changes", exact=True)).to_be_hidden()
     folded = timeline_share(panel)
-    panel.screenshot(path="/tmp/shots/m4/timeline-folded.png")
+    panel.screenshot(path=str(paths.SHOTS / "panel-fold" / "timeline-folded.png"))
     assert folded >= 0.6, folded
 
     # Open, with every tool shown (Changes listed), the tools scroll in their own room.
@@ -112,7 +113,7 @@ def test_the_timeline_keeps_sixty_percent_of_the_panel(
     expect(files.first).to_be_visible()
     assert files.count() >= 5
     opened = timeline_share(panel)
-    panel.screenshot(path="/tmp/shots/m4/timeline-open.png")
+    panel.screenshot(path=str(paths.SHOTS / "panel-fold" / "timeline-open.png"))
     assert opened >= 0.6, opened
     print(f"timeline share at 420x820: folded {folded:.0%}, open {opened:.0%}")
 

@@ -26,13 +26,14 @@ from tests.e2e.support import (
     transcript,
     watch_console,
 )
+from tests.harness import paths
 from tests.harness.browser import Extension
 from tests.harness.paths import FIXTURES as SOURCE_FIXTURES
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 from tests.transcripts import write_long_session
 
-SHOTS = Path("/tmp/shots/m1-truth")
+SHOTS = paths.SHOTS / "session"
 
 
 def test_renders_real_transcript_and_live_append(

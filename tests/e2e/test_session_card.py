@@ -14,9 +14,10 @@ from session_card_data import SID, WS, session_events
 from test_a11y import serious
 
 from tests.e2e.support import AXE_JS, panel_on
+from tests.harness import paths
 from tests.harness.browser import Extension
 
-SHOTS = Path("/tmp/shots/m4")
+SHOTS = paths.SHOTS / "session-card"
 
 
 def number(text: str) -> float:

@@ -2,7 +2,7 @@
 three workspaces of this machine and two forwarded hosts: every session grouped by workspace,
 each row with its facts, a filter typed over titles and workspaces, a choice made with the
 keyboard alone; and the header's one line, still one line while a permission request waits.
-Screenshots go to /tmp/shots/m3/."""
+Screenshots go to tests/harness/paths.py SHOTS, "session-list"."""
 
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ from playwright.sync_api import Page, expect
 from test_attention import connected_panel, finish, permission_request, start_hook
 
 from tests.e2e.support import Forwarder, open_tab, panel_on
+from tests.harness import paths
 from tests.harness.browser import Extension
 from tests.harness.paths import FIXTURES
 from tests.harness.waiting import wait_until
 
-SHOTS = Path("/tmp/shots/m3")
+SHOTS = paths.SHOTS / "session-list"
 LOCAL_PROJECTS = ("sample-project", "spotter", "schema-task-tools")  # three workspaces
 HOSTS = {"devbox": "sample-project", "buildbox": "spotter"}
 

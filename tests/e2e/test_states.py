@@ -13,13 +13,14 @@ from typing import Any
 from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.support import SHOWN, open_tab, transcript
+from tests.harness import paths
 from tests.harness.browser import Extension
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 
 PROJECT = "/tmp/e2e-states-project"
 IDLE_S = "3"
-SHOTS = Path("/tmp/shots/m1-truth")
+SHOTS = paths.SHOTS / "states"
 REPORTED = "Reported by the agent (its hooks or protocol)"
 INFERRED = ("Inferred from the session's file, its agent process and the time since it last "
             "wrote")  # fmt: skip

@@ -35,3 +35,14 @@ def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
     assert proc.stdout is not None
     out = proc.stdout.read()
     return proc.wait(30), out
+
+
+def decided(behavior: str = "allow", **decision: Any) -> dict[str, Any]:
+    """What the hook prints for a PermissionRequest the panel decided: Claude Code's documented
+    decision output (Codex reads the same shape), with the decision's own fields."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": behavior, **decision},
+        }
+    }

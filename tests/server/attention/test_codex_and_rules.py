@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.harness.hook_process import decided
 from tests.harness.waiting import until
 from tests.server.attention.hook_support import (
     CODEX_EVENTS,
@@ -21,15 +22,6 @@ from tests.server.attention.hook_support import (
     hook_server,
 )
 from tests.server.support import EXT_ORIGIN, ClientFactory, panel_headers
-
-
-def _allow(**decision: Any) -> dict[str, Any]:
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PermissionRequest",
-            "decision": {"behavior": "allow", **decision},
-        }
-    }
 
 
 async def _pending(server: HookServer, count: int = 1) -> list[dict[str, Any]]:
@@ -75,7 +67,7 @@ async def test_a_codex_approval_gets_a_card_and_codex_its_documented_output(
     resp = await _decide(server, card["id"], {"behavior": "allow"})
     assert resp.status == 200, await resp.text()
     code, out = await finish(proc)
-    assert code == 0 and json.loads(out) == _allow()
+    assert code == 0 and json.loads(out) == decided("allow")
     again = await _decide(server, card["id"], {"behavior": "allow"})
     assert again.status == 409  # answered once
 
@@ -95,12 +87,7 @@ async def test_a_codex_deny_carries_the_message_to_codex(
     resp = await _decide(server, card["id"], {"behavior": "deny", "message": "run it in CI"})
     assert resp.status == 200, await resp.text()
     code, out = await finish(proc)
-    assert json.loads(out) == {
-        "hookSpecificOutput": {
-            "hookEventName": "PermissionRequest",
-            "decision": {"behavior": "deny", "message": "run it in CI"},
-        }
-    }
+    assert json.loads(out) == decided("deny", message="run it in CI")
 
 
 async def test_always_allow_sends_claude_codes_own_suggestion_back(
@@ -121,7 +108,7 @@ async def test_always_allow_sends_claude_codes_own_suggestion_back(
     resp = await _decide(server, card["id"], {"behavior": "allow", "rule": 0})
     assert resp.status == 200, await resp.text()
     code, out = await finish(proc)
-    assert json.loads(out) == _allow(updatedPermissions=asked["permission_suggestions"])
+    assert json.loads(out) == decided("allow", updatedPermissions=asked["permission_suggestions"])
     snap = await server.get(f"/workspace/{card['workspace']}/session?session={card['session']}")
     assert "Rule applied: Always allow Bash(npm publish)" in snap["items"][-1]["content"]
 
@@ -136,4 +123,4 @@ async def test_always_allow_sends_codexs_prefix_rule_back(
     resp = await _decide(server, card["id"], {"behavior": "allow", "rule": 0})
     assert resp.status == 200, await resp.text()
     code, out = await finish(proc)
-    assert json.loads(out) == _allow(updatedPermissions=asked["permission_suggestions"])
+    assert json.loads(out) == decided("allow", updatedPermissions=asked["permission_suggestions"])

@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from tests.harness.auth import AUTH
+from tests.harness.hook_process import decided
 from tests.harness.waiting import until
 from tests.server.attention.hook_support import SESSION, WS, HookServer, event, finish, hook_server
 from tests.server.support import EXT_ORIGIN, ClientFactory, panel_headers
 
-ALLOW = {
-    "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
-}
+ALLOW = decided("allow")
 COMMANDS = ("npm test", "npm run build", "npm publish")
 
 

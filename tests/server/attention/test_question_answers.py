@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.harness.auth import AUTH
+from tests.harness.hook_process import decided
 from tests.harness.waiting import until
 from tests.server.attention.hook_support import (
     SESSION,
@@ -55,15 +56,9 @@ async def test_a_question_answered_from_the_panel_reaches_the_agent_as_its_answe
     assert resp.status == 200, await resp.text()
     code, out = await finish(proc)
     assert code == 0
-    assert json.loads(out) == {
-        "hookSpecificOutput": {
-            "hookEventName": "PermissionRequest",
-            "decision": {
-                "behavior": "allow",
-                "updatedInput": {**ASKED["tool_input"], "answers": answers},
-            },
-        }
-    }
+    assert json.loads(out) == decided(
+        "allow", updatedInput={**ASKED["tool_input"], "answers": answers}
+    )
 
     replay = await _answer(server, pending["id"], {"answers": answers})
     assert replay.status == 409
