@@ -232,11 +232,8 @@ async def vibedeck(home: Path, idle_s: float) -> dict[str, Any]:
             watcher = client.SseWatcher(run.base + "/events", {}, b"catchup_complete")
             stop = asyncio.Event()
             async with aiohttp.ClientSession() as s:
-                task = asyncio.create_task(watcher.run(s, stop))
-                try:
-                    await asyncio.wait_for(watcher.ready.wait(), 600)
-                except TimeoutError:
-                    watcher.error = "no catchup_complete within 600 s"
+                late = "no catchup_complete within 600 s"
+                task = await client.start_watcher(s, watcher, stop, 600, late)
                 stop.set()
                 task.cancel()
             if watcher.error:

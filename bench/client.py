@@ -1,7 +1,7 @@
 """The one client every tool is measured with.
 
 - `Appender`: a thread that appends lines to a transcript on a fixed schedule (bounded count) and
-  records, for each marker, `time.monotonic()` just *before* the write.
+  records, for each marker, `time.monotonic()` (and `time.time()`) just *before* the write.
 - `SseWatcher` / `PollWatcher`: aiohttp clients that record the monotonic time at which each
   marker first appears in the bytes of an SSE stream, or of a polled page. Matching is on raw bytes
   (regex `BMK\\d{7}Z`), so the same code works for JSON (ours, vibedeck) and HTML (claude-code-log).
@@ -78,6 +78,7 @@ class Appender(threading.Thread):
         self.first = first
         self.per_write = per_write  # lines per write() (fanout: 20 lines every 10 ms)
         self.sent: dict[int, float] = {}
+        self.wall: dict[int, float] = {}  # n → time.time(), for clocks of other processes
         self.stop_flag = threading.Event()
 
     def run(self) -> None:
@@ -90,10 +91,11 @@ class Appender(threading.Thread):
             while n < end and not self.stop_flag.is_set():
                 k = min(self.per_write, end - n)
                 data = b"".join(self.make_line(n + i) for i in range(k))
-                t = time.monotonic()
+                t, wall = time.monotonic(), time.time()
                 os.write(fd, data)
                 for i in range(k):
                     self.sent[n + i] = t
+                    self.wall[n + i] = wall
                 n += k
                 in_burst += k
                 next_t += self.interval
@@ -164,6 +166,23 @@ class SseWatcher:
         except (TimeoutError, aiohttp.ClientError, ConnectionError) as exc:
             self.error = f"{type(exc).__name__}: {exc}"
             self.ready.set()
+
+
+async def start_watcher(
+    session: aiohttp.ClientSession,
+    watcher: SseWatcher | PollWatcher,
+    stop: asyncio.Event,
+    timeout: float,
+    late: str = "stream never became ready",
+) -> asyncio.Task[None]:
+    """Run `watcher` in a task until `stop` and wait up to `timeout` s for it to be ready; if it
+    is not by then, its `error` says `late`. The caller checks `watcher.error`."""
+    task = asyncio.create_task(watcher.run(session, stop))
+    try:
+        await asyncio.wait_for(watcher.ready.wait(), timeout)
+    except TimeoutError:
+        watcher.error = watcher.error or late
+    return task
 
 
 async def start_watchers(
@@ -255,3 +274,18 @@ def cpu_seconds(pid: int) -> float:
 def table_row(label: str, value: str, blank: list[str]) -> str:
     """One line of the results table for a figure no peer offers (the peers' cells blank)."""
     return "| " + " | ".join([label, value, *blank]) + " |"
+
+
+def phase_rows(
+    name: str,
+    result: dict[str, Any] | None,
+    blank: list[str],
+    cells: Callable[[dict[str, Any]], list[tuple[str, str]]],
+) -> list[str]:
+    """The table's lines for a phase no peer measures (the peers' cells blank): none when it did
+    not run, its error when it failed, else one per (label, value) of `cells(result)`."""
+    if not result:
+        return []
+    if "error" in result:
+        return [table_row(name, "error: " + str(result["error"])[:60], blank)]
+    return [table_row(label, value, blank) for label, value in cells(result)]

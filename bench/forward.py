@@ -134,20 +134,16 @@ async def _until_async(probe: Any, timeout: float) -> Any:
 
 def rows(result: dict[str, Any] | None, blank: list[str]) -> list[str]:
     """The table's lines for this phase (no peer forwards: its cells stay blank)."""
-    if not result:
-        return []
+    return client.phase_rows("forward", result, blank, _cells)
 
-    def row(label: str, value: str) -> str:
-        return client.table_row(label, value, blank)
 
-    if "error" in result:
-        return [row("forward", "error: " + str(result["error"])[:60])]
+def _cells(result: dict[str, Any]) -> list[tuple[str, str]]:
     mb = result["transcript_mb"]
     fwd, loc = result["append_forwarded"], result["append_local"]
     return [
-        row(f"forward {mb} MB: mirrored (MB/s)", f"{result['mirrored_mb_per_s']} MB/s"),
-        row(f"forward {mb} MB: answered in a snapshot", f"{result['snapshot_answered_s']} s"),
-        row(
+        (f"forward {mb} MB: mirrored (MB/s)", f"{result['mirrored_mb_per_s']} MB/s"),
+        (f"forward {mb} MB: answered in a snapshot", f"{result['snapshot_answered_s']} s"),
+        (
             "forward: append → SSE p50 / p90 (local file, same run)",
             f"{fwd['p50_ms']} / {fwd['p90_ms']} ms ({loc['p50_ms']} / {loc['p90_ms']} ms)",
         ),

@@ -128,7 +128,10 @@ async def to_waiting(root: Path, n: int = 20) -> dict[str, Any]:
 
 
 async def measure(root: Path) -> dict[str, Any]:
-    out = no_server(root)
+    import hook_http  # the HTTP hook beside the command hook (issue 32)
+
+    out = await asyncio.to_thread(hook_http.measure, root)
+    out.update(no_server(root))
     out.update(await to_waiting(root))
     out["loadavg_1m"] = round(os.getloadavg()[0], 2)
     return out
@@ -151,6 +154,9 @@ def rows(result: dict[str, Any] | None, blank: list[str]) -> list[str]:
             cpu = f", CPU {got['cpu_p50_ms']} ms" if "cpu_p50_ms" in got else ""
             value = f"{got['p50_ms']} / {got['p90_ms']} ms{cpu} (n={got['n']})"
             out.append(client.table_row(f"{label}: p50 / p90", value, blank))
+        elif isinstance(got, dict) and label.startswith("instructions"):
+            value = ", ".join(f"{k} {v} M" for k, v in got.items() if v is not None)
+            out.append(client.table_row(label, value or "valgrind not found", blank))
     if "loadavg_1m" in result:
         out.append(
             client.table_row("hook phase: load average (1 min)", str(result["loadavg_1m"]), blank)

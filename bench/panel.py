@@ -20,16 +20,17 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
-import os
+import sys
 import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import client
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("SIDEMIRROR_CHROMIUM", "/usr/bin/chromium")
-PANEL_SIZE = {"width": 420, "height": 820}
+sys.path.insert(0, str(ROOT))  # the tests' Chromium and panel size (tests/harness/chromium.py)
+from tests.harness.chromium import CHROMIUM, PANEL_SIZE  # noqa: E402
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -44,7 +45,13 @@ def _serve_repo() -> http.server.ThreadingHTTPServer:
     return httpd
 
 
-async def panel(args: argparse.Namespace) -> dict[str, Any]:
+PageRun = Callable[[Any, dict[str, Any]], Awaitable[None]]
+
+
+async def in_chromium(page_path: str, run: PageRun) -> dict[str, Any]:
+    """Open `page_path` (a bench page under the repository, served over loopback) in headless
+    Chromium at the panel's size, wait for its `window.benchReady`, then `run(page, out)`:
+    `out` holds the Chromium version, what `run` measured, and the page's first errors."""
     try:
         from playwright.async_api import async_playwright
     except ImportError:
@@ -52,7 +59,7 @@ async def panel(args: argparse.Namespace) -> dict[str, Any]:
     if not Path(CHROMIUM).exists():
         return {"error": f"no Chromium at {CHROMIUM} (set SIDEMIRROR_CHROMIUM)"}
     httpd = _serve_repo()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/bench/panel/page.html"
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/{page_path}"
     out: dict[str, Any] = {}
     try:
         async with async_playwright() as pw:
@@ -66,17 +73,7 @@ async def panel(args: argparse.Namespace) -> dict[str, Any]:
                 page.on("pageerror", lambda e: errors.append(str(e)))
                 await page.goto(url)
                 await page.wait_for_function("() => window.benchReady === true", timeout=30_000)
-                # The panel's own path: the latest 500 items of the session, then history.
-                out["first_paint_snapshot"] = await page.evaluate(
-                    "([n, runs, total]) => window.firstPaint(n, runs, total)",
-                    [500, 5, args.panel_items],
-                )
-                # The worst case: every item of the session held (scrolled back to its start).
-                out["first_paint_all_held"] = await page.evaluate(
-                    "([n, runs]) => window.firstPaint(n, runs)", [args.panel_items, 3]
-                )
-                out["append"] = await page.evaluate("(n) => window.appends(n)", args.panel_appends)
-                out["scroll"] = await page.evaluate("(n) => window.scrolling(n)", 240)
+                await run(page, out)
                 if errors:
                     out["errors"] = errors[:5]
             finally:
@@ -86,46 +83,52 @@ async def panel(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+async def panel(args: argparse.Namespace) -> dict[str, Any]:
+    async def run(page: Any, out: dict[str, Any]) -> None:
+        # The panel's own path: the latest 500 items of the session, then history.
+        out["first_paint_snapshot"] = await page.evaluate(
+            "([n, runs, total]) => window.firstPaint(n, runs, total)",
+            [500, 5, args.panel_items],
+        )
+        # The worst case: every item of the session held (scrolled back to its start).
+        out["first_paint_all_held"] = await page.evaluate(
+            "([n, runs]) => window.firstPaint(n, runs)", [args.panel_items, 3]
+        )
+        out["append"] = await page.evaluate("(n) => window.appends(n)", args.panel_appends)
+        out["scroll"] = await page.evaluate("(n) => window.scrolling(n)", 240)
+
+    return await in_chromium("bench/panel/page.html", run)
+
+
 def rows(result: dict[str, Any] | None, blank: list[str]) -> list[str]:
     """The table's lines for this phase (no peer offers the same: its cells stay blank)."""
-    if not result:
-        return []
+    return client.phase_rows("panel", result, blank, _cells)
 
-    def row(label: str, value: str) -> str:
-        return client.table_row(label, value, blank)
 
-    if "error" in result:
-        return [row("panel", "error: " + str(result["error"])[:60])]
+def _cells(result: dict[str, Any]) -> list[tuple[str, str]]:
     snap, held = result["first_paint_snapshot"], result["first_paint_all_held"]
     app = result["append"]
     n = f"{held['session_items']:,}"
-    return [
-        row(
-            f"panel: first paint, latest 500 of {n} items (p50)",
-            f"{snap['first_paint_p50_ms']} ms",
-        ),
-        row(f"panel: first paint, all {n} items held (p50)", f"{held['first_paint_p50_ms']} ms"),
-        row(
+    cells = [
+        (f"panel: first paint, latest 500 of {n} items (p50)", f"{snap['first_paint_p50_ms']} ms"),
+        (f"panel: first paint, all {n} items held (p50)", f"{held['first_paint_p50_ms']} ms"),
+        (
             f"panel: append → painted at {n} items p50 / p95",
             f"{app['append_to_painted_p50_ms']} / {app['append_to_painted_p95_ms']} ms",
         ),
-        row(
+        (
             f"panel: append work (script + layout) at {n} items p50 / p95",
             f"{app['append_work_p50_ms']} / {app['append_work_p95_ms']} ms",
         ),
-        *_scroll_rows(result.get("scroll"), n, row),
     ]
-
-
-def _scroll_rows(scroll: dict[str, Any] | None, n: str, row: Any) -> list[str]:
-    if not scroll:
-        return []
-    return [
-        row(
-            f"panel: scrolling {n} items, frame p50 / p95 (long frames of {scroll['frames']})",
-            f"{scroll['frame_p50_ms']} / {scroll['frame_p95_ms']} ms ({scroll['long_frames']})",
+    if scroll := result.get("scroll"):
+        cells.append(
+            (
+                f"panel: scrolling {n} items, frame p50 / p95 (long frames of {scroll['frames']})",
+                f"{scroll['frame_p50_ms']} / {scroll['frame_p95_ms']} ms ({scroll['long_frames']})",
+            )
         )
-    ]
+    return cells
 
 
 if __name__ == "__main__":

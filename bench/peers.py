@@ -22,7 +22,8 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,16 +150,27 @@ def ours_argv(home: Path, port: int) -> list[str]:
 
 
 @contextlib.contextmanager
-def start_ours(home: Path) -> Iterator[Running]:
+def _serving(
+    name: str,
+    home: Path,
+    argv: Callable[[int], list[str]],
+    env_extra: dict[str, str] | None = None,
+) -> Iterator[Running]:
+    """`argv(port)` running as `name` on a free port against `home` (its output in a log beside
+    it), stopped when the block ends."""
     port = free_port()
+    proc, log = _spawn(name, argv(port), home, env_extra)
+    try:
+        yield Running(name, proc, port, home, log)
+    finally:
+        stop(proc)
+
+
+def start_ours(home: Path) -> AbstractContextManager[Running]:
     env = {"SIDEMIRROR_TOKEN": TOKEN}
     if os.environ.get(OURS_PYTHONPATH):  # A/B runs: another copy of server/ (same venv)
         env["PYTHONPATH"] = os.environ[OURS_PYTHONPATH]
-    proc, log = _spawn("sidemirror", ours_argv(home, port), home, env)
-    try:
-        yield Running("sidemirror", proc, port, home, log)
-    finally:
-        stop(proc)
+    return _serving("sidemirror", home, lambda port: ours_argv(home, port), env)
 
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -177,15 +189,13 @@ async def ours_stream_url(run: Running, session_id: str) -> str:
 # --- vibedeck ---
 
 
-@contextlib.contextmanager
-def start_vibedeck(home: Path) -> Iterator[Running]:
-    port = free_port()
-    exe = BENCH / "peers/vibedeck/bin/vibedeck"
-    argv = [
-        str(exe),
-        "serve",
-        "--port",
-        str(port),
+def _peer_serve(name: str, port: int, *options: str) -> list[str]:
+    """A peer's `serve` command (both peers spell it the same way) on `port`."""
+    return [str(PEER_DIRS[name]), "serve", "--port", str(port), *options]
+
+
+def start_vibedeck(home: Path) -> AbstractContextManager[Running]:
+    options = (
         "--host",
         "127.0.0.1",
         "--no-open",
@@ -194,36 +204,18 @@ def start_vibedeck(home: Path) -> Iterator[Running]:
         "--disable-send",
         "--disable-idle-summarization",
         "--disable-long-running-summarization",
-    ]
-    proc, log = _spawn("vibedeck", argv, home)
-    try:
-        yield Running("vibedeck", proc, port, home, log)
-    finally:
-        stop(proc)
+    )
+    return _serving("vibedeck", home, lambda port: _peer_serve("vibedeck", port, *options))
 
 
 # --- claude-code-log ---
 
 
-@contextlib.contextmanager
-def start_claude_code_log(home: Path) -> Iterator[Running]:
-    port = free_port()
-    exe = BENCH / "peers/claude-code-log/bin/claude-code-log"
-    argv = [
-        str(exe),
-        "serve",
-        "--port",
-        str(port),
-        "--projects-dir",
-        str(home / ".claude/projects"),
-        "--watch",
-        "--no-index",
-    ]
-    proc, log = _spawn("claude-code-log", argv, home)
-    try:
-        yield Running("claude-code-log", proc, port, home, log)
-    finally:
-        stop(proc)
+def start_claude_code_log(home: Path) -> AbstractContextManager[Running]:
+    options = ("--projects-dir", str(home / ".claude/projects"), "--watch", "--no-index")
+    return _serving(
+        "claude-code-log", home, lambda port: _peer_serve("claude-code-log", port, *options)
+    )
 
 
 def ccl_page_url(run: Running, session_id: str) -> str | None:

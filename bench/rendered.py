@@ -23,13 +23,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shutil
-import socket
 import subprocess
-import threading
+import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +35,18 @@ import client
 import peers
 import synth
 
-ROOT = Path(__file__).resolve().parent.parent
-EXT_DIR = ROOT / "extension"
-EXT_ID = "mboojbmhcigehknaafejhibpmmdjpgbn"  # fixed by the manifest key (tests/e2e/support.py)
-CHROMIUM = os.environ.get("SIDEMIRROR_CHROMIUM", "/usr/bin/chromium")
-PORT_RANGE = range(47470, 47480)
-PANEL_SIZE = {"width": 420, "height": 820}
+# The Chromium command line, the extension's id and the port picker are the test harness's: one
+# way to launch the browser under test, whether a test or a benchmark drives it.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.harness.chromium import (  # noqa: E402
+    CHROMIUM,
+    EXT_ID,
+    PANEL_SIZE,
+    SET_PORT_JS,
+    launch_options,
+)
+from tests.harness.ports import range_port  # noqa: E402
+
 MAX_ITEMS = 1500  # extension/sidepanel/timeline.js: Timeline maxItems (top-level entries)
 
 # Installed in the panel page once the timeline is live. Records first sighting of each marker in
@@ -84,9 +87,6 @@ OBSERVER_JS = r"""
 }
 """
 
-# Pin the server port the way the popup does, and wait for the worker's check (support.use_port).
-SET_PORT_JS = "async (port) => (await chrome.runtime.sendMessage({type: 'setPort', port})).data"
-
 STATE_JS = """
 () => {
   const feed = document.querySelector('.session-tab .feed');
@@ -101,56 +101,6 @@ STATE_JS = """
   };
 }
 """
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
-def range_port() -> int:
-    for port in reversed(PORT_RANGE):
-        if _port_free(port):
-            return port
-    raise RuntimeError("no free port in 47470-47479")
-
-
-class WallAppender(threading.Thread):
-    """Appends `count` lines `interval` s apart; records `time.time()` (and monotonic) per marker
-    just before each write."""
-
-    def __init__(self, path: Path, make_line: Callable[[int], bytes], count: int, interval: float):
-        super().__init__(daemon=True)
-        self.path = path
-        self.make_line = make_line
-        self.count = count
-        self.interval = interval
-        self.wall: dict[int, float] = {}  # n → time.time() (s)
-        self.mono: dict[int, float] = {}  # n → time.monotonic() (s), for the SSE watcher
-        self.stop_flag = threading.Event()
-
-    def run(self) -> None:
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-        try:
-            next_t = time.monotonic()
-            for n in range(self.count):
-                if self.stop_flag.is_set():
-                    break
-                data = self.make_line(n)
-                self.mono[n] = time.monotonic()
-                self.wall[n] = time.time()
-                os.write(fd, data)
-                next_t += self.interval
-                delay = next_t - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-        finally:
-            os.close(fd)
 
 
 async def clock_offset(page: Any, rounds: int = 30) -> dict[str, float]:
@@ -169,7 +119,7 @@ async def clock_offset(page: Any, rounds: int = 30) -> dict[str, float]:
 
 
 async def _launch(pw: Any, profile: Path, runtime_dir: Path | None = None) -> Any:
-    """tests/e2e/support.py `launch`, with the async API (the bench runs in asyncio). With
+    """The tests' Chromium (tests/harness/chromium.py), with the async API. With
     `runtime_dir`, the pairing host is installed for the browser first, from the bench's own
     installation (the extension pairs through it: docs/security.md)."""
     if runtime_dir is not None:
@@ -179,25 +129,7 @@ async def _launch(pw: Any, profile: Path, runtime_dir: Path | None = None) -> An
              "--launcher-dir", str(profile.parent / "pairing-host")],
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip
-    args = [
-        f"--disable-extensions-except={EXT_DIR}",
-        f"--load-extension={EXT_DIR}",
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        "--disable-sync",
-        "--disable-features=DisableLoadExtensionCommandLineSwitch",
-    ]
-    return await pw.chromium.launch_persistent_context(
-        str(profile),
-        executable_path=CHROMIUM,
-        headless=False,  # `--headless=new` above: the old headless mode cannot load extensions
-        args=args,
-        viewport=PANEL_SIZE,
-    )
+    return await pw.chromium.launch_persistent_context(str(profile), **launch_options())
 
 
 async def _wait_worker(ctx: Any) -> Any:
@@ -264,14 +196,10 @@ async def rendered(root: Path, args: argparse.Namespace, session_id: str) -> dic
                 watcher = client.SseWatcher(url, peers.AUTH, b"event: snapshot")
                 stop = asyncio.Event()
                 async with aiohttp.ClientSession() as session:
-                    task = asyncio.create_task(watcher.run(session, stop))
-                    try:
-                        await asyncio.wait_for(watcher.ready.wait(), 30)
-                    except TimeoutError:
-                        watcher.error = watcher.error or "stream never became ready"
+                    task = await client.start_watcher(session, watcher, stop, 30)
                     await asyncio.sleep(1.0)  # settle, as the latency section does
                     out["clock_before"] = await clock_offset(page)
-                    app = WallAppender(path, factory.line, args.appends, 1 / args.rate)
+                    app = client.Appender(path, factory.line, args.appends, 1 / args.rate)
                     t0 = time.monotonic()
                     app.start()
                     budget = args.appends / args.rate + 60
@@ -304,7 +232,7 @@ async def rendered(root: Path, args: argparse.Namespace, session_id: str) -> dic
         out["append_to_rendered"] = client.summary_ms(lat, wanted)
         lat_f = [(frame[n] / 1000 - t) for n, t in app.wall.items() if n in frame]
         out["append_to_next_frame"] = client.summary_ms(lat_f, wanted)
-        lat_e = [watcher.seen.first[n] - t for n, t in app.mono.items() if n in watcher.seen.first]
+        lat_e = [watcher.seen.first[n] - t for n, t in app.sent.items() if n in watcher.seen.first]
         out["append_to_sse_event"] = client.summary_ms(lat_e, wanted)
         if watcher.error:
             out["sse_error"] = watcher.error

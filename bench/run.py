@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -41,12 +41,31 @@ import pyspy as prof  # noqa: E402
 import rendered  # noqa: E402
 import review  # noqa: E402
 import search_scale  # noqa: E402
+import session_list  # noqa: E402
 import synth  # noqa: E402
 
 BENCH = peers.BENCH
 RESULTS = BENCH / "results.json"
 DATA = BENCH / "data"
 SESSION = "5e551000-0000-4000-8000-00000000be9c"
+# What each section that is one measurement says as it starts (formatted with the arguments), in
+# the order they run; their results are logged and saved as they come (`main`'s `phase`).
+SAYS = {
+    "rendered": "append → rendered in the side panel (Chromium)",
+    "markdown": "Markdown of long replies in the side panel page (Chromium)",
+    "cold_start": "cold start + idle CPU",
+    "forward": "forward: {args.forward_mb} MB over loopback, then live appends",
+    "review": "review: open a 24 MB transcript, before= pages, search",
+    "search": "search: the full-text index of a {args.search_mb} MB / {args.search_sessions}"
+    " sessions archive, queries, appends",
+    "hook": "sidemirror hook: cost per tool call, and hook → waiting",
+    "cli": "cli start-up (--version, status, token)",
+    "panel": "panel: the timeline at {args.panel_items:,} items (Chromium)",
+    "sessionlist": "session list: {args.list_sessions:,} sessions (Chromium)",
+    "export": "export: a {args.export_mb} MB session as {args.export_formats}",
+    "agent_scan": "agents seen as they start: scan cost, idle CPU, time to see one",
+    "fanout": "fanout",
+}
 PROJECT = synth.CWD.replace("/", "-")
 
 
@@ -96,11 +115,7 @@ async def latency(name: str, start: Starter, root: Path, args: argparse.Namespac
         rss.start()
         stop = asyncio.Event()
         async with aiohttp.ClientSession() as session:
-            task = asyncio.create_task(watcher.run(session, stop))
-            try:
-                await asyncio.wait_for(watcher.ready.wait(), 60)
-            except TimeoutError:
-                watcher.error = watcher.error or "stream never became ready"
+            task = await client.start_watcher(session, watcher, stop, 60)
             if watcher.error:
                 stop.set()
                 task.cancel()
@@ -574,6 +589,7 @@ def table(res: dict) -> str:
             )
     rows += forward.rows(res.get("forward"), blank)
     rows += panel.rows(res.get("panel"), blank)
+    rows += session_list.rows(res.get("sessionlist"), blank)
     rows += hook_cost.rows(res.get("hook"), blank)
     rows += search_scale.rows(res.get("search"), blank)
     return "\n".join(rows)
@@ -592,6 +608,14 @@ async def main(args: argparse.Namespace) -> None:
     }
     only = set(args.only.split(",")) if args.only else None
     want = lambda k: only is None or k in only  # noqa: E731
+
+    async def phase(key: str, measure: Awaitable[Any]) -> None:
+        """One section: say what it measures, run it, then show and save its result."""
+        log(SAYS[key].format(args=args))
+        res[key] = await measure
+        log(f"  {res[key]}")
+        save(res)
+
     with tempfile.TemporaryDirectory(prefix="sm-bench-") as tmp:
         root = Path(tmp)
         if want("latency"):
@@ -620,20 +644,11 @@ async def main(args: argparse.Namespace) -> None:
                     log(f"  {name} could not be measured: {res['latency'][name]['error']}")
                 save(res)
         if want("rendered"):
-            log("append → rendered in the side panel (Chromium)")
-            res["rendered"] = await rendered.rendered(root, args, SESSION)
-            log(f"  {res['rendered']}")
-            save(res)
+            await phase("rendered", rendered.rendered(root, args, SESSION))
         if want("markdown"):
-            log("Markdown of long replies in the side panel page (Chromium)")
-            res["markdown"] = await md_render.markdown(root)
-            log(f"  {res['markdown']}")
-            save(res)
+            await phase("markdown", md_render.markdown(root))
         if want("cold"):
-            log("cold start + idle CPU")
-            res["cold_start"] = await cold_start(root, args)
-            log(f"  {res['cold_start']}")
-            save(res)
+            await phase("cold_start", cold_start(root, args))
         if want("archive"):
             sizes = [int(n) for n in args.archive_sessions.split(",") if n]
             res["archive"] = await archive_phase.phase(root, DATA, sizes, args, log)
@@ -646,61 +661,33 @@ async def main(args: argparse.Namespace) -> None:
                 log(f"  {res['snapshot'][f'{mb} MB']}")
                 save(res)
         if want("export"):
-            log(f"export: a {args.export_mb} MB session as {args.export_formats}")
-            res["export"] = await export_memory.measure(
-                export_memory.transcript_of(DATA, SESSION, args.export_mb),
-                fresh_home(root, "export"),
-                SESSION,
-                PROJECT,
-                args.export_formats.split(","),
-            )
-            log(f"  {res['export']}")
-            save(res)
+            transcript = export_memory.transcript_of(DATA, SESSION, args.export_mb)
+            home = fresh_home(root, "export")
+            formats = args.export_formats.split(",")
+            measure = export_memory.measure(transcript, home, SESSION, PROJECT, formats)
+            await phase("export", measure)
         if want("forward"):
-            log(f"forward: {args.forward_mb} MB over loopback, then live appends")
-            res["forward"] = await forward.forward(root, args.forward_mb, args.appends, args.rate)
-            log(f"  {res['forward']}")
-            save(res)
+            await phase("forward", forward.forward(root, args.forward_mb, args.appends, args.rate))
         if want("review"):
-            log("review: open a 24 MB transcript, before= pages, search")
-            res["review"] = await review.review(root, args)
-            log(f"  {res['review']}")
-            save(res)
+            await phase("review", review.review(root, args))
         if want("search"):
-            tag = f"{args.search_mb} MB / {args.search_sessions} sessions"
-            log(f"search: the full-text index of a {tag} archive, queries, appends")
-            res["search"] = await search_scale.measure(root, args.search_mb, args.search_sessions)
-            log(f"  {res['search']}")
-            save(res)
+            await phase("search", search_scale.measure(root, args.search_mb, args.search_sessions))
         if want("hook"):
-            log("sidemirror hook: cost per tool call, and hook → waiting")
-            res["hook"] = await hook_cost.measure(root)
-            log(f"  {res['hook']}")
-            save(res)
+            await phase("hook", hook_cost.measure(root))
         if want("cli"):
-            log("cli start-up (--version, status, token)")
-            res["cli"] = cli_startup.cli_startup()
-            log(f"  {res['cli']}")
-            save(res)
+            await phase("cli", asyncio.to_thread(cli_startup.cli_startup))
         if want("panel"):
-            log(f"panel: the timeline at {args.panel_items:,} items (Chromium)")
-            res["panel"] = await panel.panel(args)
-            log(f"  {res['panel']}")
-            save(res)
+            await phase("panel", panel.panel(args))
+        if want("sessionlist"):
+            await phase("sessionlist", session_list.session_list(args))
         if want("agentscan"):
-            log("agents seen as they start: scan cost, idle CPU, time to see one")
-            res["agent_scan"] = await asyncio.to_thread(agent_scan.measure)
-            log(f"  {res['agent_scan']}")
-            save(res)
+            await phase("agent_scan", asyncio.to_thread(agent_scan.measure))
         if want("fleet"):
             log(f"fleet: {fleet_phase.SESSIONS} sessions at 20 lines/s for {args.fleet_seconds} s")
             res["fleet"] = await fleet_phase.fleet(root, args.fleet_seconds, args.skip_peers, log)
             save(res)
         if want("fanout"):
-            log("fanout")
-            res["fanout"] = await fanout(root, args)
-            log(f"  {res['fanout']}")
-            save(res)
+            await phase("fanout", fanout(root, args))
     res["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     save(res)
     print()
@@ -715,10 +702,16 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         default="",
         help="comma list: latency,rendered,markdown,cold,archive,snapshot,fanout,forward,"
-        "review,search,cli,panel,agentscan,hook,fleet,export",
+        "review,search,cli,panel,sessionlist,agentscan,hook,fleet,export",
     )
     p.add_argument("--panel-items", type=int, default=50_000, help="panel phase: session size")
     p.add_argument("--panel-appends", type=int, default=200, help="panel phase: live appends")
+    p.add_argument(
+        "--list-sessions", type=int, default=10_000, help="sessionlist phase: sessions listed"
+    )
+    p.add_argument(
+        "--list-workspaces", type=int, default=400, help="sessionlist phase: their workspaces"
+    )
     p.add_argument(
         "--archive-sessions",
         default=None,

@@ -6,8 +6,10 @@ tests compare what the server serves against the plain meaning of the file.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 from sidemirror.core.models import SessionItem
 from sidemirror.sources.claude.parser import ClaudeParser
@@ -16,6 +18,11 @@ from sidemirror.sources.files.long_line import LongLine, mark_cut
 from sidemirror.sources.files.tailer import MAX_LINE_BYTES, decode_line
 
 SLOTS = 65536  # docs/protocol.md: seq = end of the line × 65536 + n
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    """The JSON records of a recorded JSONL file, blank lines skipped."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def positional_parse(data: bytes, start: int = 0) -> list[SessionItem]:

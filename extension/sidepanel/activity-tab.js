@@ -45,7 +45,7 @@ class ActivityTab {
     this.filterInput = h("input", {
       type: "search",
       id: "activity-filter",
-      class: "filter-input",
+      class: "filter-input text-field",
       placeholder: "Filter by command, args or URL",
       autocomplete: "off",
       spellcheck: false,

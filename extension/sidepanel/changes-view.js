@@ -82,8 +82,15 @@ export class ChangesView {
         " ",
         h("span", { class: "diff-removed", text: `−${file.removed || 0}` }),
       ),
+      // The numbers are the file's edits in order: a visible word says so (the buttons' own
+      // names say it whole to a screen reader).
       ids.length > 1
-        ? h("span", { class: "change-calls", attrs: { role: "group", "aria-label": `Edits to ${file.path}` } }, calls)
+        ? h(
+            "span",
+            { class: "change-calls", attrs: { role: "group", "aria-label": `Edits to ${file.path}` } },
+            h("span", { class: "change-calls-label", attrs: { "aria-hidden": "true" }, text: "Edits" }),
+            calls,
+          )
         : null,
     );
   }

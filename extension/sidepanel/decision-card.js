@@ -1,6 +1,7 @@
-// Decision cards: a permission request that Claude Code holds open (docs/api.md, `GET
+// Decision cards: a permission request that Claude Code or Codex holds open (docs/api.md, `GET
 // /api/decisions`), with the tool, its whole input as the server's `card` gives it
-// (decision-input.js) and Allow / Deny. Allow stays disabled until the whole input is in the
+// (decision-input.js) and Allow / Deny, and "Always allow" with each rule the agent itself
+// suggested, its sentence shown on the button before it is applied. Allow stays disabled until the whole input is in the
 // page, and a card whose input could not be shown whole offers only Deny. A decision is sent
 // only from a click (`POST /api/decisions/{id}`, which also needs this extension's Origin); a
 // request settled otherwise (the terminal, the timeout) says how, from the server's `outcome`.
@@ -9,7 +10,9 @@
 import { ApiError, api, path } from "../lib/page/client.js";
 import { h, setText } from "../lib/page/dom.js";
 import { attentionFeed } from "../lib/page/attention-feed.js";
+import { BatchCards } from "./decision-batch.js";
 import { decisionInput } from "./decision-input.js";
+import { questionCard } from "./question-card.js";
 import { sessionLabel, workspaceLabel } from "./session-pickers.js";
 
 /** "Demo · Fix the build": the request's workspace and session, named as the pickers name them
@@ -26,8 +29,13 @@ const SETTLED = {
   deny: "Already denied from the side panel",
   timeout: "Not allowed: no decision came in time, so it is asked in the terminal",
   terminal: "Not allowed from here: it was answered in the terminal",
-  gone: "Not allowed: Claude Code stopped waiting for this request",
+  gone: "Not allowed: the agent stopped waiting for this request",
 };
+
+/** The agent's name as the user knows it, from the request's `agent`. */
+export function agentName(request) {
+  return request.agent === "codex" ? "Codex" : "Claude";
+}
 
 function refusal(err) {
   if (!(err instanceof ApiError)) return { text: `Could not send: ${err.message}`, settled: false };
@@ -42,21 +50,47 @@ function refusal(err) {
   return { text: `Could not send: ${err.message}`, settled: false };
 }
 
+/** "Always allow" buttons, one per rule the agent suggested (`request.rules`), each saying in
+ * full what it makes the agent remember; none when the input cannot be shown whole. */
+function ruleButtons(request, whole) {
+  if (!whole) return [];
+  return (request.rules || []).map((rule) =>
+    h("button", {
+      type: "button",
+      class: "decision-rule",
+      text: String(rule.text),
+      disabled: true,
+      dataset: { index: String(rule.index) },
+      attrs: { "aria-label": `Allow, and: ${rule.text}` },
+    }),
+  );
+}
+
 function decisionCard(request, row) {
+  const agent = agentName(request);
   const where = h("p", { class: "decision-where", text: whereText(request, row) });
   const status = h("p", { class: "decision-status", attrs: { role: "status", "aria-live": "polite" } });
   const input = decisionInput(request, (err) => setText(status, `Could not reveal: ${err.message}`));
   const message = h("textarea", {
     class: "decision-message",
     rows: 2,
-    placeholder: "Message to Claude (optional, sent with Deny)",
-    attrs: { "aria-label": "Message to Claude, sent with Deny" },
+    placeholder: `Message to ${agent} (optional, sent with Deny)`,
+    attrs: { "aria-label": `Message to ${agent}, sent with Deny` },
   });
   // Disabled until the whole input is in the page (`showWhenRendered`); absent when it cannot be.
   const allow = input.whole
     ? h("button", { type: "button", class: "decision-allow", text: "Allow", disabled: true })
     : null;
   const deny = h("button", { type: "button", class: "decision-deny", text: "Deny" });
+  const rules = ruleButtons(request, input.whole);
+  const ruleBox = rules.length
+    ? h(
+        "div",
+        { class: "decision-rules" },
+        h("p", { class: "decision-rules-head", text: "Allow and remember:" }),
+        ...rules,
+      )
+    : null;
   const card = h(
     "article",
     {
@@ -64,23 +98,24 @@ function decisionCard(request, row) {
       dataset: { id: request.id },
       attrs: { "aria-label": `Permission request: ${request.tool_name}` },
     },
-    h("header", { class: "decision-head", text: `Claude wants to use ${request.tool_name}` }),
+    h("header", { class: "decision-head", text: `${agent} wants to use ${request.tool_name}` }),
     where,
     input.el,
     message,
     h("div", { class: "decision-actions" }, allow, deny),
+    ruleBox,
     status,
   );
-  const buttons = () => [allow, deny].filter(Boolean);
-  const decide = async (behavior) => {
+  const buttons = () => [allow, deny, ...rules].filter(Boolean);
+  const decide = async (behavior, rule = null) => {
     for (const b of buttons()) b.disabled = true;
     try {
       await api(path.decision(request.id), {
         method: "POST",
-        body: { behavior, message: behavior === "deny" ? message.value : "" },
+        body: { behavior, message: behavior === "deny" ? message.value : "", ...(rule ? { rule: rule.index } : {}) },
       });
       card.dataset.answered = behavior;
-      setText(status, behavior === "allow" ? "Allowed" : "Denied");
+      setText(status, behavior === "deny" ? "Denied" : rule ? `Allowed. ${agent} remembers: ${rule.text}` : "Allowed");
     } catch (err) {
       const { text, settled } = refusal(err);
       card.dataset.answered = settled ? "elsewhere" : "";
@@ -88,11 +123,12 @@ function decisionCard(request, row) {
       setText(status, text);
       if (!settled) {
         deny.disabled = false;
-        if (allow) allow.disabled = !input.rendered();
+        for (const b of [allow, ...rules]) if (b) b.disabled = !input.rendered();
       }
     }
   };
   allow?.addEventListener("click", () => decide("allow"));
+  rules.forEach((b, i) => b.addEventListener("click", () => decide("allow", request.rules[i])));
   deny.addEventListener("click", () => decide("deny"));
   // Called once the card is in the list: Allow waits for a frame with the whole input laid out.
   const showWhenRendered = async () => {
@@ -100,12 +136,18 @@ function decisionCard(request, row) {
     await input.ready; // what a browser tool will type, revealed on this card first
     requestAnimationFrame(() => {
       if (card.dataset.answered === undefined && input.rendered()) {
-        allow.disabled = false;
+        for (const b of [allow, ...rules]) b.disabled = false;
         card.dataset.rendered = "1";
       }
     });
   };
   return { card, showWhenRendered, where };
+}
+
+/** Claude's AskUserQuestion: a question card (question-card.js) instead of Allow / Deny. */
+function askCard(request, row) {
+  const where = h("p", { class: "decision-where", text: whereText(request, row) });
+  return { ...questionCard(request, where, refusal), where };
 }
 
 // A session can wait for a permission that no one can answer from here: an ACP agent's request
@@ -136,7 +178,13 @@ export class DecisionList {
       h("header", { class: "decision-head", text: "Waiting for permission" }),
       h("p", { class: "decision-status", text: ELSEWHERE }),
     );
-    this.el = h("section", { class: "decision-list", attrs: { "aria-label": "Permission requests" } }, this.notice);
+    this.batches = new BatchCards();
+    this.el = h(
+      "section",
+      { class: "decision-list", attrs: { "aria-label": "Permission requests" } },
+      this.notice,
+      this.batches.el,
+    );
     /** @type {(() => void) | null} cards came or went (a view that places them elsewhere) */
     this.onChange = null;
     this.loading = null;
@@ -214,12 +262,14 @@ export class DecisionList {
     for (const { request, el } of this.wheres.values()) setText(el, whereText(request, rowOf(request)));
     for (const request of wanted) {
       if (this.cards.has(request.id)) continue;
-      const { card, showWhenRendered, where } = decisionCard(request, rowOf(request));
+      const make = request.tool_name === "AskUserQuestion" ? askCard : decisionCard;
+      const { card, showWhenRendered, where } = make(request, rowOf(request));
       this.cards.set(request.id, card);
       this.wheres.set(request.id, { request, el: where });
       this.el.append(card);
       showWhenRendered();
     }
+    this.batches.show(wanted, this.cards, (r) => whereText(r, rowOf(r)));
     if (changed) this.onChange?.();
     const shown = this.shown();
     const row = shown && this.sessions.find((s) => s.workspace === shown.workspace && s.session === shown.session);

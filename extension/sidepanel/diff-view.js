@@ -5,6 +5,7 @@
 // file, in order. Lines are text nodes: nothing from the diff is parsed as HTML.
 
 import { h } from "../lib/page/dom.js";
+import { wrapToggle } from "./diff-wrap.js";
 
 const MAX_LINES_SHOWN = 400; // beyond this, a card says how many more (the whole change opens them)
 
@@ -38,7 +39,9 @@ function fileBlock(item, ctx, diff, pick) {
     h("span", { class: "diff-removed", text: `−${diff.removed || 0}` }),
   );
   const summary = h("summary", {}, h("span", { class: "diff-path", text: diff.path || "(file)" }), " ", stats);
-  const details = h("details", { class: "diff", open: true }, summary, body);
+  const tools = h("div", { class: "diff-tools" }, wrapToggle());
+  // `data-path` and each line's `data-line`: what a review comment names (review-comments.js).
+  const details = h("details", { class: "diff", open: true, dataset: { path: diff.path || "" } }, summary, tools, body);
   if (diff.truncated || countLines(diff) > MAX_LINES_SHOWN) details.append(wholeChange(item, ctx, body, pick));
   return details;
 }
@@ -70,10 +73,10 @@ function fillHunks(body, diff, limit = MAX_LINES_SHOWN) {
       pre.append(
         h(
           "span",
-          { class: ["diff-line", `diff-${cls}`] },
+          { class: ["diff-line", `diff-${cls}`], dataset: { line: String(no), mark: cls } },
           h("span", { class: "diff-no", attrs: { "aria-hidden": "true" }, text: String(no) }),
           h("span", { class: "visually-hidden", text: cls === "add" ? "added: " : cls === "del" ? "removed: " : "" }),
-          line.slice(1) || " ",
+          h("span", { class: "diff-text", text: line.slice(1) || " " }),
         ),
       );
       shown += 1;

@@ -88,6 +88,11 @@ const SHAPES = {
     ],
   ],
   down: [["path", { d: "M8 3v10M3.5 8.5L8 13l4.5-4.5" }]],
+  // a card with a heading and two lines (the session card)
+  card: [
+    ["rect", { x: 1.75, y: 2.75, width: 12.5, height: 10.5, rx: 1.5 }],
+    ["path", { d: "M4.5 6h7M4.5 8.5h7M4.5 11h4" }],
+  ],
 };
 
 export const KIND_LABELS = {

@@ -3,8 +3,8 @@
 // what an item looks like can change apart. Every string from the server is set with textContent
 // (lib/page/dom.js); nothing is parsed as HTML.
 
-import { h, textNode } from "../lib/page/dom.js";
-import { byteSize, clockTime, compactNumber, cost, duration, fullTime, localTimesIn } from "../lib/page/format.js";
+import { h, setText, textNode } from "../lib/page/dom.js";
+import { byteSize, compactNumber, cost, dayClock, duration, fullTime, localTimesIn } from "../lib/page/format.js";
 import { KIND_LABELS, icon } from "./icons.js";
 import { renderMarkdown } from "./markdown.js";
 import { more } from "./show-more.js";
@@ -76,7 +76,7 @@ function head(item, who, extra = null) {
     { class: "item-head" },
     h("span", { class: "who", id, text: who }),
     extra,
-    item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: clockTime(item.ts) }) : null,
+    item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: dayClock(item.ts) }) : null,
   );
 }
 
@@ -172,7 +172,7 @@ function tool(item, ctx) {
     h("span", { class: "tool-icon", title: KIND_LABELS[kind] }, icon(kind)),
     h("span", { class: "tool-name", id: nameId, text: item.name || KIND_LABELS[kind] }),
     status,
-    item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: clockTime(item.ts) }) : null,
+    item.ts ? h("time", { class: "ts", dateTime: item.ts, title: fullTime(item.ts), text: dayClock(item.ts) }) : null,
   );
   const el = article(
     item,
@@ -308,13 +308,29 @@ function turn(item) {
       h("span", { class: "turn-tokens", title: cache.join(", ") || null, text: parts.join(" · ") }),
       costText ? h("span", { class: ["turn-cost", item.cost_source], title: costTitle, text: costText }) : null,
       subagents(item),
-      item.duration_ms != null ? h("span", { class: "turn-dur", text: duration(item.duration_ms) }) : null,
+      turnDuration(item.duration_ms),
       turnContext(item),
     ),
     item.model ? h("span", { class: "turn-model", text: item.model }) : null,
   );
   el.setAttribute("aria-label", `${turnName} complete: ${parts.join(", ")}${costText ? `, ${costText}` : ""}`);
   return el;
+}
+
+function turnDuration(ms) {
+  return ms != null ? h("span", { class: "turn-dur", text: duration(ms) }) : null;
+}
+
+/** A built turn row takes the agent's own duration of the turn (a later `turn_duration`). */
+export function showTurnDuration(el, ms) {
+  const shown = el.querySelector(".turn-dur");
+  if (shown) {
+    setText(shown, duration(ms));
+    return;
+  }
+  const context = el.querySelector(".turn-line .turn-context");
+  if (context) context.before(turnDuration(ms));
+  else el.querySelector(".turn-line")?.append(turnDuration(ms));
 }
 
 /** The context the turn's last request used, as a share of the window (hidden when unknown). */
@@ -381,8 +397,9 @@ function system(item, ctx) {
     );
   }
   const isError = /error/.test(sub);
-  // A decision record says when it was answered in UTC ISO; the reader wants their own clock.
-  const render = sub === "decision" ? (el, text) => renderPlain(el, localTimesIn(text)) : renderPlain;
+  // A decision or note record says when in UTC ISO; the reader wants their own clock.
+  const local = sub === "decision" || sub === "note";
+  const render = local ? (el, text) => renderPlain(el, localTimesIn(text)) : renderPlain;
   const body = h("div", { class: "text" });
   render(body, item.content || "");
   return labelled(
@@ -407,6 +424,7 @@ const SYSTEM_LABELS = Object.freeze({
   hook: "Hook",
   context: "Context",
   decision: "Decision",
+  note: "You · note to the agent",
 });
 
 function error(item) {

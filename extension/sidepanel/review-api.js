@@ -22,3 +22,7 @@ export const searchPath = (id, { q: text, session = undefined, limit = undefined
 export const searchAllPath = ({ q: text, workspace = undefined, limit = undefined }) =>
   `/api/search${q({ q: text, workspace, limit })}`;
 export const changesPath = (id, { session }) => `${ws(id)}/session/changes${q({ session })}`;
+/** A session's card: ids, transcript, totals, files, first prompt. */
+export const summaryPath = (id, { session }) => `${ws(id)}/session/summary${q({ session })}`;
+/** A session as a file to download: `format` html, md or jsonl. */
+export const exportPath = (id, { session, format }) => `${ws(id)}/session/export${q({ session, format })}`;

@@ -1,8 +1,10 @@
-// The pinned plan and the filter chips, folded into one compact row above the timeline: at
-// 420 px they took nine lines and pushed the feed halfway down the panel. The row says what is
-// folded ("Plan 3/7 · Filters", or which filters are on, so a filtered feed is never a
-// surprise) and opens it; "Next error" and the filters' announcements stay in the row, so they
-// work folded. Folded by default; the reader's choice is remembered across panels.
+// The review tools, folded behind one row above the timeline: search, the Changes view, the
+// pinned plan and the filter chips. At 420 px they took nine lines and, with Changes open,
+// pushed the feed down to a third of the panel. The row says what is folded ("Search, changes ·
+// Plan 3/7 · Filters", or which filters are on, so a filtered feed is never a surprise) and
+// opens it; "Next error" and the filters' announcements stay in the row, so they work folded.
+// Open, the tools scroll within a sixth of the panel's height: the feed keeps the rest.
+// Folded by default; the reader's choice is remembered across panels.
 //
 // The button is a disclosure (aria-expanded, aria-controls): a screen reader says "collapsed" /
 // "expanded" as it toggles, and it is reached with Tab like any button.
@@ -17,11 +19,12 @@ export class ReviewFold {
    * @param {object} parts
    * @param {import("./plan-pin.js").PlanPin} parts.plan
    * @param {import("./filter-chips.js").FilterChips} parts.filters
+   * @param {HTMLElement[]} parts.tools  shown first in the fold: search and the Changes view
    */
-  constructor({ plan, filters }) {
+  constructor({ plan, filters, tools }) {
     this.plan = plan;
     this.filters = filters;
-    this.body = h("div", { class: "review-more", id: `review-more-${++nextId}` }, plan.el, filters.el);
+    this.body = h("div", { class: "review-more", id: `review-more-${++nextId}` }, tools, plan.el, filters.el);
     this.label = h("span", { class: "review-fold-label" });
     this.button = h(
       "button",
@@ -56,7 +59,7 @@ export class ReviewFold {
 
   /** The row's words follow the plan's progress and the filters that are on. */
   update() {
-    const parts = [];
+    const parts = ["Search, changes"];
     if (!this.plan.el.hidden) parts.push(`Plan ${this.plan.progress.textContent}`);
     const on = this.filters.onLabels();
     parts.push(on.length ? `Showing ${on.join(", ").toLowerCase()}` : "Filters");

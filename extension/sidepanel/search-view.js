@@ -10,7 +10,7 @@
 
 import { api } from "../lib/page/client.js";
 import { h } from "../lib/page/dom.js";
-import { clockTime, fullTime } from "../lib/page/format.js";
+import { dayClock, fullTime } from "../lib/page/format.js";
 import { searchAllPath, searchPath } from "./review-api.js";
 import { clearSearchHighlight, highlightSearch } from "./search-highlight.js";
 
@@ -159,7 +159,7 @@ export class SearchView {
       { type: "button", class: "search-hit", on: { click: () => this._go(hit) } },
       h("span", { class: "hit-type", text: TYPE_LABELS[hit.type] || hit.type || "Item" }),
       all ? h("span", { class: "hit-where", text: this.label(hit.workspace, hit.session) }) : null,
-      hit.ts ? h("time", { class: "ts", dateTime: hit.ts, title: fullTime(hit.ts), text: clockTime(hit.ts) }) : null,
+      hit.ts ? h("time", { class: "ts", dateTime: hit.ts, title: fullTime(hit.ts), text: dayClock(hit.ts) }) : null,
       h("span", { class: "hit-snippet" }, highlighted(hit.snippet || "", hit.matches)),
     );
     btn.addEventListener("keydown", (ev) => {

@@ -1,21 +1,24 @@
 // Which workspace and session the Session tab shows (session-tab.js): the lists polled from the
-// server, the pickers filled from them, "Auto" following the session that changed last, and a
-// switch asked for from elsewhere (a search hit, a notification, an Activity row).
+// server, the header's name of what is shown, "Auto" following the session that changed last, a
+// choice made in the session list (session-list.js), and a switch asked for from elsewhere (a
+// search hit, a notification, an Activity row).
 
 import { ApiError, api, path } from "../lib/page/client.js";
+import { setText } from "../lib/page/dom.js";
+import { visible } from "../lib/page/visible-text.js";
 import {
   AUTO,
+  AUTO_RULE,
   autoWorkspace,
   browserWorkspace,
-  fillPicker,
   isDemo,
-  sessionOptions,
-  workspaceOptions,
+  sessionLabel,
+  workspaceLabel,
 } from "./session-pickers.js";
 import { SessionFeed } from "./session-feed.js";
 
 export class SessionChoice extends SessionFeed {
-  /** Reload the pickers (single-flight: overlapping triggers share one run). */
+  /** Reload the lists (single-flight: overlapping triggers share one run). */
   _refresh(opts) {
     if (!this.refreshing) {
       this.refreshing = this._doRefresh(opts).finally(() => {
@@ -68,13 +71,29 @@ export class SessionChoice extends SessionFeed {
 
   _fillWorkspaces() {
     const inBrowser = browserWorkspace(this.browser);
-    fillPicker(
-      this.wsSelect,
-      workspaceOptions(this.workspaces, autoWorkspace(this.workspaces, this.ws), inBrowser),
-      this.wsChoice,
-    );
     this.browserChip.hidden = !this.ws || inBrowser !== this.ws;
+    this._syncHeader();
     this._syncDemoBanner();
+    this.list?.autoChanged();
+  }
+
+  /** The header's one line: the workspace and session shown, and whether "Auto" chose them. */
+  _syncHeader() {
+    const ws = this.workspaces.find((w) => w.id === this.ws);
+    const shown = this.sessions.find((s) => s.id === this.session) || null;
+    const auto = this.wsChoice === AUTO;
+    const name = [ws ? workspaceLabel(ws) : "", shown ? sessionLabel(shown) : ""].filter(Boolean).join(" · ");
+    setText(this.listButtonText, name || "Choose a session");
+    this.autoBadge.hidden = !auto;
+    this.listButton.title = visible(
+      [
+        ws?.directory,
+        shown ? `${sessionLabel(shown)} (${shown.id})` : null,
+        auto ? AUTO_RULE : "Shown until you choose another. Click for every session.",
+      ]
+        .filter(Boolean)
+        .join("\n"),
+    );
   }
 
   /** One line over a demo's timeline says it is one. */
@@ -117,20 +136,33 @@ export class SessionChoice extends SessionFeed {
   }
 
   _fillSessions() {
-    fillPicker(this.sessionSelect, sessionOptions(this.sessions), this.sessionChoice);
+    this._syncHeader();
   }
 
-  _pickWorkspace() {
-    this.wsChoice = this.wsSelect.value;
-    const target = this.wsChoice === AUTO ? autoWorkspace(this.workspaces, this.ws)?.id : this.wsChoice;
-    if (target && target !== this.ws) this._openWorkspace(target);
+  /** A choice made in the session list: `ws` null follows along (Auto); `session` null, the
+   * workspace's latest session. */
+  chooseFromList({ ws, session }) {
+    if (ws === null) {
+      this.wsChoice = AUTO;
+      const target = autoWorkspace(this.workspaces, this.ws)?.id;
+      if (!target) return;
+      if (target !== this.ws || this.sessionChoice !== AUTO || !this.stream) this._openWorkspace(target);
+      return;
+    }
+    this.switchTo(ws, session ?? AUTO);
   }
 
-  _pickSession() {
-    const choice = this.sessionSelect.value;
-    if (choice === this.sessionChoice) return;
-    this.sessionChoice = choice;
-    this._startStream();
+  /** Every workspace and its sessions, for the session list (read when it opens). */
+  async listData() {
+    const [data] = await Promise.all([api(path.allSessions()), this._loadBrowser()]);
+    const workspaces = Array.isArray(data.workspaces) ? data.workspaces : [];
+    const sessions = new Map();
+    for (const s of Array.isArray(data.sessions) ? data.sessions : []) {
+      const of = sessions.get(s.workspace);
+      if (of) of.push(s);
+      else sessions.set(s.workspace, [s]);
+    }
+    return { workspaces, sessions };
   }
 
   /** Show another session (a search hit's); resolves once its snapshot is shown. */

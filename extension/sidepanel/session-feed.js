@@ -3,10 +3,11 @@
 // connection says about itself (the reconnect banner, the session's state chip, a protocol
 // mismatch). The tab builds the elements and owns the timeline; this is its stream half.
 
-import { setText, h } from "../lib/page/dom.js";
+import { h } from "../lib/page/dom.js";
 import { CONTROL_TYPES, PROTOCOL_VERSION } from "../lib/shared/protocol.gen.js";
 import { SessionStream } from "../lib/page/session-stream.js";
 import { icon } from "./icons.js";
+import { paintStateChip } from "./state-chip.js";
 import { AUTO } from "./session-pickers.js";
 
 // Stream control messages are not session items. The set comes from the models, so a control
@@ -19,11 +20,14 @@ export class SessionFeed {
   /** @type {any} */ ctx;
   /** @type {string | null} */ ws = null;
   /** @type {string} */ sessionChoice;
+  /** @type {any[]} the sessions listing of the workspace shown (session-choice.js) */ sessions = [];
+  /** @type {string | null} */ told = null;
   /** @type {SessionStream | null} */ stream = null;
   /** @type {string | null} */ view = null;
   /** @type {import("./timeline.js").Timeline} */ timeline;
   /** @type {import("./decision-card.js").DecisionList} */ decisions;
   /** @type {import("./session-review.js").SessionReview} */ review;
+  /** @type {import("./note-composer.js").NoteComposer} */ notes;
   /** @type {import("./indexing-note.js").IndexingNote} */ indexing;
   /** @type {HTMLElement} */ panel;
   /** @type {HTMLElement} */ banner;
@@ -33,8 +37,13 @@ export class SessionFeed {
   /** @type {HTMLElement} */ mismatchBanner;
   /** @type {HTMLElement} */ demoBanner;
   /** @type {HTMLElement} */ browserChip;
-  /** @type {HTMLSelectElement} */ wsSelect;
-  /** @type {HTMLSelectElement} */ sessionSelect;
+  /** @type {HTMLButtonElement} */ listButton;
+  /** @type {HTMLElement} */ listButtonText;
+  /** @type {HTMLElement} */ autoBadge;
+  /** @type {import("./session-list.js").SessionList} */ list;
+  /** @type {any[]} */ workspaces = [];
+  /** @type {string | null} */ session = null;
+  /** @type {string} */ wsChoice;
 
   // Defined further down the chain; stated here so the stream half can call them.
   /** Show a full-panel state (session-tab.js). @param {string} _view @param {{code: string, message: string} | null} [_error] @returns {Promise<void>} */
@@ -49,6 +58,8 @@ export class SessionFeed {
 
   _startStream() {
     this._stopStream();
+    this.stateChip.hidden = true; // another session's state until this one's is known
+    this.told = null; // the session whose state this stream said (session_status)
     this.timeline.reset();
     this._state("timeline");
     this.stream = new SessionStream({
@@ -73,17 +84,22 @@ export class SessionFeed {
       case "hello":
         this.session = data.session || this.session;
         this.decisions.refresh();
+        this.notes?.refresh();
         break;
       case "snapshot":
         if (data.session) this.session = data.session;
         this.timeline.load(Array.isArray(data.items) ? data.items : [], data.total, data.skipped_bytes);
+        // The stream tells only changes of state: until one comes, the chip shows the state the
+        // sessions listing (loaded just before the stream) gave this session.
+        if (this.told !== this.session) this._setSessionState(this.sessions.find((s) => s.id === this.session) || {});
         this.review.onSnapshot(data);
         this.shown?.(true);
         this.shown = null;
         this.timeline.scroller.setAttribute("aria-label", "Session timeline");
         break;
       case "session_status":
-        this._setSessionState(data.state, data.reason);
+        this.told = data.session || this.session;
+        this._setSessionState(data);
         if (data.session && data.session !== this.session) {
           this.session = data.session;
           this._loadSessions();
@@ -133,11 +149,12 @@ export class SessionFeed {
     this.bannerButton.hidden = !canRetry;
   }
 
-  _setSessionState(state, reason) {
-    if (!state) return;
+  _setSessionState(status) {
+    if (!status.state) return;
     this.stateChip.hidden = false;
-    setText(this.stateChip, reason ? `${state} · ${reason}` : state); // "ended · file removed"
-    this.stateChip.className = `chip session-state st-${state.replace(/[^a-z]/g, "")}`;
+    const { state, reason } = status;
+    // "ended · file removed"; outlined dashed when inferred, as in the Sessions view.
+    paintStateChip(this.stateChip, status, reason ? `${state} · ${reason}` : state, "chip session-state");
   }
 
   _protocolMismatch(serverProtocol) {

@@ -4,6 +4,7 @@
 // pickers and the stream; this owns the bar above the timeline and the keys that reach it.
 
 import { h } from "../lib/page/dom.js";
+import { AgentFigures } from "./agent-figures.js";
 import { ChangesView } from "./changes-view.js";
 import { ContextGauge } from "./context-gauge.js";
 import { FilterChips } from "./filter-chips.js";
@@ -25,6 +26,7 @@ export class SessionReview {
     const timeline = tab.timeline;
     const where = () => (tab.ws && tab.session ? { ws: tab.ws, session: tab.session } : null);
     this.gauge = new ContextGauge();
+    this.agentFigures = new AgentFigures(where, (figures) => this.gauge.offerAgent(figures));
     this.plan = new PlanPin();
     this.history = new HistoryLoader(timeline, where);
     this.filters = new FilterChips(timeline);
@@ -34,20 +36,21 @@ export class SessionReview {
       label: (ws, session) => this._label(ws, session),
     });
     this.changes = new ChangesView({ where, jump: (id) => this.jumpTo(id) });
-    // The plan and the chips fold into one row (review-fold.js): the feed gets the room.
-    this.fold = new ReviewFold({ plan: this.plan, filters: this.filters });
+    // Search, Changes, the plan and the chips fold behind one row (review-fold.js): the feed
+    // gets the room.
+    this.fold = new ReviewFold({
+      plan: this.plan,
+      filters: this.filters,
+      tools: [
+        h("div", { class: "review-tools" }, this.search.form, this.changes.toggle),
+        this.search.status,
+        this.search.results,
+        this.search.more,
+        this.changes.el,
+      ],
+    });
     this.plan.onChange = this.filters.onChange = () => this.fold.update();
-    this.el = h(
-      "div",
-      { class: "review-bar", hidden: true },
-      h("div", { class: "review-tools" }, this.search.form, this.changes.toggle),
-      this.search.status,
-      this.search.results,
-      this.search.more,
-      this.changes.el,
-      this.fold.row,
-      this.fold.body,
-    );
+    this.el = h("div", { class: "review-bar", hidden: true }, this.fold.row, this.fold.body);
   }
 
   /** Keys (j/k, g/G, Enter, e/E, /, ?) while focus is inside `root`. */
@@ -55,7 +58,10 @@ export class SessionReview {
     this.keysHelp = new KeysHelp();
     installKeys(root, this.tab.timeline, {
       onError: (dir) => this.filters.jumpToError(dir),
-      onSearch: () => this.search.focus(),
+      onSearch: () => {
+        this.fold.setOpen(true, false); // "/" reaches the search wherever it is folded
+        this.search.focus();
+      },
       onStart: () => this.history.toStart(),
       onLatest: () => this.history.goLatest(),
       onHelp: () => this.keysHelp.show(),
@@ -67,9 +73,11 @@ export class SessionReview {
     if (reset) {
       this.plan.reset();
       this.gauge.reset();
+      this.agentFigures.reset();
     }
     this.plan.offer(items);
     this.gauge.offer(items);
+    this.agentFigures.poke();
   }
 
   onRender() {

@@ -6,16 +6,20 @@ import { api, path } from "../lib/page/client.js";
 import { h } from "../lib/page/dom.js";
 import { BrowserSummaries } from "./browser-summary.js";
 import { icon } from "./icons.js";
-import { AUTO } from "./session-pickers.js";
+import { AUTO, autoWorkspace, browserWorkspace, workspaceLabel } from "./session-pickers.js";
 import { IndexingNote } from "./indexing-note.js";
 import { stateContent } from "./session-states.js";
 import { Timeline } from "./timeline.js";
 import { DecisionList } from "./decision-card.js";
 import { SessionChoice } from "./session-choice.js";
 import { SessionReview } from "./session-review.js";
+import { NoteComposer } from "./note-composer.js";
+import { ReviewDraft, installReviewComments } from "./review-comments.js";
+import { SessionCard } from "./session-card.js";
+import { SessionList } from "./session-list.js";
 
 // The workspace list is polled twice a second while the panel is visible (a small local request;
-// the pickers are rebuilt only when it changed), so a new session anywhere shows within a second.
+// the header is redrawn only when it changed), so a new session anywhere shows within a second.
 const TICK_MS = 500;
 const BROWSER_TICKS = 4; // where the agent acts in the browser: every 2 s
 const SESSIONS_TICKS = 20; // the session list's "3 min ago": every 10 s
@@ -47,22 +51,51 @@ class SessionTab extends SessionChoice {
   // --- DOM ---
 
   _build() {
-    this.wsSelect = h("select", { id: "ws-select", on: { change: () => this._pickWorkspace() } });
-    this.sessionSelect = h("select", { id: "session-select", on: { change: () => this._pickSession() } });
+    // The header: one line, whatever waits below it (the session shown, its state, the gauge).
+    this.autoBadge = h("span", { class: "auto-badge", text: "Auto", hidden: true });
+    this.listButtonText = h("span", { class: "session-button-text", text: "Choose a session" });
+    this.listButton = h(
+      "button",
+      {
+        type: "button",
+        id: "session-list-button",
+        class: "session-button",
+        attrs: { "aria-haspopup": "dialog" },
+        on: { click: () => this.openList() },
+      },
+      this.autoBadge,
+      this.listButtonText,
+      h("span", { class: "session-button-caret", text: "▾", attrs: { "aria-hidden": "true" } }),
+    );
     this.stateChip = h("span", { class: "chip session-state", hidden: true });
     this.browserChip = h("span", {
       class: "chip browser-hint",
       hidden: true,
-      text: "Agent active in the browser",
+      text: "in browser",
       title: "This workspace's agent acted in the browser in the last 2 minutes",
     });
-    const pickers = h(
+    this.pickers = h(
       "div",
-      { class: "pickers" },
-      h("div", { class: "field" }, h("label", { htmlFor: "ws-select", text: "Workspace" }), this.wsSelect),
-      h("div", { class: "field" }, h("label", { htmlFor: "session-select", text: "Session" }), this.sessionSelect),
+      { class: "toolbar session-line", hidden: true },
+      this.listButton,
+      this.stateChip,
+      this.browserChip,
     );
-    this.pickers = h("div", { class: "toolbar", hidden: true }, pickers, this.stateChip, this.browserChip);
+    this.card = new SessionCard(this); // totals, ids, export: one click from the header
+    this.list = new SessionList({
+      load: () => this.listData(),
+      choose: (choice) => this.chooseFromList(choice),
+      current: () => {
+        const auto = this.autoWorkspaceNow();
+        return {
+          ws: this.ws,
+          session: this.session,
+          auto: this.wsChoice === AUTO,
+          autoLabel: auto,
+          inBrowser: browserWorkspace(this.browser),
+        };
+      },
+    });
     this.demoBanner = h("p", {
       class: "banner demo-banner",
       hidden: true,
@@ -102,7 +135,10 @@ class SessionTab extends SessionChoice {
         this.pill.querySelector(".pill-text").textContent = n === 1 ? "1 new item" : `${n} new items`;
       },
       onRender: () => this.review?.onRender(),
-      onItems: (items, reset) => this.review?.onItems(items, reset),
+      onItems: (items, reset) => {
+        this.review?.onItems(items, reset);
+        this.notes?.onItems(items);
+      },
     });
     // Permission requests of the session shown, answered from here (decision-card.js).
     this.decisions = new DecisionList(
@@ -110,7 +146,14 @@ class SessionTab extends SessionChoice {
       () => (this.ws && this.session ? { workspace: this.ws, session: this.session } : null),
     );
     this.review = new SessionReview(this);
-    this.pickers.append(this.review.gauge.el);
+    // Notes and review comments to the session's agent (note-composer.js, review-comments.js).
+    const draft = new ReviewDraft();
+    this.notes = new NoteComposer(
+      () => (this.ws && this.session ? { ws: this.ws, session: this.session } : null),
+      draft,
+    );
+    installReviewComments(this.scroller, draft);
+    this.pickers.append(this.review.gauge.el, this.card.button);
     this.panel = h(
       "div",
       { class: "session-tab" },
@@ -124,6 +167,9 @@ class SessionTab extends SessionChoice {
       this.review.el,
       this.scroller,
       this.pill,
+      this.notes.el,
+      this.list.el,
+      this.card.dialog,
     );
     this.review.installKeys(this.panel);
   }
@@ -149,6 +195,17 @@ class SessionTab extends SessionChoice {
     this._fillWorkspaces();
     if (await this._loadSessions()) this._startStream();
     this.decisions.refresh();
+  }
+
+  /** The list of every session, over the timeline (from the header or the Sessions view). */
+  openList() {
+    return this.list.open();
+  }
+
+  /** What "Auto" would show now, named for the list's Auto row. */
+  autoWorkspaceNow() {
+    const ws = autoWorkspace(this.workspaces, this.ws);
+    return ws ? workspaceLabel(ws) : "";
   }
 
   hide() {

@@ -1,5 +1,6 @@
-// The Sessions view: every live session on the machine (any workspace, any agent) with its
-// state, workspace, title and how long it has been in that state; waiting ones first. A click
+// The Sessions view: every live session on the machine and on forwarded hosts (any workspace,
+// any agent) with its state, workspace, agent, title and how long it has been in that state;
+// waiting ones first. A click
 // opens the session in the Session tab. A waiting session's permission request shows as its
 // decision card inside its row; a request whose session is not listed (yet), above the list.
 // Rows are kept and updated in place (the counters tick every second): a card being filled in
@@ -12,25 +13,23 @@ import { attentionFeed } from "../lib/page/attention-feed.js";
 import { duration } from "../lib/page/format.js";
 import { KEYS } from "../lib/shared/config.js";
 import { DecisionList } from "./decision-card.js";
+import { paintStateChip, stateLabel } from "./state-chip.js";
 
 const ALERTS_KEY = KEYS.alerts; // chrome.storage.local: notifications on (true) or off
 const TICK_MS = 1000;
 
-export function stateLabel(s) {
-  if (s.state === "waiting") return s.reason === "input" ? "waiting for your answer" : "waiting for permission";
-  return s.state;
-}
+const AGENTS = { claude: "Claude", codex: "Codex", acp: "ACP agent" };
 
-/** Where a state came from (the server's `exact`), as the chip's tooltip says it. */
-export function stateSource(s) {
-  return s.exact
-    ? "Reported by the agent (its hooks or protocol)"
-    : "Inferred from the session's file, its agent process and the time since it last wrote";
+/** "Codex · for 2m 10s": whose session it is, and how long it has been in its state. */
+export function sinceText(s, now = Date.now()) {
+  const agent = AGENTS[s.agent] || s.agent || "";
+  const waited = s.since ? `for ${duration(now - Date.parse(s.since))}` : "";
+  return [agent, waited].filter(Boolean).join(" · ");
 }
 
 /** A row's elements: the button that opens the session, and where its decision cards go. */
 function sessionRow(s, ctx) {
-  const chip = h("span", { class: "chip" });
+  const chip = h("span");
   const ws = h("span", { class: "session-ws" });
   const title = h("span", { class: "session-title" });
   const since = h("span", { class: "session-since" });
@@ -48,17 +47,13 @@ function sessionRow(s, ctx) {
 }
 
 function updateRow(row, s) {
-  const waited = s.since ? duration(Date.now() - Date.parse(s.since)) : "";
   Object.assign(row.li.dataset, { state: s.state, reason: s.reason || "" });
   row.open.title = s.directory || s.workspace;
   // An inferred state is drawn with a dashed outline: the same words, less certain.
-  row.chip.className = `chip st-${s.state}${s.exact ? "" : " inferred"}`;
-  row.chip.dataset.exact = String(Boolean(s.exact));
-  row.chip.title = stateSource(s);
-  setText(row.chip, stateLabel(s));
+  paintStateChip(row.chip, s, stateLabel(s));
   setText(row.ws, s.workspace_name || s.workspace);
   setText(row.title, s.title || `Session ${String(s.session).slice(0, 8)}`);
-  setText(row.since, waited ? `for ${waited}` : "");
+  setText(row.since, sinceText(s));
 }
 
 export function createSessionsView(ctx) {
@@ -72,16 +67,24 @@ export function createSessionsView(ctx) {
     " Notify me when a session waits or finishes",
   );
   const decisions = new DecisionList();
-  const panel = h("div", { class: "sessions-view" }, toggle, decisions.el, list, empty);
+  const allSessions = h("button", {
+    type: "button",
+    class: "link-button all-sessions",
+    text: "All sessions…",
+    title: "Every session of every workspace, with a filter",
+    on: { click: () => ctx.openSessionList?.() },
+  });
+  const head = h("div", { class: "sessions-head" }, toggle, allSessions);
+  const panel = h("div", { class: "sessions-view" }, head, decisions.el, list, empty);
   let rows = [];
   let timer = null;
-  const shown = new Map(); // workspace + session → its row's elements
 
   chrome.storage.local.get(ALERTS_KEY).then((got) => {
     alerts.checked = got[ALERTS_KEY] === true;
   });
   alerts.addEventListener("change", () => chrome.storage.local.set({ [ALERTS_KEY]: alerts.checked }));
 
+  const shown = new Map(); // workspace + session → its row's elements
   const keyOf = (s) => `${s.workspace}\u0000${s.session}`;
   const render = () => {
     empty.hidden = rows.length > 0;

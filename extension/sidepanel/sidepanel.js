@@ -38,6 +38,11 @@ const ctx = {
     select("session", true);
     tabs.get("session").instance.focus(workspace, session);
   },
+  // The list of every session (the Sessions view's "All sessions"), over the Session tab.
+  openSessionList() {
+    select("session");
+    return tabs.get("session").instance.openList();
+  },
   // An Activity row's back-link: the Session tab, on that tool call (browser-summary.js).
   openItem(target) {
     select("session", true);

@@ -5,7 +5,7 @@
 // through `_replace`, `_stale` and `_refilter`.
 
 import { textNode } from "../lib/page/dom.js";
-import { attachResult, settlePending, showProgress } from "./item-renderers.js";
+import { attachResult, settlePending, showProgress, showTurnDuration } from "./item-renderers.js";
 import { buildRow, isBuilt, nestElement, newRow } from "./timeline-rows.js";
 
 export class TimelineModel {
@@ -47,6 +47,8 @@ export class TimelineModel {
     this.running = new Set(); // tool rows with no result yet
     this.deltas = new Map(); // segment_id → partial row
     this.orphans = []; // rows whose tool card or Task was not loaded (yet)
+    this.turns = new Map(); // seq → main-thread turn_complete row
+    this.durations = new Map(); // turn seq → the agent's own duration of that turn (turn_duration)
     this.lastSeq = 0;
     this.firstSeq = Infinity;
   }
@@ -94,6 +96,10 @@ export class TimelineModel {
       this.lastSeq = item.seq;
       if (item.seq < this.firstSeq) this.firstSeq = item.seq;
     }
+    if (item.type === "turn_duration") {
+      this._turnDuration(item);
+      return true;
+    }
     // The complete item takes its partial bubble's place (same segment_id).
     const streamed = item.type === "assistant" || item.type === "thinking";
     const partial = streamed && item.segment_id ? this.deltas.get(item.segment_id) : null;
@@ -106,6 +112,8 @@ export class TimelineModel {
       }
       this.running.clear();
       if (!this.paging) this._dropDeltas();
+      const measured = this.durations.get(item.seq);
+      if (measured != null) item.duration_ms = measured;
     }
     if (item.type === "tool_result") {
       const row = this.tools.get(item.tool_use_id);
@@ -120,6 +128,7 @@ export class TimelineModel {
       this.tools.set(item.tool_use_id, row);
       this.running.add(row);
     }
+    if (item.type === "turn_complete" && !item.parent_tool_use_id) this.turns.set(item.seq, row);
     const parent = item.parent_tool_use_id ? this.tools.get(item.parent_tool_use_id) : null;
     if (partial) {
       this.deltas.delete(item.segment_id);
@@ -131,6 +140,18 @@ export class TimelineModel {
       this.rows.push(row);
     }
     return true;
+  }
+
+  /** The agent's own duration of a turn already shown (Claude Code writes it after the turn
+   * closed): the turn's row shows it in place of the wall time. Kept for a turn not loaded yet
+   * (a history page brings it). Never a row of its own. */
+  _turnDuration(item) {
+    this.durations.set(item.turn_seq, item.duration_ms);
+    const row = this.turns.get(item.turn_seq);
+    if (!row) return;
+    row.item.duration_ms = item.duration_ms;
+    if (isBuilt(row)) showTurnDuration(row.el, item.duration_ms);
+    else this._stale(row);
   }
 
   _attach(row, result) {

@@ -20,6 +20,7 @@ from aiohttp import web
 from sidemirror import __version__
 from sidemirror.activity.links import BrowserLinks
 from sidemirror.activity.log import ActivityLog
+from sidemirror.attention.agent_figures import AgentFigures
 from sidemirror.attention.service import Attention
 from sidemirror.core.debug_trace import DebugTrace
 from sidemirror.core.free_memory import release_free_memory
@@ -28,6 +29,7 @@ from sidemirror.core.private import private_dir
 from sidemirror.core.projection import Projector
 from sidemirror.core.state_sweep import sweep_states
 from sidemirror.core.store import Store
+from sidemirror.hook_secret import load_hook_secret
 from sidemirror.ingest.journal import IngestJournal
 from sidemirror.mcp import endpoint as mcp
 from sidemirror.panel_credential import load_panel_credential
@@ -39,18 +41,25 @@ from sidemirror.sources.registry import build_sources
 from sidemirror.sources.remote.hosts import RemoteHosts
 from sidemirror.web import (
     activity,
+    answers,
     attention,
     browser_links,
     changes,
+    decision_batch,
     decisions,
     forward,
     health,
+    hook_http,
     hooks,
     identify,
     ingest,
+    notes,
     pair,
     search,
+    session_export,
+    session_summary,
     sessions,
+    statusline,
 )
 from sidemirror.web.about import load_server_id
 from sidemirror.web.bodies import NDJSON_LIMIT
@@ -77,9 +86,12 @@ def routes() -> list[web.RouteDef]:
         # Sessions: JSON reads and the live stream.
         web.get("/api/workspaces", sessions.list_workspaces),
         web.get("/workspace/{ws}/sessions", sessions.list_sessions),
+        web.get("/api/sessions", sessions.list_all_sessions),
         web.get("/workspace/{ws}/session", sessions.snapshot),
         web.get("/workspace/{ws}/session/stream", session_stream),
         web.get("/workspace/{ws}/session/changes", changes.session_changes),
+        web.get("/workspace/{ws}/session/summary", session_summary.session_card),
+        web.get("/workspace/{ws}/session/export", session_export.export_session),
         web.get("/workspace/{ws}/search", search.search_session),
         web.get("/api/search", search.search_all),
         web.get("/workspace/{ws}/session/items/{item_id}", sessions.full_item),
@@ -97,9 +109,18 @@ def routes() -> list[web.RouteDef]:
         web.get("/api/attention", attention.list_attention),
         web.get("/api/attention/stream", attention.attention_stream),
         web.post("/api/hooks/claude", hooks.claude_hook),
+        web.post("/api/hooks/claude/http", hook_http.claude_http_hook),
+        web.post("/api/hooks/codex", hooks.codex_hook),
+        web.post("/api/statusline/claude", statusline.report_statusline),
+        web.get("/api/statusline/claude", statusline.statusline_figures),
         web.get("/api/decisions", decisions.list_decisions),
+        web.post("/api/decisions/batch", decision_batch.decide_batch),  # before {request_id}
         web.post("/api/decisions/{request_id}", decisions.decide),
         web.post("/api/decisions/{request_id}/reveal", decisions.reveal),
+        web.post("/api/decisions/{request_id}/answer", answers.answer_question),
+        web.get("/api/notes", notes.list_notes),
+        web.post("/api/notes", notes.add_note),
+        web.post("/api/notes/{note_id}/cancel", notes.cancel_note),
         # MCP (Streamable HTTP).
         web.get("/mcp", mcp.get_mcp),
         web.post("/mcp", mcp.post_mcp),
@@ -149,6 +170,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
         extension_origins(settings.extension_ids),
         Tickets(),
         owners=owners,
+        hook_secret=load_hook_secret(settings.data_dir),
     )
     state = AppState(
         settings,
@@ -168,6 +190,7 @@ def create_app(settings: Settings, token: str) -> web.Application:
     app[pair.PAIRING_CODES] = pair.PairingCodes()
     remote = app[forward.REMOTE_HOSTS] = RemoteHosts(store, settings.data_dir, settings.max_hosts)
     app[hooks.ATTENTION] = Attention(store, settings.decision_timeout_s)
+    app[statusline.AGENT_FIGURES] = AgentFigures()
     app[browser_links.BROWSER_LINKS] = BrowserLinks(store, state.activity)
     app.on_response_prepare.append(security_headers)
     app.add_routes(routes())

@@ -116,6 +116,12 @@ def render_markdown() -> str:
         "the first item held (0 unless it is over 4 MB and was read from a real prompt near its "
         "end). `total` counts the items held. In such a session `turn_complete.turn` is `null` "
         "(the turns before were not counted).",
+        "- `turn_duration` items: the agent's own duration of a turn already closed (Claude "
+        "Code writes it seconds after the turn's `end_turn`, which closes the turn at once, so "
+        "neither `turn_complete` nor the `idle` state waits for it). The `turn_complete` whose "
+        "`seq` is its `turn_seq` shows this `duration_ms` in place of its own (the wall time to "
+        "`end_turn`); a client keeps the figure for a turn not loaded yet (a history page) and "
+        "never shows it as a row. A transcript whose last item is one is `idle`.",
         "",
         "## ACP `session/update` kinds",
         "",

@@ -20,10 +20,13 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from sidemirror.core.private import private_dir, untrusted, write_private
 from sidemirror.core.process_identity import gone_reason, this_process
+
+TYPE_CHECKING = False  # `typing` is a module import of its own: the hook runs on every tool call
+if TYPE_CHECKING:
+    from typing import Any
 
 APP_NAME = "sidemirror"
 RUNTIME_PREFIX = "server-"

@@ -14,22 +14,47 @@ process, another OS user's included, can listen there. So before the token leave
    then sends its event on the same connection (`checked_connection`), so the proof covers the
    very peer that gets the token and gives the answer.
 
-Standard library only: the hook runs this on every tool call.
+Standard library only: the hook runs this on every tool call, and imports what a check needs
+only once a server may run (`checked_loopback` spares it `http.client` too).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 import sys
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
-from sidemirror.sock_diag import tcp_listener_uid
-
+TYPE_CHECKING = False  # `typing` is a module import of its own: the hook runs on every tool call
 if TYPE_CHECKING:
     import http.client
+    from collections.abc import Callable, Mapping
+    from typing import Any, Protocol, TypeVar
+
+    from sidemirror.loopback_http import LoopbackConnection
+
+    class _Response(Protocol):
+        status: int
+
+        def read(self, amt: int | None = None, /) -> bytes: ...
+
+    class _Connection(Protocol):
+        """What the checks use of a connection: `http.client.HTTPConnection` or, for the hook
+        and the status line, `loopback_http.LoopbackConnection`."""
+
+        port: int
+        auto_open: int
+
+        @property
+        def sock(self) -> object: ...
+
+        def request(
+            self, method: str, url: str, body: bytes | None = ..., headers: Mapping[str, str] = ...
+        ) -> None: ...
+
+        def getresponse(self) -> _Response: ...
+
+        def close(self) -> None: ...
+
+    C = TypeVar("C", bound=_Connection)
 
 HOST = "127.0.0.1"  # where every client reaches the server (the runtime file gives the port)
 PROOF_PREFIX = "sidemirror-identify:"  # what web/identify.py answers with (one definition)
@@ -48,6 +73,9 @@ class UntrustedServer(Exception):
 
 
 def identity_proof(token: str, server_id: str, nonce: str) -> str:
+    import hashlib  # like every import below: only once a server may run (the hook's no-server
+    import hmac  # path, on every tool call, pays for none of them)
+
     message = f"{PROOF_PREFIX}{server_id}:{nonce}".encode()
     return hmac.new(token.encode(), message, hashlib.sha256).hexdigest()
 
@@ -76,6 +104,8 @@ def listener_uids(port: int) -> set[int]:
     """Who owns the socket listening on 127.0.0.1:`port` (empty: nothing listens there). The
     kernel is asked by netlink (sock_diag.py: the listener table only, whatever else is open);
     `/proc/net/tcp{,6}` is read only where netlink does not answer."""
+    from sidemirror.sock_diag import tcp_listener_uid
+
     uid = tcp_listener_uid(HOST, port)
     return {uid} if uid is not None else _proc_listener_uids(port)
 
@@ -98,11 +128,18 @@ def check_listener_owner(port: int) -> None:
         )
 
 
-def prove_identity(conn: http.client.HTTPConnection, token: str, server_id: object) -> None:
+def _connection_errors() -> tuple[type[Exception], ...]:
+    """What a failed exchange raises: OSError and ValueError, and `http.client`'s own errors
+    when it is loaded (a connection of another kind cannot raise those)."""
+    client = sys.modules.get("http.client")
+    extra = (client.HTTPException,) if client is not None else ()
+    return (OSError, ValueError, *extra)
+
+
+def prove_identity(conn: _Connection, token: str, server_id: object) -> None:
     """The peer of `conn` proves it holds `token` (and is `server_id`) without being sent it.
     Raises `UntrustedServer`."""
-    import http.client  # only once a server may run: no cost on the no-server path
-    import json
+    import json  # only once a server may run: no cost on the no-server path
 
     port = conn.port
     nonce = os.urandom(NONCE_BYTES).hex()
@@ -111,7 +148,7 @@ def prove_identity(conn: http.client.HTTPConnection, token: str, server_id: obje
         resp = conn.getresponse()
         body = resp.read(64 << 10)
         status = resp.status
-    except (OSError, http.client.HTTPException) as exc:
+    except _connection_errors() as exc:
         raise UntrustedServer(port, f"it did not answer the identity check ({exc})") from None
     try:
         answer = json.loads(body) if status == 200 else None
@@ -126,6 +163,8 @@ def prove_identity(conn: http.client.HTTPConnection, token: str, server_id: obje
         raise UntrustedServer(
             port, f"it is another server (server_id {answered_id}, the runtime file's {server_id})"
         )
+    import hmac
+
     expected = identity_proof(token, answered_id, nonce)
     if not hmac.compare_digest(proof.encode(), expected.encode()):
         raise UntrustedServer(port, "it cannot prove it holds the runtime file's token")
@@ -140,11 +179,23 @@ def checked_connection(info: Mapping[str, Any], timeout: float) -> http.client.H
     without a port or token."""
     import http.client
 
+    return _checked(info, timeout, http.client.HTTPConnection)
+
+
+def checked_loopback(info: Mapping[str, Any], timeout: float) -> LoopbackConnection:
+    """`checked_connection` without `http.client` (loopback_http.py): for the hook and the
+    status line, which run over and over and must start in milliseconds."""
+    from sidemirror.loopback_http import LoopbackConnection
+
+    return _checked(info, timeout, LoopbackConnection)
+
+
+def _checked(info: Mapping[str, Any], timeout: float, make: Callable[[str, int, float], C]) -> C:
     port, token = info.get("port"), info.get("token")
     if not isinstance(port, int) or isinstance(port, bool) or not isinstance(token, str):
         raise ValueError("the runtime file has no port or token")
     check_listener_owner(port)
-    conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    conn = make(HOST, port, timeout)
     try:
         prove_identity(conn, token, info.get("server_id"))
     except BaseException:

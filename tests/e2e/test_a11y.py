@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.support import AXE_JS, open_tab, post_activity
+from tests.e2e.support import AXE_JS, SHOWN, open_tab, post_activity, rich_server
 from tests.harness.browser import Extension, start_extension
 from tests.harness.paths import ROOT
 from tests.harness.server import Server
@@ -58,12 +58,16 @@ def test_keyboard_navigation(ext: Extension, server: Server) -> None:
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
     expect(panel.locator(".feed [data-type=tool_use]").first).to_be_visible(timeout=15_000)
-    # Tab order: tab, workspace picker, session picker, then the timeline's items.
+    # Tab order: tab, the session shown (it opens the list of every session), then the
+    # timeline's items.
     panel.locator("#tab-session").focus()
     panel.keyboard.press("Tab")
-    expect(panel.locator("#ws-select")).to_be_focused()
-    panel.keyboard.press("Tab")
-    expect(panel.locator("#session-select")).to_be_focused()
+    expect(panel.locator(SHOWN)).to_be_focused()
+    panel.keyboard.press("Enter")
+    dialog = panel.get_by_role("dialog", name="All sessions")
+    expect(dialog.get_by_role("combobox", name="Filter sessions")).to_be_focused()
+    panel.keyboard.press("Escape")
+    expect(panel.locator(SHOWN)).to_be_focused()
     first = panel.locator(".feed > article").first
     first.focus()
     panel.keyboard.press("ArrowDown")
@@ -145,19 +149,12 @@ def test_activity_and_connect_tabs_have_no_serious_axe_violations(
     expect(panel.get_by_role("tab", name="Activity")).to_have_attribute("aria-selected", "true")
 
 
-RICH_SESSION = ROOT / "tests" / "fixtures" / "claude" / "sample-project"
-RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
-
-
 def test_screenshots_light_and_dark(pw: Any, server_factory: Any, tmp_path: Path) -> None:
     # A long real session (Bash, Read, Edit, Write, Task with a sub-agent, plans, costs).
     # The README's pictures are refreshed only on request, so a test run leaves the tree clean:
     # SIDEMIRROR_UPDATE_SCREENSHOTS=1 scripts/test tests/e2e/test_a11y.py
     shots = DOC_SHOTS if os.environ.get("SIDEMIRROR_UPDATE_SCREENSHOTS") else tmp_path / "shots"
-    claude = tmp_path / "claude-rich" / "sample-project"
-    claude.mkdir(parents=True)
-    (claude / f"{RICH_ID}.jsonl").write_bytes((RICH_SESSION / f"{RICH_ID}.jsonl").read_bytes())
-    server = server_factory(claude=claude.parent)
+    server = rich_server(server_factory, tmp_path)
     post_activity(server, browse_story("http://localhost:5173/login", "/path/to/Demo"))
     shots.mkdir(parents=True, exist_ok=True)
     for scheme in ("light", "dark"):

@@ -18,6 +18,7 @@ from typing import Any
 from playwright.sync_api import expect
 from sidemirror.listen_socket import PORT_RANGE
 
+from tests.e2e.support import SHOWN
 from tests.harness.browser import Extension
 from tests.harness.paths import ROOT
 from tests.harness.ports import free_port
@@ -61,7 +62,7 @@ def test_an_acp_session_with_its_error_in_the_panel(ext: Extension, server_facto
     assert result == {"accepted": 21, "rejected": 0, "status": "failed"}
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
-    expect(panel.locator("#ws-select option[value='']")).to_contain_text("e2e-acp-session")
+    expect(panel.locator(SHOWN)).to_contain_text("e2e-acp-session")
     feed = panel.locator(".feed")
     expect(feed.locator("[data-type=user]").first).to_contain_text("Fix the bug", timeout=10_000)
     expect(feed.locator("[data-type=thinking]")).to_contain_text("Check the file.")

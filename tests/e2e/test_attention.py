@@ -5,25 +5,22 @@ toolbar badge, a notification and the Sessions view for waiting sessions."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 import urllib.parse
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
 from tests.e2e.support import SAMPLE_SESSION, open_tab
+from tests.harness import hook_process
 from tests.harness.browser import Extension
 from tests.harness.paths import ROOT
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 
 EVENTS = ROOT / "tests" / "fixtures" / "hooks" / "permission-request.jsonl"
-ALLOW = {
-    "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
-}
+ALLOW = hook_process.decided("allow")
 
 
 def permission_request() -> dict[str, Any]:
@@ -32,26 +29,13 @@ def permission_request() -> dict[str, Any]:
     return {**event, "session_id": SAMPLE_SESSION}  # the e2e fixture's recorded session
 
 
-def start_hook(server: Server, payload: dict[str, Any]) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sidemirror", "hook", "--runtime-dir", str(server.runtime_dir)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(payload))
-    proc.stdin.close()
-    return proc
+def start_hook(
+    server: Server, payload: dict[str, Any], agent: str = "claude"
+) -> subprocess.Popen[str]:
+    return hook_process.start_hook(server.runtime_dir, payload, "--agent", agent)
 
 
-def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    return proc.wait(30), out
+finish = hook_process.finish
 
 
 def connected_panel(ext: Extension, server: Server) -> Page:
@@ -68,7 +52,7 @@ def test_allow_and_deny_from_the_session_tab(ext: Extension, server: Server) -> 
     expect(card).to_be_visible(timeout=15_000)
     expect(card.locator(".decision-head")).to_have_text("Claude wants to use Bash")
     expect(card.locator("[data-path=command] .decision-field-text")).to_have_text("npm publish")
-    card.get_by_role("button", name="Allow").click()
+    card.get_by_role("button", name="Allow", exact=True).click()
     code, out = finish(hook)
     assert code == 0 and json.loads(out) == ALLOW
     expect(card.locator(".decision-status")).to_have_text("Allowed")
@@ -98,7 +82,7 @@ def test_a_timeout_prints_nothing_and_the_card_says_so(ext: Extension, server_fa
         "Not allowed: no decision came in time, so it is asked in the terminal", timeout=10_000
     )
     expect(card).to_have_attribute("data-outcome", "timeout")  # the server's word, not a guess
-    expect(card.get_by_role("button", name="Allow")).to_be_disabled()
+    expect(card.get_by_role("button", name="Allow", exact=True)).to_be_disabled()
 
 
 def test_badge_notification_and_sessions_view(ext: Extension, server: Server) -> None:
@@ -171,7 +155,9 @@ def test_the_popup_says_how_many_sessions_wait(ext: Extension, server: Server) -
         again = ext.open_popup()
         expect(again.locator("#waiting")).to_have_text("1 session waiting for you")
         again.close()
-        panel.locator(".session-tab .decision-card").get_by_role("button", name="Allow").click()
+        panel.locator(".session-tab .decision-card").get_by_role(
+            "button", name="Allow", exact=True
+        ).click()
         code, _out = finish(hook)
         assert code == 0
         expect(line).to_be_hidden(timeout=15_000)  # answered: nobody waits any more
@@ -194,7 +180,7 @@ def test_the_card_names_its_session_and_the_record_says_local_time(
         title = row["title"]
         assert title and row["workspace_name"] == "Demo"
         expect(card.locator(".decision-where")).to_have_text(f"Demo · {title}", timeout=10_000)
-        card.get_by_role("button", name="Allow").click()
+        card.get_by_role("button", name="Allow", exact=True).click()
         code, _out = finish(hook)
         assert code == 0
     finally:

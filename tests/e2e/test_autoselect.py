@@ -4,14 +4,21 @@ last action is a hint beside its workspace, never a reason to move; the demo is 
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
 
-from tests.e2e.support import append_exchange, post_activity, sample_workspace, transcript
+from tests.e2e.support import (
+    SHOWN,
+    append_exchange,
+    choose_session,
+    post_activity,
+    sample_workspace,
+    session_list,
+    transcript,
+)
 from tests.harness.browser import Extension
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
@@ -42,52 +49,64 @@ def test_auto_follows_the_latest_change_and_the_browser_is_only_a_hint(
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
     feed = panel.locator(".feed")
-    auto = panel.locator("#ws-select option[value='']")
+    shown = panel.locator(SHOWN)
+    auto = shown.locator(".auto-badge")
     # Only the fixture's project (its transcript last written long ago): Auto shows it.
-    expect(auto).to_have_text("Auto — Demo", timeout=15_000)
+    expect(shown).to_contain_text("Demo", timeout=15_000)
+    expect(auto).to_be_visible()
     expect(feed.locator("[data-item-id]").first).to_be_visible()
     # The rule is said where the user looks for it.
-    tooltip = panel.locator("#ws-select").get_attribute("title") or ""
+    tooltip = shown.get_attribute("title") or ""
     assert "changed last on this machine" in tooltip and "Pick a workspace" in tooltip
 
     # A new session starts in another project: it is listed and shown, without a click.
     path = start_new_project(claude_dir, "the new project's first answer")
-    expect(
-        panel.locator("#ws-select option:not([value=''])", has_text="e2e-auto-new-project")
-    ).to_be_attached()
     expect(feed.get_by_text("the new project's first answer")).to_be_visible()
-    expect(auto).to_have_text("Auto — e2e-auto-new-project")
-    assert panel.locator("#ws-select").input_value() == ""
+    expect(shown).to_contain_text("e2e-auto-new-project")
+    expect(auto).to_be_visible()
 
     # The fixture's agent acts in the browser: its workspace is marked, and Auto stays put.
     post_activity(server, {"type": "command_end", "command": "goto", "args": ["http://x.test"],
                            "workspace": "/path/to/Demo", "status": "ok"})  # fmt: skip
-    demo_option = panel.locator(f"#ws-select option[value='{sample_workspace(server)}']")
-    expect(demo_option).to_have_text(re.compile(r"^Demo \(.*in the browser\)$"))
-    expect(auto).to_have_text("Auto — e2e-auto-new-project")
+    dialog = session_list(panel)
+    demo_row = dialog.locator(f'.sl-group[data-workspace="{sample_workspace(server)}"]')
+    expect(demo_row.locator(".browser-hint")).to_have_text("in the browser")
+    new_row = dialog.locator(".sl-group", has_text="e2e-auto-new-project")
+    expect(new_row).to_be_visible()
+    expect(new_row.locator(".browser-hint")).to_have_count(0)
+    expect(dialog.locator(".sl-auto")).to_contain_text("now: e2e-auto-new-project")
+    dialog.get_by_role("combobox").press("Escape")
+    expect(shown).to_contain_text("e2e-auto-new-project")
     expect(feed.get_by_text("the new project's first answer")).to_be_visible()
-    expect(panel.locator(".chip.browser-hint")).to_be_hidden()
+    expect(panel.locator(".session-line .chip.browser-hint")).to_be_hidden()
 
     # The shown project's agent acts in the browser: the badge says so, on its timeline.
     post_activity(server, {"type": "command_end", "command": "click", "args": ["e1"],
                            "workspace": NEW_PROJECT, "status": "ok"})  # fmt: skip
-    expect(panel.locator(".chip.browser-hint")).to_have_text("Agent active in the browser")
+    hint = panel.locator(".session-line .chip.browser-hint")
+    expect(hint).to_have_text("in browser")
+    assert "acted in the browser" in (hint.get_attribute("title") or "")
 
     # The next change in the old project brings Auto back to it (the new one is quiet by now).
     append_exchange(transcript(claude_dir), "back to the sample", "the sample project answers")
     expect(feed.get_by_text("the sample project answers")).to_be_visible()
-    expect(auto).to_have_text("Auto — Demo")
+    expect(shown).to_contain_text("Demo")
+    expect(auto).to_be_visible()
 
-    # Picked by hand, a workspace stays: a change elsewhere moves nothing.
-    panel.locator("#ws-select").select_option(sample_workspace(server))
+    # Chosen by hand, a workspace stays: a change elsewhere moves nothing.
+    choose_session(panel, "/path/to/Demo", workspace=True)
+    expect(auto).to_be_hidden()
     append_exchange(path, "more", "a later answer in the new project")
     wait_until(lambda: server.workspaces()[0]["directory"] == NEW_PROJECT,
                what="the new project is the latest on the server")  # fmt: skip
-    # The panel has seen it (Auto's label names it), and still shows the workspace picked.
-    expect(auto).to_have_text("Auto — e2e-auto-new-project")
+    # The panel has seen it (the list's Auto row names it), and still shows the one chosen.
+    dialog = session_list(panel)
+    expect(dialog.locator(".sl-auto")).to_contain_text("now: e2e-auto-new-project")
+    dialog.get_by_role("combobox").press("Escape")
     expect(feed.get_by_text("the sample project answers")).to_be_visible()
     expect(feed.get_by_text("a later answer in the new project")).to_have_count(0)
-    assert panel.locator("#ws-select").input_value() == sample_workspace(server)
+    expect(shown).to_contain_text("Demo")
+    expect(auto).to_be_hidden()
 
 
 def test_the_demo_is_labelled_demo_and_says_so(
@@ -98,10 +117,12 @@ def test_the_demo_is_labelled_demo_and_says_so(
     server = server_factory(claude=empty, extra_args=("--demo",))
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
-    expect(panel.locator("#ws-select option[value='']")).to_have_text("Auto — Demo", timeout=15_000)
-    expect(panel.locator("#ws-select option:not([value=''])").first).to_have_text(
-        re.compile(r"^Demo( \(.*\))?$")
-    )
+    shown = panel.locator(SHOWN)
+    expect(shown).to_contain_text("Demo", timeout=15_000)
+    expect(shown.locator(".auto-badge")).to_be_visible()
+    dialog = session_list(panel)
+    expect(dialog.locator(".sl-group .sl-ws")).to_have_text(["Demo"])
+    dialog.get_by_role("combobox").press("Escape")
     banner = panel.locator(".demo-banner")
     expect(banner).to_be_visible()
     expect(banner).to_contain_text("Demo: a recorded session replayed")

@@ -20,6 +20,7 @@ from typing import Any
 import zstandard
 from playwright.sync_api import expect
 
+from tests.e2e.support import SHOWN
 from tests.harness.browser import Extension
 from tests.harness.paths import ROOT
 
@@ -65,7 +66,7 @@ def test_codex_archived_and_live_sessions_in_the_panel(
     server = server_factory(claude=empty_claude)
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
-    expect(panel.locator("#ws-select option[value='']")).to_contain_text("naya")
+    expect(panel.locator(SHOWN)).to_contain_text("naya")
     feed = panel.locator(".feed")
     expect(feed.locator("[data-type=user]").first).to_contain_text(
         "analyze trascript and summarzie action items", timeout=15_000

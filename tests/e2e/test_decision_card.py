@@ -64,7 +64,7 @@ def test_allow_comes_after_the_whole_input_is_shown(ext: Extension, server: Serv
             assert block.evaluate("el => el.scrollHeight > el.clientHeight")
             size = card.locator(f'[data-path="{case.field}"] .decision-field-size')
             expect(size).to_contain_text("shown whole")
-        allow = card.get_by_role("button", name="Allow")
+        allow = card.get_by_role("button", name="Allow", exact=True)
         expect(allow).to_be_enabled()
         allow.click()
         code, out = finish(hook)
@@ -105,7 +105,7 @@ def test_an_input_too_large_to_show_offers_only_deny(ext: Extension, server: Ser
     hook, request_id = held(server, big)
     card = card_of(panel, request_id)
     expect(card.get_by_role("alert")).to_contain_text("could not be shown whole")
-    expect(card.get_by_role("button", name="Allow")).to_have_count(0)
+    expect(card.get_by_role("button", name="Allow", exact=True)).to_have_count(0)
     card.get_by_role("button", name="Deny").click()
     code, out = finish(hook)
     assert code == 0 and '"deny"' in out
@@ -116,7 +116,7 @@ def test_a_late_allow_shows_the_real_outcome(ext: Extension, server_factory: Any
     panel = connected_panel(ext, server)
     hook, request_id = held(server, CARD_INPUTS[0])
     card = card_of(panel, request_id)
-    allow = card.get_by_role("button", name="Allow")
+    allow = card.get_by_role("button", name="Allow", exact=True)
     expect(allow).to_be_enabled()
     # The panel does not learn of the timeout (its refreshes fail): the user clicks a card that
     # still offers Allow after the server gave up on it.

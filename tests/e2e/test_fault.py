@@ -13,16 +13,17 @@ import socket
 import time
 from pathlib import Path
 
-from playwright.sync_api import ConsoleMessage, Page, expect
+from playwright.sync_api import expect
 
 from tests.e2e.support import (
-    SAMPLE_SESSION,
     append_exchange,
+    assert_matches_server,
+    log_order,
+    open_session,
     open_tab,
     post_activity,
-    rendered_ids,
-    sample_workspace,
     transcript,
+    watch_console,
 )
 from tests.harness.browser import Extension, stop_worker, worker_running
 from tests.harness.server import Server
@@ -37,42 +38,6 @@ WORKER_STOPS = 5
 PANELS = 7  # one more than Chromium's 6 connections per host for HTTP/1.1
 
 
-def open_session(ext: Extension, server: Server, *, pin: bool = True) -> Page:
-    panel = ext.open_panel()
-    if pin:
-        ext.use_port(panel, server.port)
-    expect(panel.locator(".feed [data-type=tool_use]").first).to_be_visible(timeout=20_000)
-    return panel
-
-
-def log_order(panel: Page) -> list[str]:
-    # Results attach to their tool cards, so DOM order is not log order: order by log position.
-    return sorted(rendered_ids(panel), key=lambda i: int(i.rsplit(".", 1)[1]))
-
-
-def assert_matches_server(panel: Page, server: Server, timeout: float = 10) -> list[str]:
-    """Rendered items == a fresh snapshot: the same ids, in order, none twice, none missing."""
-    snap = server.snapshot(sample_workspace(server), SAMPLE_SESSION)
-    expected = [item["id"] for item in snap["items"]]
-    assert snap["total"] == len(expected), "the test session must fit one snapshot"
-    wait_until(lambda: log_order(panel) == expected, timeout=timeout,
-               what="rendered ids equal the server's snapshot")  # fmt: skip
-    ids = rendered_ids(panel)
-    assert len(ids) == len(set(ids)) == len(expected), f"duplicates in {ids}"
-    return expected
-
-
-def watch_warnings(page: Page) -> list[str]:
-    warnings: list[str] = []
-
-    def on_console(m: ConsoleMessage) -> None:
-        if m.type in ("warning", "error"):
-            warnings.append(m.text)
-
-    page.on("console", on_console)
-    return warnings
-
-
 def refuses(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(1)
@@ -81,7 +46,7 @@ def refuses(port: int) -> bool:
 
 def test_server_killed_for_60_s_then_back(ext: Extension, server: Server, claude_dir: Path) -> None:
     panel = open_session(ext, server)
-    warnings = watch_warnings(panel)
+    warnings = watch_console(panel)
     before = assert_matches_server(panel, server)
     wait_until(lambda: ext.badge(panel) == "on", what="badge on")
 
@@ -134,7 +99,7 @@ def test_worker_stopped_repeatedly_panel_keeps_updating(
     ext: Extension, server: Server, claude_dir: Path
 ) -> None:
     panel = open_session(ext, server)
-    warnings = watch_warnings(panel)
+    warnings = watch_console(panel)
     before = assert_matches_server(panel, server)
     wait_until(lambda: ext.badge(panel) == "on", what="badge on")
 

@@ -6,6 +6,7 @@ import re
 
 from playwright.sync_api import Page, Request, expect
 
+from tests.e2e.support import session_list
 from tests.harness.browser import Extension
 from tests.harness.server import Server
 
@@ -83,7 +84,9 @@ def test_hostile_content_is_inert(ext: Extension, server: Server) -> None:
     # Every payload is visible as literal text...
     for p in PAYLOADS:
         expect(feed.locator("[data-type=user]", has_text=p).first).to_be_attached()
-    expect(panel.locator("#ws-select option", has_text="onerror").first).to_be_attached()
+    dialog = session_list(panel)  # the list names every workspace: as text too
+    expect(dialog.locator(".sl-group", has_text="onerror").first).to_be_visible()
+    dialog.get_by_role("combobox").press("Escape")
     # ...and produced no markup: only the panel's own elements exist in the feed.
     found = panel.evaluate(
         """() => [...document.querySelectorAll('.feed *')]
@@ -108,7 +111,7 @@ def test_hostile_content_is_inert(ext: Extension, server: Server) -> None:
     panel.wait_for_timeout(300)
     assert panel.evaluate("() => window.__pwned ?? null") is None
     api = re.compile(
-        r"^http://127\.0\.0\.1:\d+/(health|api/(identify|pair|ticket|workspaces|activity/latest-workspace"
+        r"^http://127\.0\.0\.1:\d+/(health|api/(identify|pair|ticket|workspaces|sessions|activity/latest-workspace"
         r"|decisions|attention|search)|workspace/[0-9a-f]{12}/)"
     )
     foreign = [u for u in requests if not (u.startswith(ext.url("")) or api.match(u))]

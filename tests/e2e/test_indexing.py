@@ -16,7 +16,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from tests.e2e.support import FIXTURES
+from tests.e2e.support import FIXTURES, SHOWN, session_list
 from tests.harness.browser import Extension
 
 SESSIONS = 12_000  # enough that indexing (newest first) is still running when the panel looks
@@ -62,5 +62,8 @@ def test_the_panel_says_how_far_indexing_got(
     # Done: the note goes, and the newest session's workspace is listed and shown.
     expect(note).to_be_hidden(timeout=120_000)
     assert server.get("/health", auth=False)["indexing"]["done"] == SESSIONS
-    expect(panel.locator("#ws-select option")).to_have_count(SESSIONS + 1)
-    expect(panel.locator("#ws-select option[value='']")).to_contain_text(newest.rsplit("/", 1)[1])
+    expect(panel.locator(SHOWN)).to_contain_text(newest.rsplit("/", 1)[1])
+    dialog = session_list(panel)
+    expect(dialog.locator(".session-list-status")).to_have_text(
+        f"{SESSIONS:,} sessions in {SESSIONS:,} workspaces"
+    )

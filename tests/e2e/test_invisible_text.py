@@ -10,7 +10,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.support import open_tab, post_activity
+from tests.e2e.support import open_tab, post_activity, session_list
 from tests.harness.browser import Extension
 from tests.harness.server import Server
 
@@ -68,12 +68,16 @@ def test_bidi_and_invisible_characters_are_shown_as_markers(ext: Extension, serv
     # Inline code in Markdown too; an emoji's joiner between two emoji stays a joiner.
     expect(feed.locator("[data-type=assistant] code")).to_have_text(SHOWN)
     expect(feed.locator("[data-type=assistant]")).to_contain_text("👩\u200d💻")
-    # The pickers: the workspace name, its directory (tooltip), and the session (named by its id).
-    ws_option = panel.locator("#ws-select option:not([value=''])", has_text="gpj.exe")
-    expect(ws_option).to_have_text(re.compile(r"^e2e-⟨U\+202E⟩gpj\.exe"))
-    assert ws_option.get_attribute("title") == "/tmp/e2e-⟨U+202E⟩gpj.exe"
-    expect(panel.locator("#session-select option").last).to_contain_text("Session s⟨U+202E⟩1")
-    assert panel.locator("#session-select option").last.get_attribute("title") == "s⟨U+202E⟩1"
+    # The list: the workspace name, its directory (tooltip), and the session (named by its id).
+    dialog = session_list(panel)
+    dialog.get_by_role("combobox").fill("gpj.exe")
+    ws_row = dialog.locator(".sl-group", has_text="gpj.exe")
+    expect(ws_row.locator(".sl-ws")).to_have_text(re.compile(r"^e2e-⟨U\+202E⟩gpj\.exe"))
+    assert ws_row.get_attribute("title") == "/tmp/e2e-⟨U+202E⟩gpj.exe"
+    row = dialog.locator(".sl-session").last
+    expect(row.locator(".sl-title")).to_have_text("Session s⟨U+202E⟩1")
+    assert (row.get_attribute("title") or "").endswith("\ns⟨U+202E⟩1")
+    dialog.get_by_role("combobox").press("Escape")
 
     # Activity: the summary row and its details.
     open_tab(panel, "Activity")

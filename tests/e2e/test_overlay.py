@@ -14,7 +14,8 @@ from playwright.sync_api import Locator, Page, Request, expect
 
 from tests.e2e.support import QuietHandler, local_site, open_tab, post_activity
 from tests.harness.auth import TOKEN
-from tests.harness.browser import EXT_DIR, Extension
+from tests.harness.browser import Extension
+from tests.harness.chromium import EXT_DIR
 from tests.harness.server import Server
 
 PAGE = b"""<!doctype html>

@@ -35,7 +35,7 @@ def allow_from_the_panel(panel: Page, server: Server) -> None:
     hook = start_hook(server, permission_request())
     card = panel.locator(".session-tab .decision-card")
     expect(card).to_be_visible(timeout=15_000)
-    card.get_by_role("button", name="Allow").click()
+    card.get_by_role("button", name="Allow", exact=True).click()
     code, out = finish(hook)
     assert code == 0 and json.loads(out) == ALLOW
     expect(card.locator(".decision-status")).to_have_text("Allowed")
@@ -125,7 +125,7 @@ def test_a_pasted_token_reads_but_its_allow_is_refused(
         hook = start_hook(server, permission_request())
         card = panel.locator(".session-tab .decision-card")
         expect(card).to_be_visible(timeout=15_000)
-        card.get_by_role("button", name="Allow").click()
+        card.get_by_role("button", name="Allow", exact=True).click()
         expect(card.locator(".decision-status")).to_contain_text(
             "only the paired extension may do this"
         )

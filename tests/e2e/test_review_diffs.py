@@ -3,26 +3,23 @@ Claude Code session whose sub-agent edits files; and search across every session
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
+from test_review_panel import open_review_tools
 
-from tests.e2e.support import panel_on, sample_workspace
+from tests.e2e.support import (
+    RICH_ID,
+    SHOWN,
+    copy_rich_session,
+    panel_on,
+    rich_server,
+    sample_workspace,
+)
 from tests.harness.browser import Extension
-from tests.harness.server import Server
 from tests.harness.waiting import wait_until
-
-RICH = Path(__file__).parents[1] / "fixtures" / "claude" / "sample-project"
-RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
-
-
-def rich_server(server_factory: Any, tmp_path: Path) -> Server:
-    claude = tmp_path / "claude-rich" / "sample-project"
-    claude.mkdir(parents=True)
-    (claude / f"{RICH_ID}.jsonl").write_bytes((RICH / f"{RICH_ID}.jsonl").read_bytes())
-    server: Server = server_factory(claude=claude.parent)
-    return server
 
 
 def test_an_edit_shows_its_diff_and_changes_jump_to_it(
@@ -42,7 +39,8 @@ def test_an_edit_shows_its_diff_and_changes_jump_to_it(
     # The Changes view lists every file with its net lines, as the server counts them.
     changes = server.get(f"/workspace/{ws}/session/changes?session={RICH_ID}")["files"]
     assert changes
-    panel.get_by_role("button", name="Changes").click()
+    open_review_tools(panel)  # search and Changes fold with the review tools
+    panel.get_by_role("button", name="Changes", exact=True).click()
     files = panel.get_by_role("list", name="Files changed")
     expect(files.locator(".change-file")).to_have_count(len(changes))
     row = files.locator(".change-file").filter(has_text=diff["path"]).first
@@ -88,9 +86,7 @@ def test_search_across_sessions_switches_to_the_hit(
     ext: Extension, server_factory: Any, tmp_path: Path, claude_dir: Path
 ) -> None:
     # Two workspaces: the sample session and the rich one.
-    rich = claude_dir / "rich-project"
-    rich.mkdir()
-    (rich / f"{RICH_ID}.jsonl").write_bytes((RICH / f"{RICH_ID}.jsonl").read_bytes())
+    copy_rich_session(claude_dir / "rich-project")
     server = server_factory()
     panel = panel_on(ext, server)
     assert sample_workspace(server)
@@ -107,6 +103,7 @@ def test_search_across_sessions_switches_to_the_hit(
         return None
 
     word, hits = wait_until(other_session_word, timeout=30, what="the other session indexed")
+    open_review_tools(panel)  # search and Changes fold with the review tools
     box = panel.get_by_role("searchbox", name="Search text")
     box.focus()
     panel.get_by_label("Search in").select_option("all")
@@ -120,4 +117,5 @@ def test_search_across_sessions_switches_to_the_hit(
     results.get_by_role("button").nth(hits.index(other)).click()
     target = panel.locator(f".feed [data-item-id='{other['item_id']}']")
     expect(target.first).to_be_visible(timeout=30_000)
-    expect(panel.locator("#session-select")).to_have_value(other["session"])
+    # The header names the session shown (its id in the tooltip).
+    expect(panel.locator(SHOWN)).to_have_attribute("title", re.compile(re.escape(other["session"])))

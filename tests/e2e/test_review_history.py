@@ -18,8 +18,6 @@ from tests.harness.server import Server
 from tests.transcripts import write_long_session
 
 REAL = FIXTURES / "claude" / "sample-project" / f"{SAMPLE_SESSION}.jsonl"
-RICH = Path(__file__).parents[1] / "fixtures" / "claude" / "sample-project"
-RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
 
 
 EARLY_WORD = "zebracorn"  # said once, in the session's first reply
@@ -54,12 +52,18 @@ def whole_session(server: Server, ws: str) -> list[dict[str, Any]]:
     return items
 
 
+def panel_on_a_long_session(
+    ext: Extension, server_factory: Any, tmp_path: Path
+) -> tuple[Page, list[dict[str, Any]]]:
+    """A panel on a server whose session is a 1 MB transcript, and every item of that session."""
+    server = long_server(server_factory, tmp_path, 1 << 20)
+    return panel_on(ext, server), whole_session(server, sample_workspace(server))
+
+
 def test_scrolling_up_pages_back_to_the_first_prompt(
     ext: Extension, server_factory: Any, tmp_path: Path
 ) -> None:
-    server = long_server(server_factory, tmp_path, 1 << 20)
-    panel = panel_on(ext, server)
-    items = whole_session(server, sample_workspace(server))
+    panel, items = panel_on_a_long_session(ext, server_factory, tmp_path)
     assert len(items) > 1000
     first_prompt = next(i for i in items if i["type"] == "user")
     scroller = panel.locator(".scroller")
@@ -128,9 +132,7 @@ def _top_of(panel: Page, item_id: str) -> float | None:
 def test_slash_search_finds_an_early_word_and_scrolls_to_it(
     ext: Extension, server_factory: Any, tmp_path: Path
 ) -> None:
-    server = long_server(server_factory, tmp_path, 1 << 20)
-    panel = panel_on(ext, server)
-    items = whole_session(server, sample_workspace(server))
+    panel, items = panel_on_a_long_session(ext, server_factory, tmp_path)
     early = next(i for i in items if EARLY_WORD in str(i.get("content")))
     assert early["id"] in {i["id"] for i in items[:10]}
     expect(panel.locator(f".feed [data-item-id='{early['id']}']")).to_have_count(0)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import urllib.parse
 import uuid
 from pathlib import Path
@@ -14,15 +16,22 @@ from typing import Any
 from playwright.sync_api import Page, expect
 from test_a11y import axe_violations, serious
 
-from tests.e2e.support import FIXTURES, SAMPLE_SESSION, rendered_ids, sample_workspace, transcript
+from tests.e2e.support import (
+    FIXTURES,
+    SAMPLE_SESSION,
+    choose_session,
+    rendered_ids,
+    rich_server,
+    sample_workspace,
+    transcript,
+)
 from tests.harness.browser import Extension
+from tests.harness.cli import clean_env
 from tests.harness.paths import ROOT
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 from tests.transcripts import write_long_session
 
-RICH_SESSION = ROOT / "tests" / "fixtures" / "claude" / "sample-project"
-RICH_ID = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
 HAIKU = ROOT / "tests" / "fixtures" / "stream-json" / "streaming-haiku.jsonl"
 
 
@@ -43,14 +52,6 @@ def open_review_tools(panel: Page) -> None:
     if toggle.get_attribute("aria-expanded") != "true":
         toggle.click()
     expect(toggle).to_have_attribute("aria-expanded", "true")
-
-
-def rich_server(server_factory: Any, tmp_path: Path) -> Server:
-    claude = tmp_path / "claude-rich" / "sample-project"
-    claude.mkdir(parents=True)
-    (claude / f"{RICH_ID}.jsonl").write_bytes((RICH_SESSION / f"{RICH_ID}.jsonl").read_bytes())
-    server: Server = server_factory(claude=claude.parent)
-    return server
 
 
 def latest(items: list[dict[str, Any]], type_: str) -> dict[str, Any]:
@@ -116,17 +117,18 @@ def test_context_gauge_shows_the_last_turn(ext: Extension, server: Server) -> No
 
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
-    panel.locator("#ws-select").select_option(ws)
+    choose_session(panel, "/tmp/e2e-gauge", workspace=True)
     gauge = panel.get_by_role("meter", name="Context window used")
     expect(gauge).to_be_visible(timeout=20_000)
-    expect(gauge).to_have_text(f"{pct}%")
+    expect(gauge).to_have_text(f"≈{pct}%")  # estimated from the transcript, and marked so
+    expect(gauge).to_have_attribute("data-source", "transcript")
     expect(gauge).to_have_attribute("aria-valuenow", str(pct))
     # Each turn line has its own figure.
     expect(panel.locator(".feed [data-type=turn_complete] .turn-context").last).to_have_text(
         f"ctx {pct}%"
     )
     # A session whose turns carry no figure shows no gauge.
-    panel.locator("#ws-select").select_option(sample_workspace(server))
+    choose_session(panel, "/path/to/Demo", workspace=True)
     expect(panel.locator(".feed [data-type=tool_use]").first).to_be_attached(timeout=20_000)
     # Another session: the gauge follows it (hidden when its turns carry no figure).
     sample = latest(
@@ -134,7 +136,7 @@ def test_context_gauge_shows_the_last_turn(ext: Extension, server: Server) -> No
     )
     if sample.get("context_tokens") and sample.get("context_window"):
         other = round(sample["context_tokens"] / sample["context_window"] * 100)
-        expect(gauge).to_have_text(f"{other}%")
+        expect(gauge).to_have_text(f"≈{other}%")
     else:
         expect(gauge).to_be_hidden()
 
@@ -232,3 +234,37 @@ def test_axe_with_review_controls(ext: Extension, server: Server) -> None:
     assert serious(axe_violations(panel, ".feed [data-type=turn_complete]")) == []
     panel.get_by_role("group", name="Show only").get_by_role("button", name="Commands").click()
     assert serious(panel.evaluate("async () => (await axe.run(document)).violations")) == []
+
+
+def test_the_gauge_shows_the_agents_own_figures_after_a_status_line_report(
+    ext: Extension, server: Server
+) -> None:
+    lines = HAIKU.read_text().splitlines()
+    q = urllib.parse.urlencode({"workspace": "/tmp/e2e-figures", "format": "stream-json"})
+    body = "".join(line + "\n" for line in lines).encode()
+    server.request("POST", f"/api/ingest?{q}", body, content_type="application/x-ndjson")
+    ws = [w for w in server.workspaces() if w["directory"] == "/tmp/e2e-figures"][0]["id"]
+    session = server.get(f"/workspace/{ws}/sessions")["sessions"][0]["id"]
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    panel.locator("#ws-select").select_option(ws)
+    gauge = panel.get_by_role("meter", name="Context window used")
+    expect(gauge).to_have_attribute("data-source", "transcript", timeout=20_000)
+
+    # Claude Code runs its status line command with the documented JSON for this session.
+    payload = json.loads((ROOT / "tests/fixtures/statusline/claude-code-2.1.90.json").read_text())
+    payload["session_id"] = session
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("sidemirror")), "statusline", "run",
+         "--runtime-dir", str(server.runtime_dir)],
+        input=json.dumps(payload).encode(), capture_output=True, env=clean_env(), timeout=60,
+    )  # fmt: skip
+    assert done.stdout.decode().startswith("Opus · context 8%")
+
+    expect(gauge).to_have_attribute("data-source", "agent", timeout=20_000)
+    expect(gauge).to_have_text("8%")  # the agent's own figure: no "≈"
+    expect(gauge).to_have_attribute("aria-valuenow", "8")
+    title = gauge.get_attribute("title") or ""
+    assert "16k / 200k tokens (8%), Claude Code's own figure" in title, title
+    assert "Cost: $0.01 (Claude Code's own sum)" in title
+    assert "5-hour limit: 24% used" in title and "7-day limit: 41% used" in title

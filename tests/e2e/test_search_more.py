@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from playwright.sync_api import expect
+from test_review_panel import open_review_tools
 
 from tests.e2e.support import append_exchange, panel_on, transcript
 from tests.harness.browser import Extension
@@ -26,6 +27,7 @@ def test_more_results_on_demand_and_the_opened_item_highlighted(
     expect(panel.get_by_text(f"Reply {EXCHANGES - 1}: the {WORD} answers.")).to_be_attached(
         timeout=20_000
     )
+    open_review_tools(panel)  # search and Changes fold with the review tools
     box = panel.get_by_role("searchbox", name="Search text")
     box.fill(WORD)
     status = panel.locator(".search-status")

@@ -10,46 +10,30 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import ConsoleMessage, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from playwright.sync_api import expect
 
 from tests.e2e.support import (
     FIXTURES,
     SAMPLE_SESSION,
     append_exchange,
+    assert_matches_server,
+    log_order,
+    open_session,
     rendered_ids,
     sample_workspace,
+    session_list,
     transcript,
+    watch_console,
 )
+from tests.harness import paths
 from tests.harness.browser import Extension
+from tests.harness.paths import FIXTURES as SOURCE_FIXTURES
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 from tests.transcripts import write_long_session
 
-
-def open_session(ext: Extension, server: Server) -> Page:
-    panel = ext.open_panel()
-    ext.use_port(panel, server.port)
-    expect(panel.locator(".feed [data-type=tool_use]").first).to_be_visible(timeout=15_000)
-    return panel
-
-
-def assert_matches_server(panel: Page, server: Server) -> list[str]:
-    ws = sample_workspace(server)
-    snap = server.snapshot(ws, SAMPLE_SESSION)
-    expected = [item["id"] for item in snap["items"]]
-    assert snap["total"] == len(expected), "test fixture must fit one snapshot"
-
-    # Results attach to their tool cards, so DOM order is not log order: compare by position.
-    def in_log_order() -> list[str]:
-        return sorted(rendered_ids(panel), key=lambda i: int(i.rsplit(".", 1)[1]))
-
-    wait_until(
-        lambda: in_log_order() == expected, timeout=10, what="rendered ids equal the server log"
-    )
-    ids = rendered_ids(panel)
-    assert len(set(ids)) == len(ids) == snap["total"]
-    return expected
+SHOTS = paths.SHOTS / "session"
 
 
 def test_renders_real_transcript_and_live_append(
@@ -122,15 +106,7 @@ def test_server_restart_resumes_without_duplicates_or_gaps(
     ext: Extension, server: Server, claude_dir: Path
 ) -> None:
     panel = open_session(ext, server)
-    warnings: list[str] = []
-    panel.on(
-        "console",
-        lambda m: (
-            warnings.append(m.text)
-            if isinstance(m, ConsoleMessage) and m.type == "warning"
-            else None
-        ),
-    )
+    warnings = watch_console(panel, ("warning",))
     before = assert_matches_server(panel, server)
 
     server.stop()
@@ -189,11 +165,8 @@ def test_huge_transcript_opens_at_its_tail_and_offers_the_rest(
     earlier = panel.locator(".earlier")
     expect(earlier.get_by_role("button", name="Load earlier")).to_be_visible(timeout=20_000)
 
-    def in_log_order() -> list[str]:
-        return sorted(rendered_ids(panel), key=lambda i: int(i.rsplit(".", 1)[1]))
-
     latest = [i["id"] for i in snap["items"]]
-    wait_until(lambda: in_log_order()[-len(latest) :] == latest, timeout=20)
+    wait_until(lambda: log_order(panel)[-len(latest) :] == latest, timeout=20)
     ids = rendered_ids(panel)
     assert len(ids) == len(set(ids)) > len(latest)  # earlier pages came in, none twice
     # Turns before the part read were not counted: the boundary says "Turn", not a guess.
@@ -285,14 +258,10 @@ def test_queued_message_one_compaction_and_an_unplaced_sub_agent(
     assert_matches_server(panel, server)
 
 
-def test_sessions_titled_alike_are_told_apart_in_the_picker(
+def test_sessions_titled_alike_are_told_apart_in_the_list(
     ext: Extension, server: Server, claude_dir: Path
 ) -> None:
     panel = open_session(ext, server)
-    picker = panel.locator("#session-select option")
-    expect(picker.filter(has_text=re.compile(r"^/init · (?!started)"))).to_have_count(
-        1
-    )  # as before
     # The same first prompt in another session of the workspace, a day earlier.
     other = "0b1d2e3f-aaaa-4bbb-8ccc-123456789abc"
     lines = []
@@ -304,10 +273,58 @@ def test_sessions_titled_alike_are_told_apart_in_the_picker(
             record["timestamp"] = "2025-08-01" + record["timestamp"][10:]
         lines.append(json.dumps(record))
     (transcript(claude_dir).parent / f"{other}.jsonl").write_text("\n".join(lines) + "\n")
+    ws = sample_workspace(server)
+    wait_until(
+        lambda: other in {s["id"] for s in server.get(f"/workspace/{ws}/sessions")["sessions"]},
+        30,
+        what="the second /init session listed",
+    )
 
-    alike = picker.filter(has_text=re.compile(r"^/init · started "))
+    # Each row of the list says when its session started, and its short id.
+    dialog = session_list(panel)
+    dialog.get_by_role("combobox").fill("/init")
+    alike = dialog.locator(".sl-session", has=panel.locator(".sl-title", has_text="/init"))
     expect(alike).to_have_count(2, timeout=15_000)
-    texts = alike.all_text_contents()
-    assert any(f" · {SAMPLE_SESSION[:8]} · " in t for t in texts), texts
-    assert any(f" · {other[:8]} · " in t for t in texts), texts
-    assert len({t.split(" · ")[1] for t in texts}) == 2, texts  # their start times differ
+    ids = {alike.nth(i).locator(".sl-id").text_content() for i in range(2)}
+    assert ids == {SAMPLE_SESSION[:8], other[:8]}
+    facts = [alike.nth(i).locator(".sl-facts").text_content() or "" for i in range(2)]
+    assert len({f.split(" · ")[1] for f in facts}) == 2, facts  # their start times differ
+
+
+def test_a_turn_shows_the_agents_own_duration_once_it_comes(
+    ext: Extension, server: Server, claude_dir: Path
+) -> None:
+    """A turn closes at its `end_turn` (shown at once, with the wall time from its prompt);
+    Claude Code's `turn_duration` record, written after it, puts the agent's own figure on it."""
+    panel = open_session(ext, server)
+    path = transcript(claude_dir)
+    parent = json.loads(path.read_text().splitlines()[-1])["uuid"]
+
+    def stamp(ago: float) -> str:
+        return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - ago))
+
+    ids = [str(uuid.uuid4()) for _ in range(3)]
+    reply = {"id": "msg_e2e_timed", "type": "message", "role": "assistant",
+             "model": "claude-sonnet-4-20250514", "stop_reason": "end_turn",
+             "content": [{"type": "text", "text": "Timed reply done."}],
+             "usage": {"input_tokens": 10, "output_tokens": 5}}  # fmt: skip
+    append_lines(path, [
+        {"parentUuid": parent, "isSidechain": False, "type": "user", "uuid": ids[0],
+         "timestamp": stamp(20), "message": {"role": "user", "content": "Time this turn"}},
+        {"parentUuid": ids[0], "isSidechain": False, "type": "assistant", "uuid": ids[1],
+         "timestamp": stamp(8), "message": reply, "requestId": "req_e2e_timed"},
+    ])  # fmt: skip
+    turn = panel.locator(".feed [data-type=turn_complete]").last
+    expect(turn.locator(".turn-dur")).to_have_text("12 s", timeout=15_000)  # to end_turn
+
+    # Real-format record (turn-2's, Claude Code 2.1.7), with this turn's figure.
+    fixture = SOURCE_FIXTURES / "claude" / "incremental-subagents" / "turn-2.jsonl"
+    (recorded,) = [r for r in map(json.loads, fixture.read_text().splitlines())
+                   if r.get("subtype") == "turn_duration"]  # fmt: skip
+    own = {k: v for k, v in recorded.items() if k not in ("cwd", "sessionId", "gitBranch")}
+    append_lines(path, [{**own, "parentUuid": ids[1], "uuid": ids[2], "timestamp": stamp(7),
+                         "durationMs": 9400}])  # fmt: skip
+    expect(turn.locator(".turn-dur")).to_have_text("9.4 s", timeout=15_000)
+    expect(panel.locator(".feed [data-type=turn_duration]")).to_have_count(0)  # not a row
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    turn.screenshot(path=str(SHOTS / "turn-own-duration.png"))

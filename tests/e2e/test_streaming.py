@@ -8,6 +8,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
+from tests.e2e.support import SHOWN
 from tests.harness.browser import Extension
 from tests.harness.paths import ROOT
 from tests.harness.server import Server
@@ -30,7 +31,7 @@ def test_partial_text_bubble_is_replaced_by_the_final_item(ext: Extension, serve
     ingest_stream_json(server, lines[:1])
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
-    expect(panel.locator("#ws-select option[value='']")).to_contain_text("e2e-streaming-haiku")
+    expect(panel.locator(SHOWN)).to_contain_text("e2e-streaming-haiku")
     expect(panel.locator(".session-tab[data-stream=live]")).to_be_attached(timeout=10_000)
     # Record what the feed shows over time: the partial bubble lives only until the final item.
     panel.evaluate(

@@ -15,29 +15,23 @@ from typing import Any
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Worker
 from sidemirror.native_host.manifest import install_host
 
-from tests.harness.paths import ROOT
+from tests.harness.chromium import (
+    CHROMIUM,
+    EXT_ID,
+    PANEL_SIZE,
+    QUIET_FLAGS,
+    SET_PORT_JS,
+    launch_options,
+)
 from tests.harness.ports import parked_port
 from tests.harness.waiting import wait_until
 
-EXT_DIR = ROOT / "extension"
-EXT_ID = "mboojbmhcigehknaafejhibpmmdjpgbn"
-CHROMIUM = os.environ.get("SIDEMIRROR_CHROMIUM", "/usr/bin/chromium")
-PANEL_SIZE = {"width": 420, "height": 820}
 # In the User-Agent of every request the browser under test makes, so a decoy can tell its
 # requests from those of other processes on this machine that probe the range too.
 BROWSER_MARK = f"SidemirrorE2E/{os.getpid()}"
 USER_AGENT = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
     f"Chrome/{os.environ.get('SIDEMIRROR_UA_CHROME', '156.0.0.0')} Safari/537.36 {BROWSER_MARK}"
-)
-# A test's browser does only what the test makes it do: no sync, updates, or first-run pages.
-QUIET_FLAGS = (
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
 )
 
 
@@ -71,10 +65,7 @@ class Extension:
 
     def use_port(self, page: Page, port: int) -> dict[str, Any]:
         """Pin the server port the way the popup does, and wait for the worker's check."""
-        return page.evaluate(
-            "async (port) => (await chrome.runtime.sendMessage({type: 'setPort', port})).data",
-            port,
-        )
+        return page.evaluate(SET_PORT_JS, port)
 
     def check(self, page: Page) -> dict[str, Any]:
         """Ask the worker for a check now (as a page opening does); the new status."""
@@ -137,23 +128,14 @@ def launch(
     `pairing_host` is False."""
     if pairing_host:
         install_pairing_host(profile)
-    args = [
-        f"--user-agent={USER_AGENT}",
-        f"--disable-extensions-except={EXT_DIR}",
-        f"--load-extension={EXT_DIR}",
-        "--headless=new",
-        *QUIET_FLAGS,
-        "--disable-features=DisableLoadExtensionCommandLineSwitch",
-        # An ordinary website for the overlay tests, served locally (test_overlay.py).
-        "--host-resolver-rules=MAP shop.test 127.0.0.1",
-    ]
     return pw.chromium.launch_persistent_context(
         str(profile),
-        executable_path=CHROMIUM,
-        headless=False,  # `--headless=new` above: the old headless mode cannot load extensions
-        args=args,
+        **launch_options(
+            f"--user-agent={USER_AGENT}",
+            # An ordinary website for the overlay tests, served locally (test_overlay.py).
+            "--host-resolver-rules=MAP shop.test 127.0.0.1",
+        ),
         color_scheme="dark" if dark else "light",
-        viewport=PANEL_SIZE,
         locale=locale,
     )
 

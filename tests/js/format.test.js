@@ -3,9 +3,11 @@ import { test } from "node:test";
 
 import {
   byteSize,
+  clockTime,
   clockTimeSeconds,
   compactNumber,
   cost,
+  dayClock,
   duration,
   localTimesIn,
   relativeTime,
@@ -65,4 +67,20 @@ test("localTimesIn writes the server's ISO instants as the local clock, and leav
   assert.doesNotMatch(localTimesIn(text), /2026-12-01T|615767/);
   assert.equal(localTimesIn("at 2026-13-45T99:99:99Z"), "at 2026-13-45T99:99:99Z"); // not a date
   assert.equal(localTimesIn("no time here"), "no time here");
+});
+
+test("an item's time is the clock alone today, with its day on any other day", () => {
+  const now = new Date(2026, 11, 5, 15, 30).getTime(); // 5 Dec 2026, 15:30 local
+  const today = new Date(2026, 11, 5, 0, 1).toISOString();
+  assert.equal(dayClock(today, now), clockTime(today));
+  const yesterday = new Date(2026, 11, 4, 23, 59).toISOString(); // a minute before today
+  const shown = dayClock(yesterday, now);
+  assert.notEqual(shown, clockTime(yesterday));
+  assert.match(shown, /\b4\b/); // the day of the month
+  assert.match(shown, /Dec/);
+  assert.doesNotMatch(shown, /2026/); // this year's days need no year
+  const lastYear = new Date(2025, 11, 5, 15, 30).toISOString(); // the same day, a year before
+  assert.match(dayClock(lastYear, now), /2025/);
+  assert.equal(dayClock("not a date", now), "");
+  assert.equal(dayClock(undefined, now), "");
 });

@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 const { TimelineModel } = await import("../../extension/sidepanel/timeline-model.js");
+const { renderItem } = await import("../../extension/sidepanel/item-renderers.js");
+const { duration } = await import("../../extension/lib/page/format.js");
 
 // The model with a view that draws nothing: what the tests read is where each item went.
 class Model extends TimelineModel {
@@ -80,4 +82,30 @@ test("an earlier page goes before the rows held, and its results find their card
   ]);
   assert.deepEqual(types(model), ["user", "tool_use"]);
   assert.equal(model.rows[1].result.text, "late");
+});
+
+// turn-2's last turn (Claude Code 2.1.7): closed at its end_turn after 547,831 ms of wall time,
+// then the agent's own `turn_duration` of 529,891 ms (it leaves out a permission's wait).
+const TURN = { id: "s.20", seq: 20, type: "turn_complete", turn: 1, status: "ok", duration_ms: 547831 };
+const MEASURED = { id: "s.30", seq: 30, type: "turn_duration", turn_seq: 20, duration_ms: 529891 };
+
+test("the agent's own duration of a closed turn replaces its wall time on the turn's row", () => {
+  const model = new Model();
+  add(model, [{ id: "s.10", seq: 10, type: "user", content: "go" }, { ...TURN }]);
+  const row = model.rows[1];
+  row.el = renderItem(row.item, {}); // on screen
+  assert.equal(row.el.querySelector(".turn-dur").textContent, duration(547831));
+  add(model, [MEASURED]);
+  assert.deepEqual(types(model), ["user", "turn_complete"]); // never a row of its own
+  assert.equal(row.el.querySelector(".turn-dur").textContent, duration(529891));
+  assert.equal(row.item.duration_ms, 529891); // and when it is built again
+});
+
+test("a turn's own duration that came before its turn was paged in applies once it is", () => {
+  const model = new Model();
+  add(model, [MEASURED]);
+  assert.equal(model.rows.length, 0);
+  model.placeEarlier([{ ...TURN }]);
+  assert.equal(model.rows[0].item.duration_ms, 529891);
+  assert.equal(renderItem(model.rows[0].item, {}).querySelector(".turn-dur").textContent, duration(529891));
 });

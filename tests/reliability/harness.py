@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -187,18 +188,41 @@ def fixture_lines(path: Path) -> list[bytes]:
     return path.read_bytes().splitlines(keepends=True)
 
 
-async def start_load_clients(
+class LoadClients:
+    """`clients` SSE readers of one stream in a process of their own (load_clients.py)."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+
+    async def summary(self, total: int, within: float) -> dict[str, Any]:
+        """Tell them the session will hold `total` items; their JSON summary once every
+        reader has them all."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"TOTAL {total}\n".encode())
+        await self.proc.stdin.drain()
+        result: dict[str, Any] = json.loads(
+            await asyncio.wait_for(self.proc.stdout.readline(), within)
+        )
+        return result
+
+
+@contextlib.asynccontextmanager
+async def load_clients(
     server: Server, path: str, clients: int, ready_within: float = 60
-) -> asyncio.subprocess.Process:
-    """`clients` SSE readers of `path` in a process of their own (load_clients.py), started and
-    subscribed; tell it `TOTAL n` on stdin and it prints a JSON summary once all have n items."""
+) -> AsyncIterator[LoadClients]:
+    """`clients` readers of `path`, started and subscribed; killed when the block ends."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.reliability.load_clients", str(server.port), path,
         str(clients), cwd=ROOT, env={**os.environ, "SIDEMIRROR_TOKEN": TOKEN,
         "PYTHONPATH": f"{ROOT}:{ROOT / 'server'}"},
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
-    assert proc.stdout is not None
-    ready = await asyncio.wait_for(proc.stdout.readline(), ready_within)
-    assert ready.strip() == b"READY", ready
-    return proc
+    try:
+        assert proc.stdout is not None
+        ready = await asyncio.wait_for(proc.stdout.readline(), ready_within)
+        assert ready.strip() == b"READY", ready
+        yield LoadClients(proc)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()

@@ -45,6 +45,17 @@ def _enlarge(n: int, path: list[str | int], size: int) -> tuple[bytes, int]:
     return json.dumps(rec, ensure_ascii=False).encode() + b"\n", len(holder[path[-1]])
 
 
+def _server_with_the_session_head(tmp_path: Path) -> tuple[Server, Path, str, str]:
+    """A server, not started yet, whose Claude folder holds the recorded session up to the tool
+    result: with the transcript's path, and the ids of its workspace and session."""
+    server = Server(tmp_path)
+    project = server.claude / "-path-to-Demo"
+    project.mkdir(parents=True)
+    path = project / SESSION.name
+    path.write_bytes(b"".join(LINES[:RESULT]))
+    return server, path, ws_id("/path/to/Demo"), SESSION.stem
+
+
 def _peak_rss(server: Server) -> int:
     """The process's peak resident size so far (VmHWM), in bytes."""
     assert server.proc is not None
@@ -63,12 +74,7 @@ def _append(path: Path, data: bytes) -> None:
 async def test_huge_lines_are_cut_and_the_turn_closes_with_its_cost(tmp_path: Path) -> None:
     result_line, result_chars = _enlarge(RESULT, ["message", "content", 0, "content"], 9_600_000)
     reply_line, reply_chars = _enlarge(REPLY, ["message", "content", 0, "text"], 10_000_000)
-    server = Server(tmp_path)
-    project = server.claude / "-path-to-Demo"
-    project.mkdir(parents=True)
-    path = project / SESSION.name
-    path.write_bytes(b"".join(LINES[:RESULT]))
-    ws, sid = ws_id("/path/to/Demo"), SESSION.stem
+    server, path, ws, sid = _server_with_the_session_head(tmp_path)
     stop = asyncio.Event()
     mirror = Mirror(server, f"/workspace/{ws}/session/stream?session={sid}&limit=10000")
     task = None
@@ -144,12 +150,7 @@ async def test_huge_lines_are_cut_and_the_turn_closes_with_its_cost(tmp_path: Pa
 async def test_sigterm_while_a_huge_line_is_read_exits_within_two_seconds(tmp_path: Path) -> None:
     """No thread holds shutdown: SIGTERM while a worker thread reads a 400 MB line (about 4 s of
     work) stops the server within 2 s; the line is read again, whole, by the next start."""
-    server = Server(tmp_path)
-    project = server.claude / "-path-to-Demo"
-    project.mkdir(parents=True)
-    path = project / SESSION.name
-    path.write_bytes(b"".join(LINES[:RESULT]))
-    ws, sid = ws_id("/path/to/Demo"), SESSION.stem
+    server, path, ws, sid = _server_with_the_session_head(tmp_path)
     server.start()
     try:
         wait_until(lambda: server.snapshot(ws, sid)["total"] > 0, 20, "session loaded")

@@ -111,24 +111,32 @@ def _owner_probes(port: int) -> dict[str, Any]:
     }
 
 
+def _owner_during_flood(srv: Server, mode: str, *flood_args: str) -> dict[str, Any]:
+    """The owner's probes before and during `flood_client.py <mode> <port> <flood_args>`,
+    recorded as `flood_<mode>`. Asserts the owner was answered, every time, in time; returns
+    the flood's counts."""
+    quiet = _owner_probes(srv.port)
+    with flood(mode, str(srv.port), *flood_args) as counts:
+        loaded = _owner_probes(srv.port)
+    record(f"flood_{mode}", {"quiet": quiet, "flood": loaded, "attacker": counts}, trials=PROBES)
+    print(
+        json.dumps(
+            {
+                "quiet": quiet,
+                "flood": {**loaded, "failures": loaded["failures"][:3]},
+                "attacker": counts,
+            }
+        )
+    )
+    assert loaded["failures"] == [], (len(loaded["failures"]), loaded["failures"][:5])
+    assert loaded["p99_ms"] <= P99_LIMIT_S * 1000, loaded
+    return counts
+
+
 def test_connections_held_by_another_user_leave_the_owner_room(tmp_path: Path) -> None:
     with Server(tmp_path, fd_limit=FD_LIMIT) as srv:
-        quiet = _owner_probes(srv.port)
         # Beyond the cap; one a server closes or refuses is opened again after 2 s.
-        with flood("hold", str(srv.port), str(CAP + 100), "2") as counts:
-            loaded = _owner_probes(srv.port)
-        record("flood_hold", {"quiet": quiet, "flood": loaded, "attacker": counts}, trials=PROBES)
-        print(
-            json.dumps(
-                {
-                    "quiet": quiet,
-                    "flood": {**loaded, "failures": loaded["failures"][:3]},
-                    "attacker": counts,
-                }
-            )
-        )
-        assert loaded["failures"] == [], (len(loaded["failures"]), loaded["failures"][:5])
-        assert loaded["p99_ms"] <= P99_LIMIT_S * 1000, loaded
+        counts = _owner_during_flood(srv, "hold", str(CAP + 100), "2")
         assert counts["answered"] >= 1, counts
         assert counts.get("status 403") == counts["answered"], counts
         # Every refusal said it closes, and did: none is left open for the cap to count.
@@ -138,21 +146,7 @@ def test_connections_held_by_another_user_leave_the_owner_room(tmp_path: Path) -
 
 def test_a_large_socket_table_and_churn_leave_the_owner_fast(tmp_path: Path) -> None:
     with Server(tmp_path) as srv:
-        quiet = _owner_probes(srv.port)
         # 64 loops pausing 0.3 s: about 200 connections a second once each is answered fast.
-        with flood("churn", str(srv.port), str(IDLE_PAIRS), "64", "0.3") as counts:
-            loaded = _owner_probes(srv.port)
-        record("flood_churn", {"quiet": quiet, "flood": loaded, "attacker": counts}, trials=PROBES)
-        print(
-            json.dumps(
-                {
-                    "quiet": quiet,
-                    "flood": {**loaded, "failures": loaded["failures"][:3]},
-                    "attacker": counts,
-                }
-            )
-        )
+        counts = _owner_during_flood(srv, "churn", str(IDLE_PAIRS), "64", "0.3")
         assert counts.get("idle_sockets", 0) > 2 * IDLE_PAIRS, counts
         assert counts.get("status 403", 0) >= 64, counts
-        assert loaded["failures"] == [], (len(loaded["failures"]), loaded["failures"][:5])
-        assert loaded["p99_ms"] <= P99_LIMIT_S * 1000, loaded

@@ -22,7 +22,7 @@ import pytest
 from tests.harness.auth import NDJSON
 from tests.harness.logs import unexpected_tracebacks
 from tests.harness.server import Server
-from tests.reliability.harness import start_load_clients
+from tests.reliability.harness import load_clients
 
 from .report import record
 from .test_crash_restart import ws_id
@@ -81,28 +81,21 @@ async def test_soak_health_while_100k_lines_are_ingested_to_50_clients(tmp_path:
 async def _stall_run(tmp_path: Path, clients: int) -> None:
     server = Server(tmp_path)
     server.start()
-    proc: asyncio.subprocess.Process | None = None
     try:
         server.ingest(WS_DIR, SESSION, [{"type": "user", "content": "start"}])
         path = f"/workspace/{ws_id(WS_DIR)}/session/stream?session={SESSION}"
-        proc = await start_load_clients(server, path, clients)
-        assert proc.stdout is not None and proc.stdin is not None
-        latencies: list[float] = []
-        stop = asyncio.Event()
-        prober = asyncio.create_task(_probe(server, stop, latencies))
-        t0 = time.monotonic()
-        result = await _ingest(server, LINES)
-        ingest_s = time.monotonic() - t0
-        stop.set()
-        await prober
-        proc.stdin.write(f"TOTAL {LINES + 1}\n".encode())
-        await proc.stdin.drain()
-        summary = json.loads(await asyncio.wait_for(proc.stdout.readline(), 300))
-        log = server.stderr()
+        async with load_clients(server, path, clients) as readers:
+            latencies: list[float] = []
+            stop = asyncio.Event()
+            prober = asyncio.create_task(_probe(server, stop, latencies))
+            t0 = time.monotonic()
+            result = await _ingest(server, LINES)
+            ingest_s = time.monotonic() - t0
+            stop.set()
+            await prober
+            summary = await readers.summary(LINES + 1, 300)
+            log = server.stderr()
     finally:
-        if proc is not None and proc.returncode is None:
-            proc.kill()
-            await proc.wait()
         server.stop()
     figures = {
         "lines": LINES,

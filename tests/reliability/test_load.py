@@ -17,20 +17,13 @@ import pytest
 from tests.harness.auth import NDJSON, TOKEN
 from tests.harness.logs import unexpected_tracebacks
 from tests.harness.server import Server
-from tests.reliability.harness import start_load_clients
+from tests.reliability.harness import load_clients
 
 from .report import record
 from .test_crash_restart import ws_id
 
 WS_DIR = "/home/dev/load"
 SESSION = "load"
-
-
-def _percentile(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
 
 
 async def _produce(server: Server, seconds: float, rate: int) -> int:
@@ -73,41 +66,34 @@ async def load_run(tmp: Path, *, seconds: float, rate: int, clients: int = 50) -
     server = Server(tmp)
     server.start()
     stalled: socket.socket | None = None
-    proc: asyncio.subprocess.Process | None = None
     try:
         server.ingest(WS_DIR, SESSION, [{"type": "user", "content": "start"}])
         path = f"/workspace/{ws_id(WS_DIR)}/session/stream?session={SESSION}&limit=10000"
-        proc = await start_load_clients(server, path, clients)
-        assert proc.stdout is not None and proc.stdin is not None
-        stalled = _stalled_client(server)
-        await asyncio.sleep(0.2)
-        rss_before = server.rss()
-        rss_samples = [rss_before]
-        sampler_stop = asyncio.Event()
+        async with load_clients(server, path, clients) as readers:
+            stalled = _stalled_client(server)
+            await asyncio.sleep(0.2)
+            rss_before = server.rss()
+            rss_samples = [rss_before]
+            sampler_stop = asyncio.Event()
 
-        async def sample() -> None:
-            while not sampler_stop.is_set():
-                await asyncio.sleep(1.0)
-                rss_samples.append(server.rss())
+            async def sample() -> None:
+                while not sampler_stop.is_set():
+                    await asyncio.sleep(1.0)
+                    rss_samples.append(server.rss())
 
-        sampler = asyncio.create_task(sample())
-        t0 = time.monotonic()
-        sent = await _produce(server, seconds, rate)
-        produce_s = time.monotonic() - t0
-        total = sent + 1
-        proc.stdin.write(f"TOTAL {total}\n".encode())
-        await proc.stdin.drain()
-        summary = json.loads(await asyncio.wait_for(proc.stdout.readline(), 150))
-        sampler_stop.set()
-        await sampler
-        rss_after = server.rss()
-        health = server.health()
-        alive = server.alive()
-        log = server.stderr()
+            sampler = asyncio.create_task(sample())
+            t0 = time.monotonic()
+            sent = await _produce(server, seconds, rate)
+            produce_s = time.monotonic() - t0
+            total = sent + 1
+            summary = await readers.summary(total, 150)
+            sampler_stop.set()
+            await sampler
+            rss_after = server.rss()
+            health = server.health()
+            alive = server.alive()
+            log = server.stderr()
     finally:
-        if proc is not None and proc.returncode is None:
-            proc.kill()
-            await proc.wait()
         if stalled is not None:
             stalled.close()
         server.stop()

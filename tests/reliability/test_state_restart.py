@@ -15,6 +15,7 @@ from typing import Any
 
 from sidemirror.core.store import workspace_id_for
 
+from tests.harness.paths import FIXTURES
 from tests.harness.server import Server
 from tests.harness.waiting import wait_until
 from tests.server.sources.test_agent_start import agent_binary
@@ -136,3 +137,51 @@ def test_a_live_agent_keeps_its_session_running_then_it_exits_and_the_session_is
         if agent.poll() is None:
             agent.kill()
             agent.wait(10)
+
+
+def _hook_events() -> list[dict[str, Any]]:
+    """Claude Code's recorded hook events up to its PreToolUse: the agent is at work."""
+    lines = (FIXTURES / "hooks" / "permission-request.jsonl").read_text().splitlines()
+    recorded = [json.loads(line) for line in lines]
+    names = [e["hook_event_name"] for e in recorded]
+    return recorded[: names.index("PreToolUse") + 1]
+
+
+def _post_hooks(server: Server, hooks: list[dict[str, Any]]) -> None:
+    for hook in hooks:
+        assert server.post_json("/api/hooks/claude", hook) == {"output": None}
+
+
+def test_a_session_known_only_from_hooks_is_idle_after_the_idle_time_and_a_restart(
+    tmp_path: Path,
+) -> None:
+    """No transcript is read for it (none in the Claude dir), only its hooks: running since
+    its PreToolUse (exact); with no agent process and no hook for the idle time, idle
+    (inferred); after a restart, never running again until a hook says so."""
+    server = Server(tmp_path, "--idle-time", "3")
+    hooks = _hook_events()
+    with server:
+        _post_hooks(server, hooks)
+        row = _attention(server)
+        assert row is not None and (row["state"], row["exact"]) == ("running", True)
+        hooked = time.time()
+        wait_until(
+            lambda: (_attention(server) or {}).get("state") == "idle",
+            20,
+            "idle after the idle time",
+        )
+        row = _attention(server)
+        assert row is not None and row["exact"] is False
+        assert time.time() - hooked >= 3
+        assert _epoch(row["since"]) <= hooked  # idle since its last hook
+        assert server.get("/api/workspaces")["workspaces"] == []  # still no transcript
+    server.start()
+    try:
+        row = _attention(server)
+        assert row is None or row["state"] == "idle"
+        _post_hooks(server, hooks[-1:])  # the agent is at work again
+        row = _attention(server)
+        assert row is not None and (row["state"], row["exact"]) == ("running", True)
+        wait_until(lambda: (_attention(server) or {}).get("state") == "idle", 20, "idle again")
+    finally:
+        server.stop()

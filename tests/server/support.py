@@ -18,6 +18,14 @@ from sidemirror.web.state import APP_STATE, AppState
 from tests.harness.auth import AUTH, NDJSON
 
 EXT_ORIGIN = f"chrome-extension://{PINNED_EXTENSION_ID}"
+# A WebSocket handshake's own headers (RFC 6455's sample key), for tests that send the upgrade
+# request as a plain GET to see it refused before the 101.
+WS_UPGRADE = {
+    "Connection": "Upgrade",
+    "Upgrade": "websocket",
+    "Sec-WebSocket-Version": "13",
+    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+}
 
 ClientFactory = Callable[..., Awaitable[TestClient[Any, Any]]]
 

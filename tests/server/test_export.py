@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -149,6 +150,23 @@ def test_a_sub_agents_items_nest_under_its_task(server: tuple[Path, int, str]) -
     assert "> *Sub-agent*" in quoted
 
 
+def test_a_turn_reads_the_agents_own_duration(server: tuple[Path, int, str]) -> None:
+    # turn-2's turn closed at end_turn after 547.8 s of wall time; Claude Code's own
+    # `turn_duration` (the session's last item, pages after its turn) says 529.9 s.
+    tmp, port, token = server
+    items = server_items(port, token, AGENT_SID)
+    (measured,) = [i for i in items if i["type"] == "turn_duration"]
+    (turn,) = [i for i in items if i["seq"] == measured["turn_seq"]]
+    assert (turn["type"], turn["duration_ms"]) == ("turn_complete", 547831)
+    for fmt in ("md", "html"):
+        done = export(tmp, AGENT_SID[:8], "--format", fmt, "--page-size", "7")
+        assert done.returncode == 0, done.stderr
+        assert "529.9 s" in done.stdout and "547.8 s" not in done.stdout
+        assert "turn_duration" not in done.stdout  # read on its turn, not as a line
+    done = export(tmp, AGENT_SID[:8], "--format", "jsonl")
+    assert [json.loads(line) for line in done.stdout.splitlines()] == items  # the data, as sent
+
+
 class Page(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
@@ -237,6 +255,55 @@ def test_the_session_is_found_by_prefix_in_a_workspace_or_the_choice_is_said(
     several = export(tmp, "")  # every session's id starts with ""
     assert several.returncode == 1 and not several.stdout
     assert "3 sessions fit ''" in several.stderr and SID in several.stderr
+
+
+def download(
+    port: int, token: str, sid: str, auth: bool = True, **params: str
+) -> tuple[int, Any, bytes]:
+    """`GET …/session/export` of the session `sid`: status, headers and body."""
+    ws = next(
+        w["id"]
+        for w in get(port, token, "/api/workspaces")["workspaces"]
+        if any(
+            s["id"] == sid for s in get(port, token, f"/workspace/{w['id']}/sessions")["sessions"]
+        )
+    )
+    query = urllib.parse.urlencode({"session": sid, **params})
+    url = f"http://127.0.0.1:{port}/workspace/{ws}/session/export?{query}"
+    headers = {"Authorization": f"Bearer {token}"} if auth else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=60) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers, exc.read()
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "md", "html"])
+def test_the_export_route_downloads_what_the_cli_writes(
+    server: tuple[Path, int, str], fmt: str
+) -> None:
+    tmp, port, token = server
+    cli = export(tmp, SID, "--format", fmt)
+    assert cli.returncode == 0, cli.stderr
+    status, headers, body = download(port, token, SID, format=fmt)
+    assert status == 200
+    assert headers["Content-Disposition"] == f'attachment; filename="sidemirror-{SID}.{fmt}"'
+    assert headers["Content-Type"].endswith("; charset=utf-8")
+    assert body.decode("utf-8") == cli.stdout
+    assert SECRET.encode() not in body
+
+
+def test_the_export_route_needs_the_token_and_says_what_is_wrong(
+    server: tuple[Path, int, str],
+) -> None:
+    _, port, token = server
+    assert download(port, token, SID, auth=False)[0] == 401
+    status, _, body = download(port, token, SID, format="pdf")
+    assert status == 400 and b"format must be html, md or jsonl" in body
+    status, _, body = download(port, token, SID, max_chars="0")
+    assert status == 400 and b"max_chars" in body
+    cut = download(port, token, SID, format="md", max_chars="50")[2].decode()
+    assert "[… cut: " in cut
 
 
 class Blocks(HTMLParser):

@@ -157,8 +157,12 @@ def _sidemirror(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]
     )
 
 
-def _hook(run: Path) -> subprocess.CompletedProcess[str]:
-    return _sidemirror("hook", "--runtime-dir", str(run), stdin=PERMISSION_REQUEST)
+def _hook_stands_aside(run: Path) -> str:
+    """Run the real hook on a permission request with the runtime files in `run`: it must print
+    no decision and exit 0, so the terminal asks as usual. Returns its stderr, which says why."""
+    done = _sidemirror("hook", "--runtime-dir", str(run), stdin=PERMISSION_REQUEST)
+    assert (done.returncode, done.stdout) == (0, "")
+    return done.stderr
 
 
 def _pid_reused_by(impostor: Impostor, run: Path) -> Path:
@@ -175,10 +179,9 @@ def test_the_hook_ignores_a_stale_runtime_file_whose_pid_was_reused_by_an_impost
 ) -> None:
     impostor = impostor_of_another_user
     path = _pid_reused_by(impostor, tmp_path / "run")
-    done = _hook(tmp_path / "run")
-    assert (done.returncode, done.stdout) == (0, "")  # no allow printed: the terminal asks
-    assert f"ignoring the stale runtime file {path}" in done.stderr
-    assert f"pid {impostor.proc.pid} now belongs to another process" in done.stderr
+    why = _hook_stands_aside(tmp_path / "run")
+    assert f"ignoring the stale runtime file {path}" in why
+    assert f"pid {impostor.proc.pid} now belongs to another process" in why
     assert impostor.received() == []  # neither the token nor the event
 
 
@@ -190,9 +193,7 @@ def test_the_hook_sends_nothing_to_another_users_listener_on_the_port(
     # A runtime file that is not stale: only the owner of the listening socket shows that the
     # port is not our server's.
     _runtime_file(tmp_path / "run", impostor.port)
-    done = _hook(tmp_path / "run")
-    assert (done.returncode, done.stdout) == (0, "")
-    assert f"belongs to uid {NOBODY}, not to you" in done.stderr
+    assert f"belongs to uid {NOBODY}, not to you" in _hook_stands_aside(tmp_path / "run")
     assert impostor.received() == []
 
 
@@ -203,9 +204,8 @@ def test_the_hook_sends_no_token_to_a_listener_that_cannot_prove_it_holds_it(
     # Our own uid listens (a stray process of ours): it is asked to prove it holds the token,
     # without being sent it, and gets nothing else.
     _runtime_file(tmp_path / "run", impostor.port)
-    done = _hook(tmp_path / "run")
-    assert (done.returncode, done.stdout) == (0, "")
-    assert "cannot prove it holds the runtime file's token" in done.stderr
+    why = _hook_stands_aside(tmp_path / "run")
+    assert "cannot prove it holds the runtime file's token" in why
     (asked,) = impostor.received()
     assert asked["method"] == "GET" and asked["path"].startswith("/api/identify?nonce=")
     assert "Authorization" not in asked["headers"]

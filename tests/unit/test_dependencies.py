@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "server" / "sidemirror"
 PLATFORMS = ("linux", "darwin", "win32")
 NEWER_STDLIB = {"compression"}  # Python 3.14's (compression.zstd); zstandard before it
+# The type checker's own standard-library stubs, imported only under TYPE_CHECKING.
+TYPE_STUBS = {"_typeshed"}
 
 
 def _declared() -> dict[str, set[str]]:
@@ -53,7 +55,7 @@ def _imported_modules() -> dict[str, list[str]]:
                 names = [node.args[0].value]
             for name in names:
                 top = name.split(".")[0]
-                if top not in {"sidemirror", *sys.stdlib_module_names, *NEWER_STDLIB}:
+                if top not in {"sidemirror", *sys.stdlib_module_names, *NEWER_STDLIB, *TYPE_STUBS}:
                     found.setdefault(top, []).append(str(path.relative_to(ROOT)))
     return found
 

@@ -32,8 +32,10 @@ LAYERS: dict[str, int] = {
     "data_dir": 1,  # the data dir claimed and checked before the server is imported: the same
     "token_store": 1,  # the token kept in the data dir, read by `serve` and `token --rotate`
     "server_check": 1,  # is the port's listener our server? The hook runs it: stdlib only
+    "loopback_http": 0,  # HTTP to our server without http.client (hook, status line): stdlib only
     "sock_diag": 0,  # socket owners from the kernel (netlink): stdlib only, nothing of ours
     "panel_credential": 1,  # the credential only the extension gets: standard library only
+    "hook_secret": 1,  # what Claude Code's HTTP hooks send (hooks install writes it): stdlib only
     "native_host": 2,  # Chrome native messaging pairing (Chrome starts it): standard library only
     "settings": 2,
     "forward_files": 2,  # the forward socket's path and token, shared by `serve` and `token`
@@ -42,13 +44,14 @@ LAYERS: dict[str, int] = {
     "sources": 3,
     "runtime": 3,  # port, token and access log of the running server
     "hooks": 2,  # `sidemirror hook` and its settings-file entries: standard library only
+    "statusline": 3,  # `sidemirror statusline` and its setting, beside hooks: stdlib only
     "activity": 4,
     "attention": 4,  # live session states, held permission requests
     "ingest": 4,
     "web": 5,
     "mcp": 6,
     "clients": 6,
-    "export": 6,  # `sidemirror export`: a client of the running server, like `clients`
+    "export": 4,  # a session as a file: the CLI reads it over HTTP, the export route (web) from the store
     "app": 7,
     "gen_protocol": 7,
     "cli": 8,  # the `sidemirror` command: a table of commands, one module each

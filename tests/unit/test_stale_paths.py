@@ -26,7 +26,7 @@ PATH = re.compile(
 )
 # Other projects' files, named as such: the agents' own instruction files, a framework, and a
 # file of the claude-code-log peer the benchmarks measure.
-NOT_OURS = {"CLAUDE.md", "AGENTS.md", "Next.js", "live_update.js"}
+NOT_OURS = {"CLAUDE.md", "AGENTS.md", "Next.js", "live_update.js", "config.toml"}
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
 
 

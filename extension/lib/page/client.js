@@ -72,6 +72,22 @@ export async function connection() {
  * @param {{method?: string, body?: unknown, signal?: AbortSignal}} [options]
  */
 export async function api(path, { method = "GET", body = undefined, signal = undefined } = {}) {
+  const res = await request(path, { method, body, signal: signal || AbortSignal.timeout(10000) });
+  return res.json();
+}
+
+/** A file the server sends (an export): the response, its body not read yet. No time limit
+ * unless `signal` sets one: a long session's file takes its time. */
+export function fetchFile(path, { signal = undefined } = {}) {
+  return request(path, { signal });
+}
+
+/**
+ * The authenticated request under `api` and `fetchFile`; an answer that is not 2xx is thrown.
+ * @param {string} path
+ * @param {{method?: string, body?: unknown, signal?: AbortSignal}} options
+ */
+async function request(path, { method = "GET", body = undefined, signal = undefined }) {
   const conn = await connection();
   let res;
   try {
@@ -85,7 +101,7 @@ export async function api(path, { method = "GET", body = undefined, signal = und
       body: body !== undefined ? JSON.stringify(body) : undefined,
       cache: "no-store",
       credentials: "omit",
-      signal: signal || AbortSignal.timeout(10000),
+      signal,
     });
   } catch (err) {
     checkNow().catch(() => {}); // who answers on that port now is unknown: no token until checked
@@ -108,12 +124,13 @@ export async function api(path, { method = "GET", body = undefined, signal = und
     }
     throw new ApiError(res.status, code, message, detail);
   }
-  return res.json();
+  return res;
 }
 
 export const path = {
   workspaces: () => "/api/workspaces",
   sessions: (ws) => `/workspace/${encodeURIComponent(ws)}/sessions`,
+  allSessions: () => "/api/sessions",
   item: (ws, id) => `/workspace/${encodeURIComponent(ws)}/session/items/${encodeURIComponent(id)}`,
   stream: (ws) => `/workspace/${encodeURIComponent(ws)}/session/stream`,
   ticket: () => "/api/ticket",
@@ -124,5 +141,6 @@ export const path = {
   attentionStream: () => "/api/attention/stream",
   decisions: () => "/api/decisions",
   decision: (id) => `/api/decisions/${encodeURIComponent(id)}`,
+  decisionBatch: () => "/api/decisions/batch",
   reveal: (id) => `/api/decisions/${encodeURIComponent(id)}/reveal`,
 };

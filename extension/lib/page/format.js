@@ -91,12 +91,6 @@ export function clockTimeSeconds(iso) {
 
 const DAY_TIME = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: HOUR, minute: "2-digit" });
 
-/** "Dec 5, 14:05" in the browser's locale: a start time that tells one day's sessions apart. */
-export function dayTime(iso) {
-  const d = dateOf(iso);
-  return d ? DAY_TIME.format(d) : "";
-}
-
 // An ISO 8601 instant with its zone, as the server writes them in text ("…T18:19:34.615767Z").
 const ISO_IN_TEXT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g;
 
@@ -104,4 +98,26 @@ const ISO_IN_TEXT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{
  * one that does not parse stays as it was. For server text that states a time in words. */
 export function localTimesIn(text) {
   return String(text).replace(ISO_IN_TEXT, (iso) => clockTimeSeconds(iso) || iso);
+}
+
+const YEAR_DAY_TIME = new Intl.DateTimeFormat(undefined, {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: HOUR,
+  minute: "2-digit",
+});
+
+function sameDay(a, b) {
+  return a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
+}
+
+/** When an item was written, as short as tells it apart: "14:05" today, "3 Dec, 14:05" on
+ * another day of this year, "3 Dec 2025, 14:05" before it (the browser's locale and local day). */
+export function dayClock(iso, now = Date.now()) {
+  const d = dateOf(iso);
+  if (!d) return "";
+  const today = new Date(now);
+  if (sameDay(d, today)) return CLOCK.format(d);
+  return (d.getFullYear() === today.getFullYear() ? DAY_TIME : YEAR_DAY_TIME).format(d);
 }

@@ -7,6 +7,7 @@ export const ITEM_TYPES = Object.freeze([
   "tool_use",
   "tool_result",
   "turn_complete",
+  "turn_duration",
   "user",
   "thinking",
   "assistant_delta",
@@ -36,6 +37,7 @@ export const EVENT_TYPES = Object.freeze([
   "tool_use",
   "tool_result",
   "turn_complete",
+  "turn_duration",
   "user",
   "thinking",
   "assistant_delta",
@@ -149,6 +151,15 @@ export const ITEM_FIELDS = Object.freeze({
     "context_window",
     "subagent_tokens",
     "subagent_cost_usd"
+  ],
+  "turn_duration": [
+    "id",
+    "ts",
+    "seq",
+    "parent_tool_use_id",
+    "line_bytes",
+    "turn_seq",
+    "duration_ms"
   ],
   "user": [
     "id",

@@ -1,7 +1,11 @@
 // Alerts for sessions that need the user (worker side): the toolbar badge counts the sessions
 // waiting (red when one waits for a permission, amber when only for an answer), and, when the
 // user turned alerts on in the Sessions view, a notification when a session starts waiting or
-// finishes while no side panel is open. Clicking it opens the panel on that session.
+// finishes while no side panel is open, for every agent and every host (forwarded ones too).
+// It carries the session's name and what is asked: the question (the attention row's
+// `question`), or the command (or file) of the pending permission request, read from
+// `GET /api/decisions`. Clicking it opens the panel on that
+// session, at that request's card.
 //
 // The worker reads `GET /api/attention/stream` with fetch (a service worker has no EventSource)
 // while it is connected; Chrome may stop the worker at any time, and the health alarm's next
@@ -147,16 +151,59 @@ async function maybeNotify(before, now) {
   if (!startedWaiting && !finished) return;
   const { [ALERTS_KEY]: on } = await chrome.storage.local.get(ALERTS_KEY);
   if (on !== true || (await panelOpen())) return;
-  const where = now.workspace_name || now.workspace;
-  const what = finished ? "finished" : now.reason === "input" ? "waits for your answer" : "wants your permission";
-  chrome.notifications.create(`${NOTIFICATION_PREFIX}${now.workspace}:${now.session}`, {
-    type: "basic",
-    iconUrl: chrome.runtime.getURL("icons/icon-128.png"),
-    title: `${where}: Claude ${what}`,
-    message: now.title || "",
-    priority: startedWaiting ? 2 : 0,
-  });
+  const request = startedWaiting && now.reason === "permission" ? await pendingOf(now) : null;
+  chrome.notifications.create(notificationId(now, request), notificationText(now, request, finished));
 }
+
+/** What the notification says (plain text: Chrome draws no markup in it): the session's name,
+ * the agent, and the question it asks or the command or file it asks to run, else why it waits. */
+export function notificationText(row, request, finished) {
+  const agent = row.agent === "codex" ? "Codex" : row.agent === "acp" ? "The agent" : "Claude";
+  const where = row.workspace_name || row.workspace;
+  const name = row.title || `session ${String(row.session).slice(0, 8)}`;
+  let message = `${agent} finished`;
+  if (!finished && request) message = `${agent} asks to run ${requestLine(request)}`;
+  else if (!finished && row.reason === "input")
+    message = row.question ? `${agent} asks: ${row.question}` : `${agent} waits for your answer`;
+  else if (!finished) message = `${agent} wants your permission`;
+  return {
+    type: /** @type {const} */ ("basic"),
+    iconUrl: chrome.runtime.getURL("icons/icon-128.png"),
+    title: `${where} · ${name}`,
+    message,
+    priority: finished ? 0 : 2,
+  };
+}
+
+function requestLine(request) {
+  const input = request.tool_input || {};
+  for (const key of ["command", "file_path", "notebook_path", "url", "path"]) {
+    if (typeof input[key] === "string" && input[key]) return `${request.tool_name}: ${input[key]}`;
+  }
+  return String(request.tool_name);
+}
+
+/** The session's oldest pending request, if the server holds one (its input is redacted). */
+async function pendingOf(row) {
+  const conn = current;
+  if (!conn) return null;
+  try {
+    const res = await fetch(`${baseUrl(conn.port)}/api/decisions`, {
+      headers: { Authorization: `Bearer ${conn.token}` },
+      cache: "no-store",
+      credentials: "omit",
+      signal: AbortSignal.timeout(5000),
+    });
+    if (!res.ok) return null;
+    const { decisions } = await res.json();
+    return (decisions || []).find((d) => d.workspace === row.workspace && d.session === row.session) || null;
+  } catch {
+    return null;
+  }
+}
+
+const notificationId = (row, request) =>
+  NOTIFICATION_PREFIX + [row.workspace, row.session, request?.id || ""].map(encodeURIComponent).join(":");
 
 async function panelOpen() {
   try {
@@ -167,12 +214,12 @@ async function panelOpen() {
   }
 }
 
-/** A click on one of our notifications: open the side panel on that session. */
+/** A click on one of our notifications: open the side panel on that session, at its card. */
 export async function onNotificationClicked(id) {
   if (!id.startsWith(NOTIFICATION_PREFIX)) return;
-  const [workspace, ...rest] = id.slice(NOTIFICATION_PREFIX.length).split(":");
+  const [workspace, session, request = ""] = id.slice(NOTIFICATION_PREFIX.length).split(":").map(decodeURIComponent);
   chrome.notifications.clear(id);
-  await chrome.storage.session.set({ [FOCUS_KEY]: { workspace, session: rest.join(":"), at: Date.now() } });
+  await chrome.storage.session.set({ [FOCUS_KEY]: { workspace, session, request, at: Date.now() } });
   try {
     const win = await chrome.windows.getLastFocused();
     await chrome.sidePanel.open({ windowId: win.id });

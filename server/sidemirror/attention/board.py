@@ -15,6 +15,10 @@ Bounded: each entry's strings are capped (a path at PATH_MAX, an id at 200 chara
 ended or has been idle, untouched, for `IDLE_FORGET_S`. A forgotten session is shown as one
 without hooks is (its transcript and process say its state) until a hook names it again.
 
+A session known only from its hooks (no transcript read for it) follows the same rule: its
+hooks say its state, and the state sweep makes it idle after the idle time without a hook or a
+live agent process (`sweep`).
+
 A session waiting for a permission or an answer moves on when its transcript shows the answer
 (a tool result, a user message, the end of the turn): it was answered in the terminal.
 """
@@ -32,7 +36,7 @@ from sidemirror.core.clock import iso_from_epoch, parse_ts
 from sidemirror.core.hub import ItemPublished, Message, StateChanged
 from sidemirror.core.models import SessionItem
 from sidemirror.core.redact import redact_text
-from sidemirror.core.states import SessionState
+from sidemirror.core.states import BUSY, SessionState, decide
 from sidemirror.core.store import SessionLog, Store, workspace_id_for
 from sidemirror.core.truncate import truncate
 
@@ -73,6 +77,8 @@ class Tracked:
     workspace: str
     session: str
     directory: str = ""
+    agent: str = ""  # the agent whose hooks named it ("" when none did)
+    question: str | None = None  # what it asks while it waits for an answer (asking.py)
     hook: StateSignal | None = None
     state: str = ""  # none shown yet: the first state is always sent
     reason: str | None = None
@@ -95,17 +101,31 @@ class Board:
         self.held: Callable[[str, str], bool] = lambda _ws, _session: False
         store.taps.append(self._tap)
         store.hook_state = self._hook_state
+        store.sweepers.append(self.sweep)
 
     # --- inputs ---
 
-    def hook(self, cwd: str, session_id: str, signal: StateSignal | None) -> Tracked:
-        """A hook event arrived for this session (`signal` None: it said nothing of its state)."""
+    def hook(
+        self,
+        cwd: str,
+        session_id: str,
+        signal: StateSignal | None,
+        agent: str = "claude",
+        question: str | None = None,
+    ) -> Tracked:
+        """A hook event arrived for this session (`signal` None: it said nothing of its state;
+        `question`: what it now asks the user)."""
         directory = _capped(cwd, CWD_MAX_CHARS)
         key = (workspace_id_for(directory), _capped(session_id, SESSION_MAX_CHARS))
         t = self.tracked.get(key)
         if t is None:
             t = self._track(Tracked(*key, directory=directory))
         t.touched = time.time()
+        t.agent = agent
+        if question is not None:
+            t.question = question
+        elif signal is not None and (signal.state, signal.reason) != ("waiting", "input"):
+            t.question = None  # it moved on (a reminder that it still waits keeps the question)
         if signal is not None:
             t.hook = signal
             self._refresh(t)
@@ -145,19 +165,45 @@ class Board:
     def _hook_state(self, log: SessionLog) -> tuple[SessionState | None, float]:
         """What hooks said of `log` (exact), and when one last named it."""
         t = self.tracked.get((log.workspace_id, log.session_id))
-        if t is None or t.hook is None:
+        return (None, 0.0) if t is None else self._said(t)
+
+    def _said(self, t: Tracked) -> tuple[SessionState | None, float]:
+        if t.hook is None:
             return None, 0.0
         # A hook held open for a decision is its agent waiting right now, however long ago it
         # was sent: never idle for want of a write.
         seen = time.time() if self.held(t.workspace, t.session) else t.touched
         return SessionState(t.hook.state, t.hook.reason, exact=True), seen
 
+    def _hook_only_state(self, t: Tracked) -> SessionState:
+        """The rule (core/states.py) for a session known only from its hooks: no transcript
+        was read for it, so hooks alone say its state, and time makes it idle. The agent
+        process of its workspace, if any, counts as its own while no session there was written
+        since its last hook (an agent writes one session at a time)."""
+        hook, seen = self._said(t)
+        ws = self.store.workspace(t.workspace)
+        alive = ws is not None and ws.pid is not None and ws.last_activity <= t.touched
+        return decide(
+            SessionState(),
+            hook,
+            agent_alive=alive,
+            quiet_s=time.time() - seen,
+            idle_after_s=self.store.idle_after_s,
+        )
+
     def _refresh(self, t: Tracked) -> None:
         log = self._log(t)
         if log is not None:
             self.store.refresh_state(log)  # publishes StateChanged, which _tap emits
         elif t.hook is not None:
-            self._change(t, SessionState(t.hook.state, t.hook.reason, exact=True), None)
+            self._change(t, self._hook_only_state(t), None)
+
+    def sweep(self) -> None:
+        """Time alone makes a busy session known only from hooks idle (the state sweep, with
+        the store's own busy sessions: core/state_sweep.py)."""
+        for t in list(self.tracked.values()):
+            if t.state in BUSY and t.hook is not None and self._log(t) is None:
+                self._change(t, self._hook_only_state(t), None)
 
     def _emit(self, t: Tracked, log: SessionLog) -> None:
         self._change(t, _shown(log), log)
@@ -172,7 +218,9 @@ class Board:
     def _change(self, t: Tracked, new: SessionState, log: SessionLog | None) -> None:
         if (new.state, new.reason, new.exact) == (t.state, t.reason, t.exact):
             return
-        t.state, t.reason, t.exact, t.since = new.state, new.reason, new.exact, _since(new, log)
+        # The last sign of life: a hook-only session's last hook.
+        last = log.last_activity if log is not None else t.touched
+        t.state, t.reason, t.exact, t.since = new.state, new.reason, new.exact, _since(new, last)
         self._broadcast(self.describe(t, log))
 
     def _log(self, t: Tracked) -> SessionLog | None:
@@ -187,12 +235,13 @@ class Board:
             "workspace_name": ws.name if ws else t.directory.rsplit("/", 1)[-1],
             "directory": ws.directory if ws else t.directory,
             "session": t.session,
-            "agent": log.agent if log else "claude",
+            "agent": log.agent if log else (t.agent or "claude"),
             "state": t.state,
             "reason": t.reason,
             "exact": t.exact,
             "since": iso_from_epoch(t.since),
             "title": log.title if log else None,
+            "question": t.question if t.state == "waiting" else None,
         }
 
     def live(self) -> list[dict[str, Any]]:
@@ -281,10 +330,10 @@ def _shown(log: SessionLog) -> SessionState:
     return SessionState(log.state, log.state_reason, log.state_exact)
 
 
-def _since(new: SessionState, log: SessionLog | None) -> float:
+def _since(new: SessionState, last_life: float) -> float:
     """When the session entered `new`: now, except for an idle inferred from the time passed,
-    which began at the session's last write."""
+    which began at the session's last sign of life (a write; for a hook-only one, a hook)."""
     now = time.time()
-    if log is not None and new.state == "idle" and not new.exact and log.last_activity:
-        return min(now, log.last_activity)
+    if new.state == "idle" and not new.exact and last_life:
+        return min(now, last_life)
     return now

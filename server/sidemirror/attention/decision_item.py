@@ -8,6 +8,8 @@ import json
 from typing import Any
 
 from sidemirror.attention.decisions import Answer, Pending
+from sidemirror.attention.questions import answers_text
+from sidemirror.attention.rules import describe
 from sidemirror.core.clock import iso_from_epoch
 from sidemirror.core.models import SystemEvent
 from sidemirror.core.store import SessionUpdate, Store
@@ -18,7 +20,7 @@ _OUTCOMES = {
     ("deny", "panel"): "denied from the side panel",
     (None, "timeout"): "no decision from the panel in time: asked in the terminal",
     (None, "terminal"): "answered in the terminal",
-    (None, "gone"): "the hook stopped waiting (Claude Code moved on)",
+    (None, "gone"): "the hook stopped waiting (the agent moved on)",
 }
 
 
@@ -35,12 +37,18 @@ def summary(tool_name: str, tool_input: Any) -> str:
 
 def decision_text(request: Pending, answer: Answer) -> str:
     outcome = _OUTCOMES.get((answer.behavior, answer.by), f"{answer.behavior} ({answer.by})")
+    if answer.updated_input is not None:
+        outcome = "answered from the side panel"
     lines = [
         f"Permission asked: {summary(request.tool_name, request.tool_input)}",
         f"Answer: {outcome} at {iso_from_epoch(answer.at)}",
     ]
     if answer.message:
         lines.append(f"Message to the agent: {answer.message}")
+    for rule in answer.permissions:
+        lines.append(f"Rule applied: {describe(rule)}")
+    if answer.updated_input is not None:
+        lines.append(f"Answers:\n{answers_text(answer.updated_input.get('answers') or {})}")
     return "\n".join(lines)
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
 from sidemirror.attention.card_input import Card
+from sidemirror.attention.rules import card_rules
 from sidemirror.core.clock import iso_from_epoch
 
 By = Literal["panel", "timeout", "terminal", "gone"]
@@ -32,6 +33,11 @@ class Answer:
     by: By
     message: str = ""
     at: float = field(default_factory=time.time)
+    # The agent's own suggested rules the user applied with this Allow (attention/rules.py),
+    # sent back unchanged as the decision's `updatedPermissions`.
+    permissions: tuple[dict[str, Any], ...] = ()
+    # An answered question (attention/questions.py): the tool's input with the user's answers.
+    updated_input: dict[str, Any] | None = None
 
 
 @dataclass(eq=False)
@@ -45,6 +51,9 @@ class Pending:
     future: asyncio.Future[Answer]
     card: Card  # the whole input as the card shows it (attention/card_input.py)
     timer: asyncio.TimerHandle | None = None
+    agent: str = "claude"
+    # The permission updates the agent suggested, as sent (attention/rules.py).
+    suggestions: list[dict[str, Any]] = field(default_factory=list)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -55,6 +64,8 @@ class Pending:
             "tool_input": self.tool_input,
             "card": self.card.describe(),
             "asked_at": iso_from_epoch(self.asked_at),
+            "agent": self.agent,
+            "rules": card_rules(self.suggestions),
         }
 
 
@@ -82,6 +93,8 @@ class Decisions:
         tool_input: Any,
         card: Card,
         timeout_s: float,
+        agent: str = "claude",
+        suggestions: list[dict[str, Any]] | None = None,
     ) -> Pending:
         loop = asyncio.get_running_loop()
         request = Pending(
@@ -93,6 +106,8 @@ class Decisions:
             time.time(),
             loop.create_future(),
             card,
+            agent=agent,
+            suggestions=suggestions or [],
         )
         self.pending[request.id] = request
         request.timer = loop.call_later(timeout_s, self._expire, request.id)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import TYPE_CHECKING
 
 from sidemirror import __version__
 
+TYPE_CHECKING = False  # `typing` is an import of its own, and the hook runs on every tool call
 if TYPE_CHECKING:
     import argparse
     from types import ModuleType
@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "export": "sidemirror.cli.export",
     "hook": "sidemirror.hooks.commands",
     "hooks": "sidemirror.hooks.commands",
+    "statusline": "sidemirror.statusline.commands",
 }
 
 
@@ -65,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
         from sidemirror.hooks.hook_command import run as run_hook
 
         return run_hook(args_list[1:])
+    if args_list[:2] == ["statusline", "run"] and not {"-h", "--help"} & set(args_list):
+        # Claude Code runs this after every message: no parser either.
+        from sidemirror.statusline.command import run as run_statusline
+
+        return run_statusline(args_list[2:])
     if args_list == ["--version"]:  # the quickest answer: no parser, no command module
         print(f"sidemirror {__version__}")
         return 0

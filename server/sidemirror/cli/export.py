@@ -73,7 +73,7 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def _write(args: argparse.Namespace, fmt: str, out: TextIO, info: dict[str, object]) -> None:
-    from sidemirror.export.api import ServerReader, locate
+    from sidemirror.export.api import HttpPages, ServerReader, locate
     from sidemirror.export.html_page import HtmlWriter
     from sidemirror.export.jsonl import JsonlWriter
     from sidemirror.export.markdown import MarkdownWriter
@@ -85,7 +85,8 @@ def _write(args: argparse.Namespace, fmt: str, out: TextIO, info: dict[str, obje
     try:
         reader = ServerReader(conn, str(info["token"]))
         located = locate(reader, args.session, args.workspace)
-        walk = SessionWalk(reader, located, min(args.page_size, 10000))  # the server's cap
+        page = min(args.page_size, 10000)  # the server's cap
+        walk = SessionWalk(HttpPages(reader, located), located, page)
         writers: dict[str, Callable[[TextIO, int | None], Writer]] = {
             "html": HtmlWriter, "md": MarkdownWriter, "jsonl": JsonlWriter
         }  # fmt: skip

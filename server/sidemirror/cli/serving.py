@@ -131,6 +131,7 @@ async def _serve(settings: Settings, sock: socket.socket, starting: StartingResp
     )
     remember_port(settings.data_dir, port)
     print(f"sidemirror {__version__} listening on http://{settings.host}:{port}", flush=True)
+    _warn_if_hooks_post_elsewhere(settings, port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -141,6 +142,15 @@ async def _serve(settings: Settings, sock: socket.socket, starting: StartingResp
         runtime.unlink(missing_ok=True)
         await runner.cleanup()
     return 0
+
+
+def _warn_if_hooks_post_elsewhere(settings: Settings, port: int) -> None:
+    from sidemirror.hooks.http_hooks import elsewhere_warning
+    from sidemirror.hooks.settings_file import settings_path
+
+    warning = elsewhere_warning(settings_path(None), settings.data_dir, port)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
 
 
 def serve_from_args(

@@ -6,9 +6,13 @@ otherwise keep every item, whole, in memory. Clients almost always read the newe
 items are written once, whole, to a spill file and read back by position for a resume from an
 old id or "show more". The spill file is a cache: rebuilt from the sources on every start.
 
-A fleet of busy sessions would each keep its spill file open: the files' descriptors are held in
-one LRU (`SPILL_FILES`, at most `SPILL_OPEN_MAX`), and a log whose file was closed reopens it when
-it next spills or reads, so the server's descriptors stay bounded however many sessions spill.
+A fleet of busy sessions would each fill its window: the items held by every log that can spill
+are counted in one budget (`core/held_items.py`), which trims the logs holding the most.
+
+A fleet of busy sessions would also each keep its spill file open: the files' descriptors are
+held in one LRU (`SPILL_FILES`, at most `SPILL_OPEN_MAX`), and a log whose file was closed
+reopens it when it next spills or reads, so the server's descriptors stay bounded however many
+sessions spill.
 
 A full disk never changes what an index reads. A writer that must refuse what the disk cannot
 take (the ingest journal) first calls `reserve`, which allocates the spill room the items will
@@ -29,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from sidemirror.core.durable import OpenFiles, WriteFailed, pwrite_all
+from sidemirror.core.held_items import HELD_ITEMS, HeldItems
 from sidemirror.core.models import SESSION_ITEM_ADAPTER, SessionItem
 from sidemirror.core.private import private_dir
 
@@ -54,10 +59,13 @@ class ItemLog:
         spill_path: Path | None = None,
         window: int = DEFAULT_WINDOW,
         files: OpenFiles = SPILL_FILES,
+        budget: HeldItems = HELD_ITEMS,
     ) -> None:
         self.spill_path = spill_path
         self.window = window
         self._files = files
+        # Only a log that can spill is counted: the budget could never trim one that cannot.
+        self._budget = budget if spill_path is not None else None
         self._recent: deque[SessionItem] = deque()
         self._wire: deque[str | None] = deque()  # projected JSON of the recent items, lazily
         self._base = 0  # index of _recent[0]
@@ -76,6 +84,11 @@ class ItemLog:
 
     def __bool__(self) -> bool:
         return len(self) > 0
+
+    @property
+    def held(self) -> int:
+        """How many items are in memory (the rest are in the spill file)."""
+        return len(self._recent)
 
     def __getitem__(self, index: int) -> SessionItem:
         n = len(self)
@@ -131,10 +144,14 @@ class ItemLog:
         self._wire.append(None)
         # More than one when earlier spills failed (a full disk) and the disk has room again.
         while self.spill_path is not None and len(self._recent) > self.window:
-            if not self._spill_oldest():
+            if not self.spill_oldest():
                 break
+        # After the window: one session alone (within its window) is never trimmed below it.
+        if self._budget is not None:
+            self._budget.added(self)
 
     def clear(self) -> None:
+        self._release_all()
         self._recent.clear()
         self._wire.clear()
         self._base = 0
@@ -166,8 +183,14 @@ class ItemLog:
         return self._recent[index - self._base], self.wire_json(index, project)
 
     def close(self) -> None:
+        self._release_all()
+        self._budget = None  # a closed log is counted no more
         if self._opened and self.spill_path is not None:
             self._files.forget(self.spill_path)
+
+    def _release_all(self) -> None:
+        if self._budget is not None:
+            self._budget.released(len(self._recent))
 
     # --- the spill file ---
 
@@ -222,7 +245,9 @@ class ItemLog:
             self._opened = True
         return fd
 
-    def _spill_oldest(self) -> bool:
+    def spill_oldest(self) -> bool:
+        """Move the oldest item held in memory to the spill file; False if the disk refused
+        (it stays in memory, nothing lost)."""
         line = self._lines.pop(self._base, None) or _spill_line(self._recent[0])
         try:
             pwrite_all(self._open_spill(), line, self._end)
@@ -235,6 +260,8 @@ class ItemLog:
         self._spill_failed = False
         self._recent.popleft()
         self._wire.popleft()
+        if self._budget is not None:
+            self._budget.released()
         self._offsets.append(self._end)
         self._end += len(line)
         self._base += 1

@@ -186,7 +186,12 @@ class TurnCompleteEvent(_Event):
     cost_usd: float | None = None
     cost_source: CostSource = "unknown_model"
     model: str | None = None
-    duration_ms: int | None = None
+    duration_ms: int | None = Field(
+        default=None,
+        description="How long the turn took: as the agent reported it, else the time from its "
+        "prompt to its last item. A later `turn_duration` item naming this turn's `seq` "
+        "replaces it with the agent's own figure.",
+    )
     status: TurnStatus = "ok"
     stop_reason: str | None = Field(
         default=None,
@@ -214,6 +219,19 @@ class TurnCompleteEvent(_Event):
         "With `subagent_tokens`: the part of `cost_usd` that was the sub-agents'; "
         "absent when their model has no price.",
     )
+
+
+class TurnDurationEvent(_Event):
+    """The agent's own measure of a turn already closed: its `turn_complete` (the item whose
+    seq is `turn_seq`) takes this `duration_ms` in place of its own. Claude Code writes it
+    (a `system`/`turn_duration` record) seconds after the turn's `end_turn`, which closes the
+    turn at once, and leaves out time spent waiting (a permission prompt). Items are never
+    rewritten once published, so the figure comes as an item of its own; it is shown on its
+    turn, never as a row."""
+
+    type: Literal["turn_duration"] = "turn_duration"
+    turn_seq: int = Field(description="The seq of the `turn_complete` it measures.")
+    duration_ms: int = Field(ge=0, description="The turn's duration, as the agent measured it.")
 
 
 class UserEvent(_Event):
@@ -352,6 +370,7 @@ SessionItem = Annotated[
     | ToolUseEvent
     | ToolResultEvent
     | TurnCompleteEvent
+    | TurnDurationEvent
     | UserEvent
     | ThinkingEvent
     | AssistantDeltaEvent
@@ -565,6 +584,7 @@ ITEM_MODELS: tuple[type[_Event], ...] = (
     ToolUseEvent,
     ToolResultEvent,
     TurnCompleteEvent,
+    TurnDurationEvent,
     UserEvent,
     ThinkingEvent,
     AssistantDeltaEvent,

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
 from pathlib import Path
+
+TYPE_CHECKING = False  # `typing` is a module import of its own: the hook runs on every tool call
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600

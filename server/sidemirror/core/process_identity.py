@@ -13,8 +13,11 @@ Standard library only: the hook reads this on every tool call.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # `typing` is a module import of its own: the hook runs on every tool call
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
 

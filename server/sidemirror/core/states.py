@@ -8,7 +8,8 @@ A session is `running`, `waiting` (`reason`: `permission` or `input`), `idle` or
    rollout only lets it be inferred (the last line ends a turn: idle; else running).
 3. Then time: a `running` or `waiting` session with no live agent process and no sign of life
    (a write, a hook) for the idle time is `idle`. A transcript that stopped mid-turn would
-   otherwise be running forever, and again after every restart.
+   otherwise be running forever, and again after every restart. A session known only from its
+   hooks (no transcript read) is swept the same way (attention/board.py).
 
 `exact` says which: true when a hook or the agent's protocol said the state, false when it was
 inferred from files, processes and time. The store applies this rule (Store.refresh_state), so

@@ -42,6 +42,7 @@ from sidemirror.core.projection import Projector
 from sidemirror.core.redact import redact_text
 from sidemirror.core.redact_fields import RedactedText, redact_item_fields
 from sidemirror.core.states import BUSY, IDLE_AFTER_S, SessionState, decide
+from sidemirror.core.totals import SessionTotals
 
 # The reason a session is `ended` when the file it was read from is gone (deleted or moved away).
 FILE_REMOVED = "file removed"
@@ -111,6 +112,9 @@ class SessionLog:
     source_exact: bool = False
     # Set on a sub-agent's own session (a Codex thread spawned by another): the spawning one.
     parent_id: str | None = None
+    # The file a file source reads the session from (its transcript or rollout), shown on the
+    # session's card; None for a pushed or forwarded session (no file on this machine).
+    source_file: str | None = None
     # Where `items` spills once it is made: under the store's spill dir (None: never spills).
     spill_dir: Path | None = field(default=None, repr=False)
     # Sources index sessions from stats and file tails, and parse one only when it is first read.
@@ -129,6 +133,8 @@ class SessionLog:
     # Reads every item a load would give, in batches to a sink, without loading the session
     # (the search index's backfill: index/search_feed.py); False when it is loaded already.
     scan: Callable[[ItemSink], Awaitable[bool]] | None = None
+    # Turns, tokens and cost so far (core/totals.py); None while unknown (not read yet).
+    totals: SessionTotals | None = None
 
     # Newest items in memory with their projected JSON; older ones spilled (see item_log.py).
     # Made when first used: thousands of archived sessions are listed, few are ever read, and
@@ -204,11 +210,16 @@ class SessionUpdate:
     state_exact: bool = False  # the agent's protocol said `state` (else inferred from a file)
 
 
+# A transcript's last item of these says its turn is over (a `turn_duration` follows its
+# turn's `turn_complete`).
+TURN_ENDS = frozenset({"turn_complete", "turn_duration"})
+
+
 def state_after(items: Sequence[SessionItem]) -> str | None:
     """A transcript's state from what it just wrote: idle after a turn ends, else running."""
     if not items:
         return None
-    return "idle" if items[-1].type == "turn_complete" else "running"
+    return "idle" if items[-1].type in TURN_ENDS else "running"
 
 
 @dataclass(eq=False)
@@ -287,6 +298,8 @@ class Store:
         # Forwarded hosts by label, shared with their workspaces (sources/remote/).
         self.host_links: dict[str, HostLink] = {}
         self.hook_state: HookState | None = None  # set by attention/board.py
+        # What else `sweep_states` re-applies the rule to (sessions known only from hooks).
+        self.sweepers: list[Callable[[], None]] = []
         self.idle_after_s = IDLE_AFTER_S  # core/states.py; `serve --idle-time`
 
     # --- workspaces and sessions ---
@@ -371,6 +384,10 @@ class Store:
         item.seq = seq
         item.id = f"{log.epoch}.{seq}"
         log.items.append(item)
+        if len(log.items) == 1 and log.skipped_bytes == 0:
+            log.totals = SessionTotals()  # held from its first item: counted from zero
+        if log.totals is not None:
+            log.totals.add(item)
         message = ItemPublished(log.session_id, item)
         for tap in self.taps:
             tap(log, message)
@@ -411,6 +428,7 @@ class Store:
         log.items.clear()
         log.skipped_bytes = 0
         log.earlier = log.later = None
+        log.totals = None  # of the old bytes: counted again as the new log is read
         self._publish(log, LogReset(log.session_id, epoch))
 
     def start_epoch(self, log: SessionLog, epoch: str) -> None:
@@ -491,6 +509,8 @@ class Store:
                     ws.busy.discard(session_id)
                 else:
                     self.refresh_state(log)
+        for sweep in self.sweepers:
+            sweep()
 
     def _publish(self, log: SessionLog, message: Message, *, to_session: bool = True) -> None:
         """The one way out of the store: the taps, then the session's and the workspace's

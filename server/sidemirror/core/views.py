@@ -12,6 +12,7 @@ from typing import Any
 from sidemirror.core.clock import iso_from_epoch
 from sidemirror.core.states import BUSY
 from sidemirror.core.store import SessionLog, Store, Workspace
+from sidemirror.core.totals import UNKNOWN
 
 
 def session_summary(log: SessionLog) -> dict[str, Any]:
@@ -28,6 +29,8 @@ def session_summary(log: SessionLog) -> dict[str, Any]:
         "exact": log.state_exact,
         # null until the session is first read: indexing never parses archived transcripts.
         "items": len(log.items) if log.loader is None else None,
+        # Sums of its `turn_complete` items (core/totals.py); null until they are known.
+        **(UNKNOWN if log.totals is None else log.totals.listed()),
     }
     if log.parent_id is not None:  # present only on a sub-agent's thread
         summary["parent_id"] = log.parent_id

@@ -86,3 +86,23 @@ def locate(reader: ServerReader, session: str, workspace: str | None) -> Located
             f"{len(found)} sessions fit {session!r}: {names}. Give more of the id, or --workspace."
         )
     return found[0]
+
+
+class HttpPages:
+    """A session's pages and items as the running server answers them (walker.SessionPages)."""
+
+    def __init__(self, reader: ServerReader, located: Located) -> None:
+        self.reader = reader
+        self.base = f"/workspace/{quote(located.workspace['id'], safe='')}/session"
+        self.sid = located.session["id"]
+
+    def page(self, before: str | None, limit: int) -> dict[str, Any]:
+        answer: dict[str, Any] = self.reader.get(
+            self.base, session=self.sid, limit=limit, before=before
+        )
+        return answer
+
+    def whole(self, item_id: str) -> dict[str, Any]:
+        path = f"{self.base}/items/{quote(item_id, safe='')}"
+        answer: dict[str, Any] = self.reader.get(path, session=self.sid)
+        return answer

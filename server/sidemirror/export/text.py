@@ -1,9 +1,11 @@
 """What the readable formats (Markdown, HTML) say alike: times, totals, a turn's footer, a
 diff's lines, cut text; and the writer base that opens and closes an abandoned branch around
-the items on it (the walker marks each item; the writer sees where a run of them starts)."""
+the items on it (the walker marks each item; the writer sees where a run of them starts). A
+turn's line shows the agent's own duration where a `turn_duration` gave one."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, TextIO
 
 from sidemirror.export.walker import Header, Shown
@@ -86,6 +88,11 @@ class ReadableWriter:
         raise NotImplementedError
 
     def item(self, shown: Shown) -> None:
+        if shown.item.get("type") == "turn_duration":
+            return  # read on its turn's line (`measured_ms`)
+        if shown.measured_ms is not None:
+            item = {**shown.item, "duration_ms": shown.measured_ms}
+            shown = replace(shown, item=item)
         if shown.abandoned != self.in_abandoned:
             self.in_abandoned = shown.abandoned
             self.out.write(self.OPEN if shown.abandoned else self.CLOSE)

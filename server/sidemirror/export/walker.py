@@ -13,9 +13,8 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from urllib.parse import quote
 
-from sidemirror.export.api import ExportError, Located, ServerReader
+from sidemirror.export.api import ExportError, Located
 
 PAGE = 500  # items per request: well under the server's 10000, a few hundred KB of JSON
 
@@ -53,6 +52,23 @@ class Shown:
     item: dict[str, Any]  # as the server answered it, whole unless the writer cuts it
     depth: int  # 0 for the main thread, 1 for a sub-agent's item, 2 for a sub-agent's own…
     abandoned: bool  # on a branch the user rewound past
+    # On a turn_complete: the agent's own duration of the turn, from a later `turn_duration`
+    # (a reading shows it in place of the wall time; the JSONL export keeps the items as sent).
+    measured_ms: int | None = None
+
+
+class SessionPages(Protocol):
+    """Where a walk reads its session: over HTTP for the CLI (export/api.py), from the store
+    for the server's own export route (export/store_pages.py). Both answer as the routes do."""
+
+    def page(self, before: str | None, limit: int) -> dict[str, Any]:
+        """`GET …/session`: the newest `limit` items, or those before `before`, with
+        `has_more`."""
+        ...
+
+    def whole(self, item_id: str) -> dict[str, Any]:
+        """`GET …/session/items/{id}`: one item, whole."""
+        ...
 
 
 class Writer(Protocol):
@@ -68,12 +84,13 @@ class Survey:
     befores: list[str] = field(default_factory=list)  # newest page's first id, then older ones'
     newest: list[dict[str, Any]] = field(default_factory=list)  # the snapshot page, kept
     abandoned: list[tuple[int, int]] = field(default_factory=list)  # (after, below) seqs
+    # A turn's seq -> the agent's own duration of it (a `turn_duration` comes after its turn)
+    durations: dict[int, int] = field(default_factory=dict)
 
 
 class SessionWalk:
-    def __init__(self, reader: ServerReader, located: Located, page: int = PAGE) -> None:
-        self.reader = reader
-        self.ws = quote(located.workspace["id"], safe="")
+    def __init__(self, pages: SessionPages, located: Located, page: int = PAGE) -> None:
+        self.pages = pages
         self.sid = located.session["id"]
         self.page = page
         self.header = Header(
@@ -88,10 +105,7 @@ class SessionWalk:
         self.survey = Survey()
 
     def _page(self, before: str | None) -> dict[str, Any]:
-        answer: dict[str, Any] = self.reader.get(
-            f"/workspace/{self.ws}/session", session=self.sid, limit=self.page, before=before
-        )
-        return answer
+        return self.pages.page(before, self.page)
 
     def _count(self, items: list[dict[str, Any]]) -> None:
         h = self.header
@@ -100,6 +114,8 @@ class SessionWalk:
             kind = item.get("type")
             if kind == "system" and item.get("abandoned_after") is not None:
                 self.survey.abandoned.append((item["abandoned_after"], item["seq"]))
+            if kind == "turn_duration":
+                self.survey.durations[item["turn_seq"]] = item["duration_ms"]
             if item.get("parent_tool_use_id") is not None:
                 continue  # a sub-agent's turns are counted in its parent's turn
             if kind == "user":
@@ -131,8 +147,7 @@ class SessionWalk:
         yield self.survey.newest
 
     def _whole(self, item: dict[str, Any]) -> dict[str, Any]:
-        path = f"/workspace/{self.ws}/session/items/{quote(item['id'], safe='')}"
-        whole: dict[str, Any] = self.reader.get(path, session=self.sid)
+        whole = self.pages.whole(item["id"])
         if whole.get("id") != item["id"]:
             raise ExportError(f"the server answered another item for {item['id']}")
         return whole
@@ -151,7 +166,10 @@ class SessionWalk:
                     depth_of[item["tool_use_id"]] = depth
                 seq = item.get("seq", 0)
                 abandoned = any(a < seq < b for a, b in self.survey.abandoned)
-                yield Shown(item, depth, abandoned)
+                measured = (
+                    self.survey.durations.get(seq) if item["type"] == "turn_complete" else None
+                )
+                yield Shown(item, depth, abandoned, measured)
 
 
 def needs_whole(item: dict[str, Any], max_chars: int | None) -> bool:

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sidemirror.hook_secret import COMMAND_ONLY_EVENTS
+from sidemirror.hooks.http_hooks import HttpTarget, is_our_http
+
 # The events that tell the panel what a session is doing (docs/api.md, "Claude Code hooks").
 EVENTS = (
     "SessionStart",
@@ -40,11 +43,27 @@ TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PermissionRequest"})
 PERMISSION_TIMEOUT_S = 300
 EVENT_TIMEOUT_S = 10
 BACKUP_SUFFIX = ".sidemirror-backup"
-# `…/sidemirror hook` (quoted or not) or `python -m sidemirror hook`: our command, however the
-# path to it was written.
+# `…/sidemirror hook` (quoted or not) or `python -m sidemirror hook`, with `--agent NAME` for
+# an agent other than Claude Code: our command, however the path to it was written.
+_AGENT = r"""(\s+--agent[= ][a-z]+)?"""
 _OURS = re.compile(
-    r"""(^|[\s/\\"'])sidemirror(\.exe)?["']?\s+hook\s*$|-m\s+sidemirror\s+hook\s*$"""
+    rf"""(^|[\s/\\"'])sidemirror(\.exe)?["']?\s+hook{_AGENT}\s*$"""
+    rf"""|-m\s+sidemirror\s+hook{_AGENT}\s*$"""
 )
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One agent's hooks file: the events we install, and how each entry is written. Claude
+    Code's and Codex's files share the shape `{"hooks": {event: [{matcher?, hooks: [...]}]}}`."""
+
+    agent: str
+    events: tuple[str, ...]
+    tool_events: frozenset[str]  # events whose group takes a `matcher` that matches every tool
+    match_all: str | None  # that matcher ("*"); None: leave it out (no matcher matches all)
+
+
+CLAUDE = Layout("claude", EVENTS, TOOL_EVENTS, "*")
 
 
 class SettingsError(Exception):
@@ -58,17 +77,19 @@ def settings_path(project: Path | None) -> Path:
     return (Path(config) if config else Path.home() / ".claude") / "settings.json"
 
 
-def hook_command() -> str:
-    """How Claude Code should run us: the `sidemirror` script beside this Python if there is
-    one (Claude Code's PATH may not hold the venv), else `python -m sidemirror`."""
+def hook_command(agent: str = "claude") -> str:
+    """How the agent should run us: the `sidemirror` script beside this Python if there is
+    one (the agent's PATH may not hold the venv), else `python -m sidemirror`."""
     script = Path(sys.executable).with_name("sidemirror")
+    flag = "" if agent == "claude" else f" --agent {agent}"
     if script.is_file():
-        return f"{shlex.quote(str(script))} hook"
-    return f"{shlex.quote(sys.executable)} -m sidemirror hook"
+        return f"{shlex.quote(str(script))} hook{flag}"
+    return f"{shlex.quote(sys.executable)} -m sidemirror hook{flag}"
 
 
 def is_ours(hook: object) -> bool:
-    return (
+    """Our command hook, or one of our HTTP hooks (http_hooks.py)."""
+    return is_our_http(hook) or (
         isinstance(hook, dict)
         and hook.get("type") == "command"
         and isinstance(hook.get("command"), str)
@@ -126,13 +147,19 @@ def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _with_ours(data: dict[str, Any], command: str) -> dict[str, Any]:
+def _with_ours(
+    data: dict[str, Any], command: str, layout: Layout, http: HttpTarget | None
+) -> dict[str, Any]:
     out = _without_ours(data)
     hooks = dict(out.get("hooks", {}))
-    for event in EVENTS:
+    for event in layout.events:
         timeout = PERMISSION_TIMEOUT_S if event == "PermissionRequest" else EVENT_TIMEOUT_S
-        group: dict[str, Any] = {"matcher": "*"} if event in TOOL_EVENTS else {}
-        group["hooks"] = [{"type": "command", "command": command, "timeout": timeout}]
+        wants_matcher = event in layout.tool_events and layout.match_all is not None
+        group: dict[str, Any] = {"matcher": layout.match_all} if wants_matcher else {}
+        entry = {"type": "command", "command": command, "timeout": timeout}
+        if http is not None and event not in COMMAND_ONLY_EVENTS:
+            entry = http.entry()
+        group["hooks"] = [entry]
         hooks[event] = [*hooks.get(event, []), group]
     out["hooks"] = hooks
     return out
@@ -176,16 +203,25 @@ class Outcome:
     message: str
 
 
-def install(path: Path, command: str | None = None) -> Outcome:
+def install(
+    path: Path,
+    command: str | None = None,
+    layout: Layout = CLAUDE,
+    http: HttpTarget | None = None,
+) -> Outcome:
+    """Our entries in `path`: the command hook for every event, or with `http` (Claude Code
+    2.1.63+), HTTP hooks for every event but `COMMAND_ONLY_EVENTS` (http_hooks.py)."""
     raw, data = _read(path)
-    wanted = _with_ours(data, command or hook_command())
+    wanted = _with_ours(data, command or hook_command(layout.agent), layout, http)
     if raw is not None and wanted == data:
         return Outcome(path, False, f"already installed in {path}")
     backup = path.with_name(path.name + BACKUP_SUFFIX)
-    if raw is not None and not backup.exists():
+    # The user's own bytes, once: not a file that already holds our entries (we made it, or
+    # its backup was taken when they were added), else uninstall would "restore" our entries.
+    if raw is not None and not backup.exists() and _without_ours(data) == data:
         _write(backup, raw)
     _write(path, _render(wanted, raw))
-    return Outcome(path, True, f"installed for {len(EVENTS)} events in {path}")
+    return Outcome(path, True, f"installed for {len(layout.events)} events in {path}")
 
 
 def uninstall(path: Path) -> Outcome:
@@ -218,13 +254,13 @@ def _created_by_us(backup: Path) -> bool:
     return not backup.exists()
 
 
-def status(path: Path) -> tuple[list[str], list[str]]:
+def status(path: Path, layout: Layout = CLAUDE) -> tuple[list[str], list[str]]:
     """The events our hook is installed for, and those it is missing from."""
     _, data = _read(path)
     hooks = data.get("hooks", {})
     present = [
         event
-        for event in EVENTS
+        for event in layout.events
         if any(
             is_ours(h)
             for group in hooks.get(event, [])
@@ -232,4 +268,4 @@ def status(path: Path) -> tuple[list[str], list[str]]:
             for h in group.get("hooks", [])
         )
     ]
-    return present, [e for e in EVENTS if e not in present]
+    return present, [e for e in layout.events if e not in present]

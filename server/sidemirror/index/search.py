@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from sidemirror.core.totals import SessionTotals, restored
 from sidemirror.index import search_tables
 from sidemirror.index.cpu_budget import CpuBudget
 from sidemirror.index.database import index_path, move_aside, open_index
@@ -75,6 +76,8 @@ class SearchIndex(SearchReads):
         self._rest_until = 0.0  # monotonic time until which the backfill rests
         # (workspace, session) -> (epoch, marker): sessions indexed whole (see `mark`).
         self.marks: dict[tuple[str, str], tuple[str, float]] = {}
+        # (workspace, session) -> the totals kept with its mark, until the feed takes them.
+        self.totals: dict[tuple[str, str], SessionTotals] = {}
         self.write_failures = 0  # transactions the file system refused (each written again)
         # Damage to deal with, for the writer: "check" (run the integrity check) or "rebuild".
         self._damage: str | None = None
@@ -101,8 +104,15 @@ class SearchIndex(SearchReads):
         except BaseException:
             writer.close()
             raise
-        rows = writer.execute("SELECT workspace, session, epoch, marker FROM search_sessions")
-        self.marks = {(w, s): (e, m) for w, s, e, m in rows}
+        rows = writer.execute(
+            "SELECT workspace, session, epoch, marker, totals FROM search_sessions"
+        ).fetchall()
+        self.marks = {(w, s): (e, m) for w, s, e, m, _ in rows}
+        self.totals = {}
+        for w, s, _, _, kept in rows:
+            totals = restored(kept)
+            if totals is not None:
+                self.totals[(w, s)] = totals
         self._damage = "check"  # the writer's first job: quick_check cannot see inside FTS5
         self._thread = threading.Thread(
             target=self._write_loop, args=(writer,), name="search-index", daemon=True
@@ -143,11 +153,19 @@ class SearchIndex(SearchReads):
         self.marks.pop((workspace, session), None)
         self._put(("epoch", (workspace, session, epoch)), live=True)
 
-    def mark(self, workspace: str, session: str, epoch: str, marker: float) -> None:
+    def mark(
+        self,
+        workspace: str,
+        session: str,
+        epoch: str,
+        marker: float,
+        totals: SessionTotals | None = None,
+    ) -> None:
         """The session is indexed whole, under `epoch`, as it stood at `marker` (its last
-        activity); after the rows put before it."""
+        activity), with these totals then; after the rows put before it."""
         self.marks[(workspace, session)] = (epoch, marker)
-        self._put(("mark", (workspace, session, epoch, marker)), live=False)
+        kept = None if totals is None else totals.saved()
+        self._put(("mark", (workspace, session, epoch, marker, kept)), live=False)
 
     def _put(self, op: _Op, *, live: bool) -> None:
         with self._cv:
@@ -271,6 +289,7 @@ class SearchIndex(SearchReads):
                     if self._cv.wait_for(lambda: self._stopping, RETRY_S):
                         return None
         self.marks = {}  # every session is indexed again
+        self.totals = {}
         with self._read_lock:
             self._reader = reader
         with self._cv:

@@ -26,6 +26,7 @@ from sidemirror.core.models import (
 )
 from sidemirror.core.redact_fields import redact_item_fields
 from sidemirror.core.store import SessionLog, Store
+from sidemirror.core.totals import SessionTotals
 from sidemirror.index.search import SearchIndex
 from sidemirror.index.search_tables import Doc
 
@@ -168,10 +169,17 @@ class SearchFeed:
             # A session its source cannot read without loading (an ingest journal at start):
             # indexed when first read, as its load publishes every item; never loaded for this.
             return True
-        mark = self.index.marks.get((log.workspace_id, log.session_id))
+        key = (log.workspace_id, log.session_id)
+        mark = self.index.marks.get(key)
         if mark is None:
             return False
         epoch, marker = mark
+        if log.totals is None and not log.has_items:
+            # Kept with the mark: a session read before this start is not read again for them.
+            # (Held items may be newer than the kept totals: such a log is read again instead.)
+            log.totals = self.index.totals.pop(key, None)
+        if log.totals is None:
+            return False  # read whole again, for its totals (core/totals.py)
         if log.has_items or log.scan is None:  # `items` would make an empty log for each
             return epoch == log.epoch  # loaded: the tap adds what it publishes
         return marker >= log.last_activity  # not loaded: indexed as it stood then
@@ -196,6 +204,7 @@ class SearchFeed:
     async def _fill(self, log: SessionLog) -> None:
         marker = log.last_activity
         epochs: list[str] = []
+        totals = SessionTotals()
 
         def sink(epoch: str, items: list[SessionItem]) -> None:  # a worker thread
             if self._stopped:
@@ -205,6 +214,7 @@ class SearchFeed:
                 item.seq = item.seq if item.seq > last else last + 1
                 last = item.seq
                 redact_item_fields(item)
+            totals.add_read(items)
             epochs.append(epoch)
             self.index.add(docs_of(log, epoch, items))
 
@@ -214,7 +224,9 @@ class SearchFeed:
             return
         if scanned:
             if epochs:
-                self.index.mark(log.workspace_id, log.session_id, epochs[0], marker)
+                # The scan held the session's lock: nothing was stored meanwhile.
+                log.totals = totals
+                self.index.mark(log.workspace_id, log.session_id, epochs[0], marker, totals)
             return
         await self._fill_loaded(log, marker)
 
@@ -222,18 +234,27 @@ class SearchFeed:
         """A loaded session: the items it holds, then its skipped part, a batch at a time."""
         await self.store.load(log)
         epoch, items = log.epoch, log.items
-        for start in range(0, len(items), FILL_BATCH_ITEMS):
-            batch = [items[i] for i in range(start, min(start + FILL_BATCH_ITEMS, len(items)))]
+        totals = SessionTotals()
+        held = len(items)
+        for start in range(0, held, FILL_BATCH_ITEMS):
+            stop = min(start + FILL_BATCH_ITEMS, held, len(items))  # fewer after a reset
+            batch = [items[i] for i in range(start, stop)]
+            totals.add_read(batch)
             await asyncio.to_thread(self.index.add, docs_of(log, epoch, batch))
         below = items.seq_at(0) if items else 1
         while log.earlier is not None and log.epoch == epoch:
             found, more = await log.earlier(below, 1000)
+            totals.add_read(found)
             await asyncio.to_thread(self.index.add, docs_of(log, epoch, found))
             if not (more and found):
                 break
             below = found[0].seq
         if log.epoch == epoch:
-            self.index.mark(log.workspace_id, log.session_id, epoch, marker)
+            # Items stored while this read ran (the tap indexed them): counted here, with no
+            # wait between this and setting the totals, so none is missed or counted twice.
+            totals.add_read([items[i] for i in range(held, len(items))])
+            log.totals = totals
+            self.index.mark(log.workspace_id, log.session_id, epoch, marker, totals)
 
     async def _backfill(self) -> None:
         await asyncio.sleep(BACKFILL_DELAY_S)

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 # The search tables' own version (the file index keeps its tables): tables of another version
 # are dropped and filled again, the rest of the file untouched.
-SEARCH_VERSION = 2
+SEARCH_VERSION = 3  # 3: `search_sessions.totals`
 
 TIE_BITS = 20  # rows sharing one millisecond, at most (~1 M): ids stay within 62 bits
 _MAX_MS = (1 << 42) - 1  # the year 2109; later times sort as that
@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS search_sessions(
     session TEXT NOT NULL,
     epoch TEXT NOT NULL,
     marker REAL NOT NULL,
+    totals TEXT,  -- the session's totals as read then (core/totals.py), as JSON
     PRIMARY KEY(workspace, session)
 );
 """
@@ -149,8 +150,15 @@ def keep_epoch(db: sqlite3.Connection, workspace: str, session: str, epoch: str)
     )
 
 
-def mark(db: sqlite3.Connection, workspace: str, session: str, epoch: str, marker: float) -> None:
+def mark(
+    db: sqlite3.Connection,
+    workspace: str,
+    session: str,
+    epoch: str,
+    marker: float,
+    totals: str | None,
+) -> None:
     db.execute(
-        "INSERT OR REPLACE INTO search_sessions VALUES (?, ?, ?, ?)",
-        (workspace, session, epoch, marker),
+        "INSERT OR REPLACE INTO search_sessions VALUES (?, ?, ?, ?, ?)",
+        (workspace, session, epoch, marker, totals),
     )

@@ -20,6 +20,7 @@ ItemType = Literal[
     "tool_use",
     "tool_result",
     "turn_complete",
+    "turn_duration",
     "user",
     "thinking",
     "assistant_delta",

@@ -27,6 +27,8 @@ FEATURES = [
     "rewinds",
     "attention",
     "states",
+    "answers",
+    "export",
 ]
 
 SERVER_ID_FILE = "server_id"

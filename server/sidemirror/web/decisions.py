@@ -3,7 +3,10 @@
 - `GET /api/decisions`: the pending requests, oldest first, each with its tool, its (redacted)
   input, and its `card`: the whole input as the panel shows it (attention/card_input.py);
   `settled`: the last requests settled, with their `outcome`.
-- `POST /api/decisions/{request_id}` `{"behavior": "allow"|"deny", "message"}`: answer one.
+- `POST /api/decisions/{request_id}` `{"behavior": "allow"|"deny", "message", "rule"}`: answer
+  one; `rule` (with allow) is the index of one of the card's `rules`, the agent's own suggested
+  permission update, which it then applies ("Always allow", attention/rules.py).
+- `POST /api/decisions/batch`: allow several of one session at once (web/decision_batch.py).
 - `POST /api/decisions/{request_id}/reveal`: the values masked on that request's card.
 
 Both POSTs are `@panel`: they need the token and the panel credential, which only the paired
@@ -19,6 +22,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from sidemirror.attention.decisions import AlreadyAnswered, Answer, Pending, outcome
+from sidemirror.attention.questions import ASKING_TOOL
 from sidemirror.web.bodies import error_response, read_json
 from sidemirror.web.hooks import ATTENTION
 from sidemirror.web.security import panel
@@ -27,8 +31,13 @@ MESSAGE_CHARS = 2000
 
 
 async def list_decisions(request: web.Request) -> web.Response:
-    decisions = request.app[ATTENTION].decisions
-    return web.json_response({"decisions": decisions.listing(), "settled": decisions.settled()})
+    attention = request.app[ATTENTION]
+    decisions = attention.decisions
+    rows = decisions.listing()
+    for row in rows:  # a question the panel can answer (web/answers.py), else the terminal
+        if row["tool_name"] == ASKING_TOOL:
+            row["answerable"] = attention.questions.get(row["id"]) is not None
+    return web.json_response({"decisions": rows, "settled": decisions.settled()})
 
 
 def _refused(exc: Exception) -> web.Response:
@@ -57,15 +66,22 @@ async def decide(request: web.Request) -> web.Response:
     message = body.get("message") or ""
     if not isinstance(message, str):
         return error_response(400, "bad_decision", "message must be a string")
+    rule = body.get("rule")
+    if rule is not None and (behavior != "allow" or type(rule) is not int):
+        return error_response(400, "bad_decision", "rule is the index of a rule, with allow")
     decisions = request.app[ATTENTION].decisions
     request_id = request.match_info["request_id"]
     try:
-        if behavior == "allow" and not decisions.get(request_id).card.whole:
+        held = decisions.get(request_id)
+        if behavior == "allow" and not held.card.whole:
             return error_response(
                 409, "input_not_shown", "the input could not be shown whole: only Deny answers it"
             )
+        if rule is not None and not 0 <= rule < len(held.suggestions):
+            return error_response(400, "unknown_rule", "the agent suggested no rule at this index")
+        applied = (held.suggestions[rule],) if rule is not None else ()
         pending: Pending = decisions.answer(
-            request_id, Answer(behavior, "panel", message[:MESSAGE_CHARS])
+            request_id, Answer(behavior, "panel", message[:MESSAGE_CHARS], permissions=applied)
         )
     except (AlreadyAnswered, KeyError) as exc:
         return _refused(exc)

@@ -2,9 +2,10 @@
 (docs/security.md).
 
 Every request passes `security_middleware` before any handler runs. Handlers declare how they
-authenticate with `@public`, `@pairing`, `@ticket_ok` or `@panel`; everything else needs the
-token. `@panel` marks a route that acts for the user (deciding, answering, sending notes): it
-needs the token and the panel credential (panel_credential.py), which only the extension holds.
+authenticate with `@public`, `@pairing`, `@ticket_ok`, `@panel` or `@hook_post`; everything else
+needs the token. `@panel` marks a route that acts for the user (deciding, answering, sending
+notes): it needs the token and the panel credential (panel_credential.py), which only the
+extension holds.
 An Origin header proves nothing: any process can send one.
 Every response, errors included, leaves with the same cache and sniffing headers
 (`security_headers`, run as each response is prepared).
@@ -22,6 +23,7 @@ from typing import Literal, TypeVar
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
+from sidemirror.hook_secret import HOOK_HEADER
 from sidemirror.panel_credential import PANEL_HEADER
 from sidemirror.web.bodies import error_response
 from sidemirror.web.peer import Owner, OwnerCache
@@ -29,7 +31,7 @@ from sidemirror.web.rules import PREFLIGHT_HEADERS, SECURITY_HEADERS, cors_heade
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 H = TypeVar("H", bound=Handler)
-Auth = Literal["public", "pairing", "token", "ticket_ok", "panel"]
+Auth = Literal["public", "pairing", "token", "ticket_ok", "panel", "hook"]
 
 TICKET_TTL_S = 60
 _AUTH_ATTR = "_sidemirror_auth"
@@ -51,6 +53,9 @@ ticket_ok = _mark("ticket_ok")
 # The token and the panel credential (`X-Sidemirror-Panel`): put `@panel` on any handler that
 # decides, answers or sends notes for the user.
 panel = _mark("panel")
+# Only the hook secret (`X-Sidemirror-Hook`, hook_secret.py), which Claude Code's HTTP hooks send:
+# the one route that takes it takes nothing else, and no other route takes it.
+hook_post = _mark("hook")
 
 
 @dataclass
@@ -80,6 +85,7 @@ class Guard:
     tickets: Tickets
     extra_hosts: frozenset[str] = frozenset()
     owners: OwnerCache = field(default_factory=lambda: OwnerCache(enabled=True))
+    hook_secret: str = ""  # empty: no HTTP hook is accepted
 
     def host_allowed(self, host_header: str | None, port: int) -> bool:
         return host_allowed(host_header, port, self.extra_hosts)
@@ -101,6 +107,14 @@ class Guard:
         except UnicodeEncodeError:
             return False
         return bool(sent) and hmac.compare_digest(sent, self.panel_credential.encode())
+
+    def hook_ok(self, request: web.Request) -> bool:
+        try:
+            sent = request.headers.get(HOOK_HEADER, "").strip().encode()
+        except UnicodeEncodeError:
+            return False
+        secret = self.hook_secret.encode()
+        return bool(sent) and bool(secret) and hmac.compare_digest(sent, secret)
 
 
 def _local_port(request: web.Request) -> int:
@@ -144,6 +158,8 @@ async def _checked(guard: Guard, request: web.Request, handler: Handler) -> web.
     auth: Auth = getattr(route_handler, _AUTH_ATTR, "token")
     if auth == "pairing" and origin is None:
         return error_response(403, "forbidden_origin", "pairing needs an extension Origin")
+    if auth == "hook" and not guard.hook_ok(request):
+        return error_response(401, "unauthorized", "missing or wrong hook secret")
     if auth in ("token", "ticket_ok", "panel") and not guard.token_ok(request):
         ticket = request.query.get("ticket")
         if not (auth == "ticket_ok" and ticket and guard.tickets.redeem(ticket)):

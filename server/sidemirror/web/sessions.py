@@ -41,6 +41,20 @@ async def list_sessions(request: web.Request) -> web.Response:
     return web.json_response({"sessions": [session_summary(log) for log in logs]})
 
 
+async def list_all_sessions(request: web.Request) -> web.Response:
+    """Every workspace and every session of each, in one answer: the panel's session list
+    shows them all, and one request per workspace was hundreds for a big archive."""
+    store = request.app[APP_STATE].store
+    workspaces = store.workspaces_by_activity()
+    listed = []
+    for ws in workspaces:
+        logs = sorted(ws.sessions.values(), key=lambda s: s.last_activity, reverse=True)
+        listed += [{**session_summary(log), "workspace": ws.id} for log in logs]
+    return web.json_response(
+        {"workspaces": [workspace_summary(ws) for ws in workspaces], "sessions": listed}
+    )
+
+
 async def snapshot(request: web.Request) -> web.Response:
     state = request.app[APP_STATE]
     log = session_of(workspace_of(request), request.query.get("session"))

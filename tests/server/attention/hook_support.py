@@ -26,6 +26,11 @@ CWD = "/path/to/Demo"
 WS = workspace_id_for(CWD)
 TRANSCRIPT = FIXTURES / "claude" / "sample-project" / f"{SESSION}.jsonl"
 SIDEMIRROR = Path(sys.executable).with_name("sidemirror")
+# Codex: its recorded rollout, and hook events shaped as Codex documents them for that session.
+CODEX_SESSION = "019e1695-0522-7c83-8b39-0dd379793f80"
+CODEX_WS = workspace_id_for("/Users/Sample_User/naya")
+CODEX_ROLLOUT = FIXTURES / "codex" / f"rollout-2026-05-11T13-28-45-{CODEX_SESSION}.jsonl"
+CODEX_EVENTS = "codex-permission-request.jsonl"
 
 
 def events(name: str) -> list[dict[str, Any]]:
@@ -33,8 +38,8 @@ def events(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
-def event(name: str) -> dict[str, Any]:
-    found = [e for e in events("permission-request.jsonl") if e["hook_event_name"] == name]
+def event(name: str, fixture: str = "permission-request.jsonl") -> dict[str, Any]:
+    found = [e for e in events(fixture) if e["hook_event_name"] == name]
     return found[0]
 
 
@@ -44,12 +49,16 @@ class HookServer:
     runtime_dir: Path
     transcript: Path
 
-    async def start_hook(self, payload: dict[str, Any]) -> asyncio.subprocess.Process:
+    async def start_hook(
+        self, payload: dict[str, Any], agent: str = "claude"
+    ) -> asyncio.subprocess.Process:
+        """The real hook command, as the agent runs it (`--agent codex` for Codex)."""
         proc = await asyncio.create_subprocess_exec(
             str(SIDEMIRROR),
             "hook",
             "--runtime-dir",
             str(self.runtime_dir),
+            *(["--agent", agent] if agent != "claude" else []),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -60,8 +69,8 @@ class HookServer:
         proc.stdin.close()
         return proc
 
-    async def hook(self, payload: dict[str, Any]) -> tuple[int, str]:
-        proc = await self.start_hook(payload)
+    async def hook(self, payload: dict[str, Any], agent: str = "claude") -> tuple[int, str]:
+        proc = await self.start_hook(payload, agent)
         return await finish(proc)
 
     async def get(self, path: str) -> Any:
@@ -69,10 +78,13 @@ class HookServer:
         assert resp.status == 200, await resp.text()
         return await resp.json()
 
-    async def session_state(self) -> tuple[str, str | None] | None:
-        rows = (await self.get("/api/attention"))["sessions"]
-        row = next((r for r in rows if r["session"] == SESSION), None)
+    async def session_state(self, session: str = SESSION) -> tuple[str, str | None] | None:
+        row = await self.session_row(session)
         return None if row is None else (row["state"], row["reason"])
+
+    async def session_row(self, session: str = SESSION) -> dict[str, Any] | None:
+        rows = (await self.get("/api/attention"))["sessions"]
+        return next((r for r in rows if r["session"] == session), None)
 
 
 async def finish(proc: asyncio.subprocess.Process, timeout: float = 30) -> tuple[int, str]:
@@ -87,6 +99,22 @@ async def hook_server(make_client: ClientFactory, tmp_path: Path, **overrides: A
     transcript.parent.mkdir(parents=True)
     shutil.copyfile(TRANSCRIPT, transcript)
     client = await make_client(claude_dirs=[projects], **overrides)
+    return await _serving(client, tmp_path, transcript, WS)
+
+
+async def codex_hook_server(make_client: ClientFactory, tmp_path: Path) -> HookServer:
+    """The same, with the recorded Codex rollout in a Codex home: hooks for `CODEX_SESSION`."""
+    day = tmp_path / "codex" / "sessions" / "2026" / "05" / "11"
+    day.mkdir(parents=True)
+    rollout = day / CODEX_ROLLOUT.name
+    shutil.copyfile(CODEX_ROLLOUT, rollout)
+    client = await make_client(codex_dir=tmp_path / "codex")
+    return await _serving(client, tmp_path, rollout, CODEX_WS)
+
+
+async def _serving(
+    client: TestClient[Any, Any], tmp_path: Path, transcript: Path, workspace: str
+) -> HookServer:
     runtime_dir = tmp_path / "hook-run"
     # As the server writes it: this process's pid, start time and boot id, and its server_id,
     # which the hook checks before it sends anything (server_check.py).
@@ -95,7 +123,7 @@ async def hook_server(make_client: ClientFactory, tmp_path: Path, **overrides: A
     server = HookServer(client, runtime_dir, transcript)
 
     async def listed() -> bool:
-        resp = await client.get(f"/workspace/{WS}/sessions", headers=AUTH)
+        resp = await client.get(f"/workspace/{workspace}/sessions", headers=AUTH)
         return resp.status == 200 and bool((await resp.json())["sessions"])
 
     await until(listed)

@@ -10,6 +10,7 @@ from typing import Any
 
 from sidemirror.core.clock import now_iso
 
+from tests.harness.hook_process import decided
 from tests.harness.waiting import until
 from tests.server.attention.hook_support import (
     SESSION,
@@ -22,9 +23,7 @@ from tests.server.attention.hook_support import (
 )
 from tests.server.support import EXT_ORIGIN, ClientFactory, panel_headers
 
-ALLOW = {
-    "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
-}
+ALLOW = decided("allow")
 
 
 async def _held(server: HookServer) -> dict[str, Any]:
@@ -102,12 +101,7 @@ async def test_deny_carries_the_message(make_client: ClientFactory, tmp_path: Pa
     assert resp.status == 200
     code, out = await finish(proc)
     assert code == 0
-    assert json.loads(out) == {
-        "hookSpecificOutput": {
-            "hookEventName": "PermissionRequest",
-            "decision": {"behavior": "deny", "message": message},
-        }
-    }
+    assert json.loads(out) == decided("deny", message=message)
     content = (await _items(server))[-1]["content"]
     assert "denied from the side panel" in content and message in content
 

@@ -20,7 +20,7 @@ from sidemirror.core.store import workspace_id_for
 from sidemirror.runtime_file import write_runtime_file
 
 from tests.harness.auth import AUTH, TOKEN
-from tests.harness.browser import QUIET_FLAGS
+from tests.harness.chromium import QUIET_FLAGS
 from tests.harness.ports import free_port
 from tests.server.sse import Frame, SSEReader
 from tests.server.support import ClientFactory

@@ -26,6 +26,14 @@ def _short_then_full(monkeypatch: pytest.MonkeyPatch, allow: int) -> None:
     monkeypatch.setattr(os, "write", write)
 
 
+def _kept_line(tmp_path: Path) -> tuple[Path, AppendFile]:
+    """A log holding one whole line, "kept", before the write under test."""
+    path = tmp_path / "log.jsonl"
+    f = AppendFile(OpenFiles(), path)
+    f.append(b"kept\n")
+    return path, f
+
+
 def test_short_writes_are_continued(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     f = AppendFile(OpenFiles(), tmp_path / "log.jsonl")
     _short_then_full(monkeypatch, 1000)
@@ -36,9 +44,7 @@ def test_short_writes_are_continued(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_a_failed_write_says_how_much_reached_the_file_and_is_cut_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "log.jsonl"
-    f = AppendFile(OpenFiles(), path)
-    f.append(b"kept\n")
+    path, f = _kept_line(tmp_path)
     _short_then_full(monkeypatch, 7)
     with pytest.raises(WriteFailed) as failed:
         f.append(b"first\nsecond\n")
@@ -51,9 +57,7 @@ def test_a_failed_write_says_how_much_reached_the_file_and_is_cut_back(
 def test_nothing_is_appended_onto_a_fragment_a_failed_cut_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "log.jsonl"
-    f = AppendFile(OpenFiles(), path)
-    f.append(b"kept\n")
+    path, f = _kept_line(tmp_path)
     with path.open("ab") as fh:
         fh.write(b'{"torn')  # what a failed write whose cut failed too leaves behind
     f.append(b"next\n")

@@ -48,6 +48,15 @@ def _journal_file(tmp_path: Path) -> Path:
     return next((tmp_path / "data" / "ingest").glob("*/*.jsonl"))
 
 
+async def _journal_of_one_line(make_client: ClientFactory, tmp_path: Path) -> Path:
+    """A server that took one line ("a") and stopped: its journal, for a test to damage before
+    the next start."""
+    client = await make_client()
+    await ingest(client, [{"type": "assistant", "content": "a"}])
+    await client.close()
+    return _journal_file(tmp_path)
+
+
 def _disk_full_after(monkeypatch: pytest.MonkeyPatch, lines: int, extra: int = 5) -> None:
     """Writes take `lines` more whole lines and `extra` bytes of the next, then the disk is
     full (a short write, then ENOSPC)."""
@@ -150,10 +159,7 @@ async def test_a_damaged_journal_is_replayed_under_a_new_epoch(
 ) -> None:
     """The old journal format (no seqs) with a line glued onto a torn fragment, as a full disk
     left it: the ids after it cannot be trusted, so the session gets a new epoch."""
-    client = await make_client()
-    await ingest(client, [{"type": "assistant", "content": "a"}])
-    await client.close()
-    path = _journal_file(tmp_path)
+    path = await _journal_of_one_line(make_client, tmp_path)
     header, *_ = path.read_bytes().split(b"\n")
     legacy = [json.dumps({"ts": "2026-01-01T00:00:00Z", "type": "assistant", "content": c})
               for c in ("l1", "l2")]  # fmt: skip
@@ -174,10 +180,7 @@ async def test_a_damaged_journal_is_replayed_under_a_new_epoch(
 async def test_an_old_journal_without_seqs_keeps_its_ids(
     make_client: ClientFactory, tmp_path: Path
 ) -> None:
-    client = await make_client()
-    await ingest(client, [{"type": "assistant", "content": "a"}])
-    await client.close()
-    path = _journal_file(tmp_path)
+    path = await _journal_of_one_line(make_client, tmp_path)
     header = path.read_bytes().split(b"\n")[0]
     legacy = b"".join(json.dumps({"ts": "2026-01-01T00:00:00Z", "type": "user", "content": c})
                       .encode() + b"\n" for c in ("u1", "u2", "u3"))  # fmt: skip
@@ -228,10 +231,7 @@ async def test_sessions_are_indexed_at_start_and_replayed_when_first_read(
 async def test_a_journal_without_a_header_is_moved_aside(
     make_client: ClientFactory, tmp_path: Path
 ) -> None:
-    client = await make_client()
-    await ingest(client, [{"type": "assistant", "content": "a"}])
-    await client.close()
-    path = _journal_file(tmp_path)
+    path = await _journal_of_one_line(make_client, tmp_path)
     path.write_bytes(b"not a header\n")
     client = await make_client()
     assert path.with_name(path.name + ".unreadable").exists() and not path.exists()
@@ -242,10 +242,8 @@ async def test_a_journal_without_a_header_is_moved_aside(
 async def test_fifos_named_like_logs_do_not_hold_up_the_start(
     make_client: ClientFactory, tmp_path: Path
 ) -> None:
-    client = await make_client()
-    await ingest(client, [{"type": "assistant", "content": "a"}])
-    await client.close()
-    os.mkfifo(_journal_file(tmp_path).with_name("fifo.jsonl"))
+    path = await _journal_of_one_line(make_client, tmp_path)
+    os.mkfifo(path.with_name("fifo.jsonl"))
     (tmp_path / "data" / "activity").mkdir(exist_ok=True)
     os.mkfifo(tmp_path / "data" / "activity" / "fifo.jsonl")
     client = await make_client()  # would block on opening a FIFO for reading
@@ -275,11 +273,8 @@ async def test_websocket_ingest_on_a_full_disk_answers_then_closes(
 async def test_a_journal_that_cannot_be_replayed_takes_no_more_lines(
     make_client: ClientFactory, tmp_path: Path
 ) -> None:
-    client = await make_client()
-    await ingest(client, [{"type": "assistant", "content": "a"}])
-    await client.close()
+    path = await _journal_of_one_line(make_client, tmp_path)
     client = await make_client()  # indexed from its head, not replayed yet
-    path = _journal_file(tmp_path)
     path.unlink()
     os.mkfifo(path)  # unreadable now: where its whole lines end is unknown
     status, body = await _post(client, _lines("b"))

@@ -55,11 +55,15 @@ def appender(path: Path, line: bytes) -> Callable[[], None]:
     return poke
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-async def test_claude_dir_created_after_start(
-    tmp_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture(params=BACKENDS)
+def watch_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each watcher backend in turn, chosen the way a user does (SIDEMIRROR_WATCH)."""
+    backend: str = request.param
     monkeypatch.setenv("SIDEMIRROR_WATCH", backend)
+    return backend
+
+
+async def test_claude_dir_created_after_start(tmp_path: Path, watch_backend: str) -> None:
     store = Store(Hub(), Projector())
     projects = tmp_path / "claude" / "projects"  # `claude` exists, `projects` not yet
     (tmp_path / "claude").mkdir()
@@ -86,11 +90,7 @@ async def test_claude_dir_created_after_start(
         await source.stop()
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-async def test_codex_sessions_dir_created_after_start(
-    tmp_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SIDEMIRROR_WATCH", backend)
+async def test_codex_sessions_dir_created_after_start(tmp_path: Path, watch_backend: str) -> None:
     store = Store(Hub(), Projector())
     codex = tmp_path / "codex"
     codex.mkdir()

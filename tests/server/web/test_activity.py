@@ -15,7 +15,7 @@ from sidemirror.web.state import APP_STATE
 
 from tests.harness.auth import AUTH
 from tests.server.sse import SSEReader
-from tests.server.support import EXT_ORIGIN, ClientFactory
+from tests.server.support import EXT_ORIGIN, WS_UPGRADE, ClientFactory
 
 JSON = {**AUTH, "Content-Type": "application/json"}
 WS_DIR = "/home/dev/project"
@@ -283,25 +283,12 @@ async def test_websocket_ingest_and_origin_check(make_client: ClientFactory) -> 
     assert fill.args == ["@e2", "[REDACTED:typed]"]
     resp = await client.get(
         "/api/activity/ws",
-        headers={
-            **AUTH,
-            "Origin": "https://evil.test",
-            "Connection": "Upgrade",
-            "Upgrade": "websocket",
-            "Sec-WebSocket-Version": "13",
-            "Sec-WebSocket-Key": "x" * 22 + "==",
-        },
+        headers={**AUTH, "Origin": "https://evil.test", **WS_UPGRADE},
     )
     assert resp.status == 403
     resp = await client.get(
         "/api/activity/ws",
-        headers={
-            "Origin": EXT_ORIGIN,
-            "Connection": "Upgrade",
-            "Upgrade": "websocket",
-            "Sec-WebSocket-Version": "13",
-            "Sec-WebSocket-Key": "x" * 22 + "==",
-        },
+        headers={"Origin": EXT_ORIGIN, **WS_UPGRADE},
     )
     assert resp.status == 401
 

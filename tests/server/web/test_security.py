@@ -9,7 +9,14 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from tests.harness.auth import AUTH, NDJSON, TOKEN
-from tests.server.support import EXT_ORIGIN, ClientFactory, ingest, panel_headers, state_of
+from tests.server.support import (
+    EXT_ORIGIN,
+    WS_UPGRADE,
+    ClientFactory,
+    ingest,
+    panel_headers,
+    state_of,
+)
 
 
 async def _code(client: TestClient[Any, Any]) -> str:
@@ -246,24 +253,12 @@ async def test_websocket_ingest_refused_before_101(make_client: ClientFactory) -
     resp = await client.get(
         "/api/ingest/ws",
         params=params,
-        headers={
-            "Connection": "Upgrade",
-            "Upgrade": "websocket",
-            "Sec-WebSocket-Version": "13",
-            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
-            "Origin": "https://evil.example",
-            **AUTH,
-        },
+        headers={**WS_UPGRADE, "Origin": "https://evil.example", **AUTH},
     )
     assert resp.status == 403
     resp = await client.get(
         "/api/ingest/ws",
         params=params,
-        headers={
-            "Connection": "Upgrade",
-            "Upgrade": "websocket",
-            "Sec-WebSocket-Version": "13",
-            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
-        },
+        headers=WS_UPGRADE,
     )
     assert resp.status == 401

@@ -30,6 +30,18 @@ async def _setup(client: TestClient[Any, Any], n: int = 3) -> tuple[str, str]:
     return ws.id, ws.sessions["s1"].epoch
 
 
+async def _resume(
+    client: TestClient[Any, Any], ws_id: str, last_id: str, **params: str
+) -> SSEReader:
+    """The session stream of a client reconnecting after `last_id` (its Last-Event-ID)."""
+    resp = await client.get(
+        f"/workspace/{ws_id}/session/stream",
+        params=params,
+        headers={**AUTH, "Last-Event-ID": last_id},
+    )
+    return SSEReader(resp)
+
+
 async def test_both_streams_carry_the_headers_of_every_response(make_client: ClientFactory) -> None:
     client = await make_client()
     ws_id, _ = await _setup(client, 1)
@@ -79,10 +91,7 @@ async def test_hello_and_snapshot_exact_bytes(make_client: ClientFactory) -> Non
 async def test_replay_after_last_event_id_is_exact(make_client: ClientFactory) -> None:
     client = await make_client()
     ws_id, epoch = await _setup(client, 5)
-    resp = await client.get(
-        f"/workspace/{ws_id}/session/stream", headers={**AUTH, "Last-Event-ID": f"{epoch}.3"}
-    )
-    reader = SSEReader(resp)
+    reader = await _resume(client, ws_id, f"{epoch}.3")
     assert (await reader.event()).event == "hello"
     f4 = await reader.event()
     assert f4.raw.startswith(f"id: {epoch}.4\nevent: assistant\ndata: ".encode())
@@ -92,7 +101,7 @@ async def test_replay_after_last_event_id_is_exact(make_client: ClientFactory) -
     await ingest(client, [{"type": "user", "content": "live one"}])
     live = await reader.event()
     assert (live.id, live.event, live.data["content"]) == (f"{epoch}.6", "user", "live one")
-    resp.close()
+    reader.resp.close()
 
 
 async def test_last_event_id_query_parameter_works_too(make_client: ClientFactory) -> None:
@@ -111,10 +120,7 @@ async def test_stale_id_gets_reset_then_snapshot(make_client: ClientFactory) -> 
     client = await make_client()
     ws_id, epoch = await _setup(client, 3)
     for stale in ("deadbeef.2", f"{epoch}.99", "garbage"):
-        resp = await client.get(
-            f"/workspace/{ws_id}/session/stream", headers={**AUTH, "Last-Event-ID": stale}
-        )
-        reader = SSEReader(resp)
+        reader = await _resume(client, ws_id, stale)
         assert (await reader.event()).event == "hello"
         reset = await reader.event()
         assert reset.raw == (
@@ -124,7 +130,7 @@ async def test_stale_id_gets_reset_then_snapshot(make_client: ClientFactory) -> 
         snap = await reader.event()
         assert snap.event == "snapshot" and snap.id == f"{epoch}.3"
         assert [i["seq"] for i in snap.data["items"]] == [1, 2, 3]
-        resp.close()
+        reader.resp.close()
 
 
 async def test_snapshot_limit_and_latest_items(make_client: ClientFactory) -> None:
@@ -141,10 +147,7 @@ async def test_snapshot_limit_and_latest_items(make_client: ClientFactory) -> No
 async def test_hostile_text_is_one_intact_event(make_client: ClientFactory) -> None:
     client = await make_client()
     ws_id, epoch = await _setup(client, 1)
-    resp = await client.get(
-        f"/workspace/{ws_id}/session/stream", headers={**AUTH, "Last-Event-ID": f"{epoch}.1"}
-    )
-    reader = SSEReader(resp)
+    reader = await _resume(client, ws_id, f"{epoch}.1")
     await reader.event()
     evil = "before\n\nevent: x\ndata: y\r\nid: 666\rafter"
     await ingest(client, [{"type": "assistant", "content": evil}])
@@ -152,7 +155,7 @@ async def test_hostile_text_is_one_intact_event(make_client: ClientFactory) -> N
     assert frame.event == "assistant" and frame.id == f"{epoch}.2"
     assert [k for k, _ in frame.fields] == ["id", "event", "data"]
     assert frame.data["content"] == evil
-    resp.close()
+    reader.resp.close()
 
 
 async def test_truncation_and_full_item(make_client: ClientFactory) -> None:
@@ -207,18 +210,13 @@ async def test_follow_mode_switches_to_the_new_session(make_client: ClientFactor
 async def test_pinned_session_ignores_other_sessions(make_client: ClientFactory) -> None:
     client = await make_client()
     ws_id, epoch = await _setup(client, 1)
-    resp = await client.get(
-        f"/workspace/{ws_id}/session/stream",
-        params={"session": "s1"},
-        headers={**AUTH, "Last-Event-ID": f"{epoch}.1"},
-    )
-    reader = SSEReader(resp)
+    reader = await _resume(client, ws_id, f"{epoch}.1", session="s1")
     await reader.event()
     await ingest(client, [{"type": "user", "content": "other"}], session="s2")
     await ingest(client, [{"type": "user", "content": "mine"}], session="s1")
     frame = await reader.event()
     assert frame.data["content"] == "mine" and frame.id == f"{epoch}.2"
-    resp.close()
+    reader.resp.close()
 
 
 async def test_unknown_workspace_and_session_are_404(make_client: ClientFactory) -> None:
@@ -377,10 +375,7 @@ async def test_debug_trace_has_every_event_as_sent(
     trace = tmp_path / "trace" / "events.jsonl"
     client = await make_client(debug_events_jsonl=trace, max_chars=10)
     ws_id, epoch = await _setup(client, 1)
-    resp = await client.get(
-        f"/workspace/{ws_id}/session/stream", headers={**AUTH, "Last-Event-ID": f"{epoch}.1"}
-    )
-    reader = SSEReader(resp)
+    reader = await _resume(client, ws_id, f"{epoch}.1")
     await reader.event()
     await ingest(client, [{"type": "assistant", "content": "a long enough text to cut"}])
     frame = await reader.event()
@@ -392,7 +387,7 @@ async def test_debug_trace_has_every_event_as_sent(
     assert len(items) == 2
     assert items[-1] == {"workspace": ws_id, "session": "s1", "event": "assistant", **sent}
     assert TOKEN not in trace.read_text()
-    resp.close()
+    reader.resp.close()
 
 
 async def test_ingest_takes_long_lines_and_a_last_line_without_newline(

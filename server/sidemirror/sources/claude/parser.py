@@ -37,6 +37,7 @@ from sidemirror.core.models import (
     SessionItem,
     SystemEvent,
     ToolResultEvent,
+    TurnDurationEvent,
     TurnStatus,
     UserEvent,
 )
@@ -357,17 +358,7 @@ class ClaudeParser:
     def _system(self, record: dict[str, Any], parent: str | None) -> list[SessionItem]:
         subtype = _text(record.get("subtype")) or "unknown"
         if subtype == "turn_duration":
-            if parent is not None or self.turns.current is None:
-                return []  # already closed by end_turn: one turn, one turn_complete
-            duration = record.get("durationMs")
-            turn = self.turns.current
-            if isinstance(duration, int) and not _measures(turn.started, record, duration):
-                return []  # the turn before's, written after the next prompt opened this one
-            status: TurnStatus = (
-                "failed" if turn.failed else ("stopped" if turn.interrupted else "ok")
-            )
-            closed = self.turns.close(status, duration if isinstance(duration, int) else None)
-            return [closed] if closed else []
+            return [] if parent is not None else self._turn_duration(record)
         if subtype == "stop_hook_summary":
             line = stop_summary_line(record)
             return [] if line is None else [self._system_item(record, parent, "hook", line)]
@@ -391,6 +382,29 @@ class ClaudeParser:
         elif not content and record.get("error") is not None:
             content = flatten_content(record.get("error"))
         return [self._system_item(record, parent, subtype, content)]
+
+    def _turn_duration(self, record: dict[str, Any]) -> list[SessionItem]:
+        """Claude Code's own measure of a turn, written seconds after it ends. It closes the
+        open turn it fits (versions that write no `end_turn`); a turn already closed (at its
+        `end_turn`, or by a prompt sent as soon as it ended) was not held open waiting for a
+        figure that may never come, so the figure follows as a `turn_duration` naming it."""
+        raw = record.get("durationMs")
+        duration = raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0 else None
+        turn = self.turns.current
+        if turn is not None and (duration is None or _measures(turn.started, record, duration)):
+            status: TurnStatus = (
+                "failed" if turn.failed else ("stopped" if turn.interrupted else "ok")
+            )
+            closed = self.turns.close(status, duration)
+            return [closed] if closed else []
+        done = self.turns.last_closed
+        if duration is None or done is None or done.item.seq <= 0:
+            return []  # nothing to name: its turn was not numbered (a parse without seqs)
+        if not _measures(done.started, record, duration):
+            return []  # longer than the turn it follows: not that turn's
+        self.turns.last_closed = None  # one figure per turn
+        ts = _text(record.get("timestamp"))
+        return [TurnDurationEvent(ts=ts, turn_seq=done.item.seq, duration_ms=duration)]
 
 
 def _measures(started: str | None, record: dict[str, Any], duration_ms: int) -> bool:

@@ -92,6 +92,15 @@ class Turn:
     last_request: Usage | None = None
 
 
+@dataclass
+class Closed:
+    """The turn closed last: its `turn_complete` (numbered by the session once fed) and when
+    it started, for a figure of the agent's own that may follow (parser.py, `turn_duration`)."""
+
+    item: TurnCompleteEvent
+    started: str | None
+
+
 class TurnTracker:
     """At most one open turn; `close` returns its `turn_complete` (None if none is open)."""
 
@@ -99,6 +108,7 @@ class TurnTracker:
         # Turns are numbered only when the parse starts at the session's start.
         self.count: int | None = 0 if counted else None
         self.current: Turn | None = None
+        self.last_closed: Closed | None = None
 
     def open(self, ts: str | None) -> None:
         if self.count is not None:
@@ -146,7 +156,7 @@ class TurnTracker:
             return None
         totals, cost = _summed(turn.usage.values())
         sub_totals, sub_cost = _summed(u for u in turn.usage.values() if u[2])
-        return TurnCompleteEvent(
+        item = TurnCompleteEvent(
             ts=turn.last_ts or turn.started or "",
             turn=turn.number,
             input_tokens=totals.input,
@@ -163,6 +173,8 @@ class TurnTracker:
             subagent_tokens=sub_totals.total if turn.sub_tasks else None,
             subagent_cost_usd=sub_cost if turn.sub_tasks else None,
         )
+        self.last_closed = Closed(item, turn.started)
+        return item
 
 
 def _summed(

@@ -46,6 +46,7 @@ class FileSession:
         self._lock: asyncio.Lock | None = None
         self.loaded = False
         log.scan = self.scan
+        log.source_file = self._main  # the same string: no more memory a session
 
     @property
     def main(self) -> Path:

@@ -25,6 +25,8 @@ from sidemirror.sources.claude.source import ClaudeSource
 
 from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
+from .running import started as started_on
+
 FIX = FIXTURE_ROOT / "claude" / "incremental-subagents"
 SID = "e9fb405b-169f-40eb-9396-7e75076f045d"
 CWD = "/Users/User/repo/codemie-ai/codemie-code"
@@ -44,14 +46,10 @@ def setup_project(root: Path, turn: str = "turn-1") -> Path:
 
 
 async def started(tmp_path: Path) -> tuple[Store, ClaudeSource, SessionLog]:
-    store = Store(Hub(), Projector())
-    source = ClaudeSource(store, [tmp_path / "projects"], tmp_path / "data")
-    await source.start()
-    await asyncio.wait_for(source.ready.wait(), 5)
+    """The source on this module's session (`setup_project`), loaded; the caller stops it."""
+    store, source, log = await started_on(tmp_path, CWD, SID)
     ws = store.workspace(workspace_id_for(CWD))
     assert ws is not None and ws.directory == CWD and ws.branch == "hooks"
-    log = ws.sessions[SID]
-    await store.load(log)
     return store, source, log
 
 
@@ -113,8 +111,12 @@ async def test_appended_chunks_arrive_once_in_order(tmp_path: Path) -> None:
         assert all(i.id == f"{log.epoch}.{i.seq}" for i in published)
         await asyncio.sleep(0.3)
         assert not published_items(drain_now(sub.queue))
-        assert log.items[-1].type == "turn_complete"
-        assert sum(i.type == "turn_complete" for i in log.items) == 1
+        # One turn_complete, at end_turn; the agent's own duration for it comes after, naming
+        # it by the seq it was published with.
+        turns = [i for i in log.items if i.type == "turn_complete"]
+        last = log.items[-1]
+        assert len(turns) == 1 and last.type == "turn_duration"
+        assert last.turn_seq == turns[0].seq and last.duration_ms == 529891
     finally:
         await source.stop()
 

@@ -21,6 +21,7 @@ from sidemirror.sources.claude.source import ClaudeSource
 
 from tests.harness.paths import FIXTURES as FIXTURE_ROOT
 
+from .running import session_loaded
 from .test_live import CWD, SID, setup_project
 
 INCREMENTAL = FIXTURE_ROOT / "claude" / "incremental-subagents"
@@ -47,19 +48,9 @@ def snapshot(log: SessionLog) -> list[tuple[str, str]]:
 
 async def first_run(tmp_path: Path, cwd: str, sid: str) -> tuple[str, list[tuple[str, str]]]:
     """Start, read the session whole (this writes its merge journal), stop."""
-    store = Store(Hub(), Projector())
-    source = ClaudeSource(store, [tmp_path / "projects"], tmp_path / "data")
-    await source.start()
-    try:
-        await asyncio.wait_for(source.ready.wait(), 10)
-        ws = store.workspace(workspace_id_for(cwd))
-        assert ws is not None
-        log = ws.sessions[sid]
-        await store.load(log)
+    async with session_loaded(tmp_path, cwd, sid) as (_, log):
         assert any(item.parent_tool_use_id for item in log.items), "the sub-agent's items show"
         return log.epoch, snapshot(log)
-    finally:
-        await source.stop()
 
 
 async def open_as_soon_as_listed(tmp_path: Path, cwd: str, sid: str) -> SessionLog:

@@ -6,12 +6,10 @@ import asyncio
 import json
 from pathlib import Path
 
-from sidemirror.core.hub import Hub, ItemsPublished, session_topic
+from sidemirror.core.hub import ItemsPublished, session_topic
 from sidemirror.core.models import SystemEvent
-from sidemirror.core.projection import Projector
-from sidemirror.core.store import Store, workspace_id_for
-from sidemirror.sources.claude.source import ClaudeSource
 
+from tests.server.sources.claude.running import session_loaded
 from tests.transcripts import positional_parse
 from tests.unit.sources.claude.test_branches import TOOL_HEAVY, lines, rewind_lines
 
@@ -22,15 +20,7 @@ async def test_a_live_rewind_marks_the_same_items_as_a_whole_read(tmp_path: Path
     main = tmp_path / "projects" / "p" / f"{sid}.jsonl"
     main.parent.mkdir(parents=True)
     main.write_bytes(TOOL_HEAVY.read_bytes())
-    store = Store(Hub(), Projector())
-    source = ClaudeSource(store, [tmp_path / "projects"], tmp_path / "data")
-    await source.start()
-    try:
-        await asyncio.wait_for(source.ready.wait(), 5)
-        ws = store.workspace(workspace_id_for(cwd))
-        assert ws is not None
-        log = ws.sessions[sid]
-        await store.load(log)
+    async with session_loaded(tmp_path, cwd, sid) as (store, log):
         sub = store.hub.subscribe(session_topic(log.workspace_id, sid))
         with open(main, "a") as fh:
             fh.write("".join(json.dumps(r) + "\n" for r in rewind_lines(base, compact_after=False)))
@@ -53,5 +43,3 @@ async def test_a_live_rewind_marks_the_same_items_as_a_whole_read(tmp_path: Path
         # The abandoned items are the ones the panel already shows, by their ids.
         shown = [i.seq for i in log.items if live.abandoned_after < i.seq < live.seq]
         assert len(shown) > 10
-    finally:
-        await source.stop()

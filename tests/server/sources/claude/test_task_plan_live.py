@@ -6,29 +6,17 @@ import asyncio
 import json
 from pathlib import Path
 
-from sidemirror.core.hub import Hub, ItemsPublished, session_topic
+from sidemirror.core.hub import ItemsPublished, session_topic
 from sidemirror.core.models import PlanEvent
-from sidemirror.core.projection import Projector
-from sidemirror.core.store import SessionLog, Store, workspace_id_for
-from sidemirror.sources.claude.source import ClaudeSource
+from sidemirror.core.store import SessionLog
 
 from tests.harness.paths import FIXTURES
 from tests.unit.sources.claude.test_task_plan import EXPECTED, TASKS
 
+from .running import started
+
 SID = TASKS.stem
 CWD = "/home/dev/project"
-
-
-async def started(root: Path) -> tuple[ClaudeSource, SessionLog]:
-    store = Store(Hub(), Projector())
-    source = ClaudeSource(store, [root / "projects"], root / "data")
-    await source.start()
-    await asyncio.wait_for(source.ready.wait(), 5)
-    ws = store.workspace(workspace_id_for(CWD))
-    assert ws is not None
-    log = ws.sessions[SID]
-    await store.load(log)
-    return source, log
 
 
 def plans(log: SessionLog) -> list[list[tuple[str, str]]]:
@@ -52,7 +40,7 @@ async def test_the_plan_survives_a_restart_and_keeps_changing_live(tmp_path: Pat
     main.parent.mkdir(parents=True)
     main.write_text("".join(lines[:8]))  # the prompt and two creates
 
-    source, log = await started(tmp_path)
+    _, source, log = await started(tmp_path, CWD, SID)
     try:
         await wait_for_plans(log, 2)
         with open(main, "a") as fh:  # the third create arrives live
@@ -64,7 +52,7 @@ async def test_the_plan_survives_a_restart_and_keeps_changing_live(tmp_path: Pat
 
     with open(main, "a") as fh:  # the rest is written while the server is down
         fh.write("".join(lines[10:]))
-    source, log = await started(tmp_path)
+    _, source, log = await started(tmp_path, CWD, SID)
     try:
         await wait_for_plans(log, len(EXPECTED))
         assert plans(log) == EXPECTED

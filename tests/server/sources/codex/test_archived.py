@@ -34,6 +34,15 @@ async def read(store: Store, session: str = SESSION) -> SessionLog:
     return log
 
 
+def rollout_in(home: Path) -> Path:
+    """The recorded rollout, copied where Codex writes it under `home` (its day's folder)."""
+    day = home / "sessions" / "2026" / "05" / "11"
+    day.mkdir(parents=True)
+    path = day / FIXTURE.name
+    path.write_bytes(FIXTURE.read_bytes())
+    return path
+
+
 def shown(log: SessionLog) -> list[dict[str, object]]:
     return [i.model_dump(exclude={"id"}) for i in log.items]
 
@@ -44,9 +53,7 @@ def compress(data: bytes) -> bytes:
 
 async def test_a_compressed_archived_rollout_reads_like_its_plain_twin(tmp_path: Path) -> None:
     plain_home = tmp_path / "plain"
-    day = plain_home / "sessions" / "2026" / "05" / "11"
-    day.mkdir(parents=True)
-    (day / FIXTURE.name).write_bytes(FIXTURE.read_bytes())
+    rollout_in(plain_home)
     archived_home = tmp_path / "archived"
     (archived_home / "archived_sessions").mkdir(parents=True)
     zst = archived_home / "archived_sessions" / f"{FIXTURE.name}.zst"
@@ -73,10 +80,7 @@ async def test_a_compressed_archived_rollout_reads_like_its_plain_twin(tmp_path:
 
 async def test_a_rollout_compressed_while_watched_stays_one_session(tmp_path: Path) -> None:
     home = tmp_path / "codex"
-    day = home / "sessions" / "2026" / "05" / "11"
-    day.mkdir(parents=True)
-    plain = day / FIXTURE.name
-    plain.write_bytes(FIXTURE.read_bytes())
+    plain = rollout_in(home)
     store, source = await started(home, tmp_path / "data")
     try:
         log = await read(store)
@@ -112,9 +116,7 @@ async def test_a_broken_archive_is_reported_not_fatal(tmp_path: Path) -> None:
 
 async def test_a_sub_agent_thread_is_listed_under_its_parent(tmp_path: Path) -> None:
     home = tmp_path / "codex"
-    day = home / "sessions" / "2026" / "05" / "11"
-    day.mkdir(parents=True)
-    (day / FIXTURE.name).write_bytes(FIXTURE.read_bytes())
+    day = rollout_in(home).parent
     lines = FIXTURE.read_text().splitlines()
     meta = json.loads(lines[0])
     child_id = "019e16a0-0000-7000-8000-000000000042"

@@ -17,16 +17,13 @@ from sidemirror.core.models import (
 from sidemirror.sources.acp.converter import AcpConverter
 
 from tests.harness.paths import FIXTURES as FIXTURE_ROOT
+from tests.transcripts import records
 
 FIXTURES = sorted((FIXTURE_ROOT / "acp").glob("*.jsonl"))
 # The tap's envelope (claude-agent-acp's v2 recordings): every record names its method.
 TAP_FIXTURES = [
     p for p in FIXTURES if all("method" in json.loads(line) for line in p.read_text().splitlines())
 ]
-
-
-def records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def convert(lines: list[dict[str, Any]]) -> list[Any]:

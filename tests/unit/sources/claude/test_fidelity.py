@@ -7,9 +7,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sidemirror.core.models import SessionItem, SystemEvent, TurnCompleteEvent, UserEvent
+from sidemirror.core.models import (
+    SessionItem,
+    SystemEvent,
+    TurnCompleteEvent,
+    TurnDurationEvent,
+    UserEvent,
+)
+from sidemirror.core.store import state_after
 from sidemirror.sources.claude.meta import meta_from_row, meta_row, read_meta
 from sidemirror.sources.claude.parser import ClaudeParser
+from sidemirror.sources.claude.positions import MAIN, Positions
 
 from tests.harness.paths import FIXTURES
 
@@ -27,6 +35,16 @@ def records(path: Path) -> list[dict[str, Any]]:
 def parse(recs: list[dict[str, Any]]) -> tuple[ClaudeParser, list[SessionItem]]:
     parser = ClaudeParser()
     return parser, [item for r in recs for item in parser.feed(r)]
+
+
+def fed_numbered(recs: list[dict[str, Any]]) -> list[list[SessionItem]]:
+    """Each record's items, numbered as a session numbers them (a byte offset per line)."""
+    parser, positions = ClaudeParser(), Positions()
+    fed: list[list[SessionItem]] = []
+    for n, record in enumerate(recs, 1):
+        fed.append(parser.feed(record, MAIN, n * 1000))
+        positions.number(MAIN, n * 1000, fed[-1])
+    return fed
 
 
 def write(path: Path, recs: list[dict[str, Any]]) -> Path:
@@ -257,6 +275,29 @@ def test_a_turn_that_ends_at_turn_duration_takes_its_duration() -> None:
     assert turn.status == "ok"
 
 
+def test_a_turn_closed_at_end_turn_takes_the_agents_own_duration_when_it_comes() -> None:
+    # turn-2 (Claude Code 2.1.7) as written: `end_turn` closes the turn at once (measured to
+    # it: 9 m 8 s of wall time), then `turn_duration` says the agent's own 529,891 ms, which
+    # leaves out the time a permission waited. The turn is not held open for it; the figure
+    # comes after, naming the turn it measures.
+    recs = records(TURN_2)
+    (duration,) = [r for r in recs if r.get("subtype") == "turn_duration"]
+    fed = fed_numbered(recs)
+    items = [item for some in fed for item in some]
+    end_turn = next(
+        n for n, r in enumerate(recs) if r.get("message", {}).get("stop_reason") == "end_turn"
+    )
+    (turn,) = [i for i in fed[end_turn] if isinstance(i, TurnCompleteEvent)]
+    assert turn.duration_ms == 547831  # emitted at end_turn, as before: wall time
+    assert fed[recs.index(duration)] == items[-1:]  # the figure, after it
+    (correction,) = [i for i in items if isinstance(i, TurnDurationEvent)]
+    assert items[-1] is correction and correction.ts == duration["timestamp"]
+    assert correction.turn_seq == turn.seq > 0
+    assert correction.duration_ms == duration["durationMs"] == 529891
+    # The transcript still says the turn ended: idle, not running for want of a turn_complete.
+    assert state_after(items) == "idle"
+
+
 def test_a_turn_duration_written_after_the_next_prompt_does_not_close_that_prompts_turn() -> None:
     # A message queued during turn 1 is sent as the next prompt as soon as turn 1 ends: its line
     # can come before turn 1's `turn_duration` (written seconds after the turn).
@@ -274,11 +315,14 @@ def test_a_turn_duration_written_after_the_next_prompt_does_not_close_that_promp
     )
     reply = dict(last_reply, uuid="q-2", parentUuid="q-1", requestId="req_next",
                  timestamp="2026-01-14T19:29:20.000Z", message=message)  # fmt: skip
-    _, items = parse([*recs[:at], prompt, duration, reply])
+    items = [item for some in fed_numbered([*recs[:at], prompt, duration, reply]) for item in some]
     turns = [i for i in items if isinstance(i, TurnCompleteEvent)]
     assert [t.turn for t in turns] == [1, 2]
     # Turn 2 ends at its own reply, measured from its own prompt: not turn 1's figure.
     assert turns[1].duration_ms == 8100 and turns[1].ts == reply["timestamp"]
+    # The figure is turn 1's, which closed at its end_turn: it names turn 1.
+    (correction,) = [i for i in items if isinstance(i, TurnDurationEvent)]
+    assert (correction.turn_seq, correction.duration_ms) == (turns[0].seq, 529891)
 
 
 def test_a_queued_message_whose_prompt_line_comes_first_is_shown_once_marked() -> None:

@@ -6,7 +6,8 @@ merge journal (file runs and their end offsets) and the session metadata. They w
 the whole-file load that came before the streamed one. If a parser change alters items on
 purpose, update them (and expect clients' cursors to reset across that upgrade). Turns'
 `subagent_tokens`/`subagent_cost_usd` and titles from a summary of another session (dropped)
-changed them last: no other field, no id moved.
+changed them before; a `turn_duration` item after turn-2's last turn (the agent's own figure
+for it) last: one item more at the end, no other field, no id moved.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ FIXTURES = FIXTURE_ROOT / "claude"
 PINNED = {  # name: (main file, items, journal entries, digest)
     "flat": ("flat-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", 22, 6, "e98944540250faa3"),
     "turn-1": ("incremental-subagents/turn-1.jsonl", 67, 3, "16ffc8b7c9422504"),
-    "turn-2": ("incremental-subagents/turn-2.jsonl", 90, 3, "0cd47dc56795d68e"),
+    "turn-2": ("incremental-subagents/turn-2.jsonl", 91, 3, "b8944887894c626a"),
     "init": (
         "sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
         26,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +20,11 @@ from sidemirror.core.models import (
 from sidemirror.sources.claude.stream_json import StreamJsonConverter
 
 from tests.harness.paths import FIXTURES as FIXTURE_ROOT
+from tests.transcripts import records
 
 FIXTURES = sorted((FIXTURE_ROOT / "stream-json").glob("*.jsonl"))
 # Runs that went to their end (the interrupted capture is tested on its own).
 COMPLETE = [p for p in FIXTURES if p.name != "interrupt.jsonl"]
-
-
-def records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def convert(lines: list[dict[str, Any]]) -> tuple[StreamJsonConverter, list[Any]]:

@@ -12,12 +12,9 @@ from sidemirror.sources.codex.exec import CodexExecConverter
 from sidemirror.sources.codex.parser import CodexParser
 
 from tests.harness.paths import FIXTURES as FIXTURE_ROOT
+from tests.transcripts import records
 
 FIXTURES = sorted((FIXTURE_ROOT / "codex").glob("*.jsonl"))
-
-
-def records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def parse(lines: list[dict[str, Any]]) -> tuple[CodexParser, list[Any]]:

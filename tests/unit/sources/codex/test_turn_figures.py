@@ -9,22 +9,18 @@ are in the shape Codex's protocol writes them (tests/fixtures/NOTICE.md).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from sidemirror.core.models import SessionItem, TurnCompleteEvent
 from sidemirror.sources.codex.parser import CodexParser
 
 from tests.harness.paths import FIXTURES
+from tests.transcripts import records
 
 LOCALPUSH = FIXTURES / "codex" / "localpush"
 FULL = LOCALPUSH / "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
 FIXTURE_CODEMIE = next((FIXTURES / "codex").glob("rollout-*.jsonl"))
 UNFINISHED = LOCALPUSH / "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
-
-
-def records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def parse(lines: list[dict[str, Any]]) -> tuple[CodexParser, list[SessionItem]]:
