@@ -360,9 +360,16 @@ def test_the_html_text_holds_every_item_whole_in_order(
     page = Blocks()
     page.feed(done.stdout)
     page.close()
-    items = server_items(port, token, sid)
+    everything = server_items(port, token, sid)
+    # A `turn_duration` is never a row (docs/protocol.md): its turn's line shows its figure.
+    durations = {
+        i["turn_seq"]: i["duration_ms"] for i in everything if i["type"] == "turn_duration"
+    }
+    items = [i for i in everything if i["type"] != "turn_duration"]
     texts = ["".join(block) for block in page.blocks]
     assert len(texts) == len(items) > 10  # one block per item, nothing left out or added
     for n, (item, text) in enumerate(zip(items, texts, strict=True)):
         for said in said_by(item):
             assert said in text, (n, item["type"], item["id"], said[:200], text[:400])
+        if item["seq"] in durations:
+            assert f"{durations[item['seq']] / 1000:.1f} s" in text, (n, text)
