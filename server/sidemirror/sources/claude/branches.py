@@ -37,7 +37,7 @@ class BranchTracker:
     """The latest main-thread record, and enough about earlier ones to name a branch point.
 
     It holds a row for every main-thread record of a file that may be followed for hours, so a
-    row is three machine words in arrays (about 20 bytes), not the record's uuid string as a
+    row is 20 bytes in arrays, not the record's uuid string as a
     dict key (about 200): the lookups (a rewind's parent, a summary's leaf) are rare, and a
     C-level scan of an array of hashes is fast enough for them. `hash()` of a str is stable
     within the process, which is all the rows live for; two of 100,000 uuids share a 64-bit
@@ -47,8 +47,11 @@ class BranchTracker:
         self.leaf: str | None = None  # uuid of the latest main-thread record
         self._keys = array("q")  # hash(uuid) of each record with an end or a label
         self._ends = array("q")  # byte offset just past its line, NO_END when unknown
-        self._label_at = array("l")  # index into _texts, NO_LABEL when none
-        self._texts: list[str] = []  # each label once, in the order they were first shown
+        self._label_at = array("i")  # which label names it, NO_LABEL when none
+        # Each label once, UTF-8 end to end in one buffer (a str with a "…" takes 2-4 bytes a
+        # character, plus its object header): label i is _text_bytes[_text_starts[i]:next].
+        self._text_bytes = bytearray()
+        self._text_starts = array("q")
         self._last_label: str | None = None
 
     def note(self, record: dict[str, Any], end: int | None) -> None:
@@ -60,9 +63,10 @@ class BranchTracker:
         label = _label(record)
         if label and label != self._last_label:
             self._last_label = label
-            self._texts.append(label)
+            self._text_starts.append(len(self._text_bytes))
+            self._text_bytes += label.encode()
         # A tool result or progress line is named by the message before it.
-        label_at = len(self._texts) - 1 if self._last_label else NO_LABEL
+        label_at = len(self._text_starts) - 1 if self._last_label else NO_LABEL
         if end is None and label_at == NO_LABEL:
             return
         self._keys.append(hash(uuid))
@@ -91,7 +95,11 @@ class BranchTracker:
 
     def _label_of(self, rows: list[int]) -> str | None:
         labels = [self._label_at[r] for r in rows if self._label_at[r] != NO_LABEL]
-        return self._texts[labels[-1]] if labels else None
+        if not labels:
+            return None
+        at = labels[-1]
+        stop = self._text_starts[at + 1] if at + 1 < len(self._text_starts) else None
+        return self._text_bytes[self._text_starts[at] : stop].decode()
 
     def rewind(self, record: dict[str, Any], ts: str) -> SystemEvent | None:
         """The `rewind` line for a prompt that does not continue from the latest record."""
