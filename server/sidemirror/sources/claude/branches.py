@@ -38,7 +38,7 @@ class BranchTracker:
 
     It holds a row for every main-thread record of a file that may be followed for hours, so a
     row is 20 bytes in arrays, not the record's uuid string as a
-    dict key (about 200): the lookups (a rewind's parent, a summary's leaf) are rare, and a
+    dict key (about 165): the lookups (a rewind's parent, a summary's leaf) are rare, and a
     C-level scan of an array of hashes is fast enough for them. `hash()` of a str is stable
     within the process, which is all the rows live for; two of 100,000 uuids share a 64-bit
     hash with odds of about 1 in 10**9."""

@@ -2,8 +2,8 @@
 
 A live session is followed for hours at tens of lines a second (issue 34's fleet: 400 lines/s
 over 20 sessions). The rewind tracker keeps a row for every main-thread record; held as the
-record's uuid string in dicts it cost about 200 bytes a line, which was most of the fleet's RSS
-growth. Measured here with tracemalloc over 10,000 records shaped like Claude Code's (a new
+record's uuid string in dicts it cost about 165 bytes a line that was never freed (about 30
+now). Measured here with tracemalloc over 10,000 records shaped like Claude Code's (a new
 uuid each, a reply text every few lines), after the records themselves are gone.
 """
 
@@ -16,7 +16,7 @@ import uuid as uuidlib
 from sidemirror.sources.claude.branches import BranchTracker
 
 LINES = 10_000
-# Compact rows are ~20 bytes a line plus one label per reply; dict rows were ~200 bytes.
+# Compact rows are ~20 bytes a line plus one label per reply; dict rows were ~165 bytes.
 MAX_BYTES_PER_LINE = 64
 
 
