@@ -12,7 +12,7 @@ from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.support import SHOWN, open_tab, transcript
+from tests.e2e.support import SHOWN, choose_session, open_tab, transcript
 from tests.harness import paths
 from tests.harness.browser import Extension
 from tests.harness.server import Server
@@ -109,9 +109,11 @@ def test_the_session_tabs_chip_tells_an_inferred_state_from_a_reported_one(
     project = "/tmp/e2e-states-chip"
     mid_turn = transcript(claude_dir).read_text().splitlines()[:4]
     session = json.loads(write_session(claude_dir, mid_turn, project).read_text().splitlines()[0])
-    expect(panel.locator("#ws-select option[value='']")).to_have_text(
-        "Auto — e2e-states-chip", timeout=15_000
-    )
+    # Auto shows it once the server has read it; the user then picks it in the list.
+    expect(panel.locator(SHOWN)).to_contain_text("e2e-states-chip", timeout=15_000)
+    choose_session(panel, "e2e-states-chip")
+    expect(panel.locator(SHOWN)).to_contain_text("e2e-states-chip")
+    expect(panel.locator(SHOWN).locator(".auto-badge")).to_be_hidden()
     chip = panel.locator(".toolbar .session-state")
     # Guessed from the transcript (it stopped mid-turn): outlined dashed, as the Sessions view
     # draws it, with the same tooltip.
