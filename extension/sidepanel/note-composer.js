@@ -35,8 +35,8 @@ export class NoteComposer {
     this.draft = draft;
     this.text = h("textarea", {
       class: "note-text-input",
-      rows: 2,
-      placeholder: "Note to the agent: delivered after its next tool call, or when its turn ends",
+      rows: 1,
+      placeholder: "Note to the agent: read at its next tool call or turn end",
       attrs: { "aria-label": "Note to the agent" },
       on: { input: () => this._sync() },
     });
@@ -50,7 +50,7 @@ export class NoteComposer {
     );
     const discard = h("button", { type: "button", class: "link-button review-discard", text: "Discard" });
     discard.addEventListener("click", () => this.draft.clear());
-    this.reviewBar = h("div", { class: "review-bar", hidden: true }, this.reviewText, this.sendReview, discard);
+    this.reviewBar = h("div", { class: "review-actions", hidden: true }, this.reviewText, this.sendReview, discard);
     this.list = h("ul", { class: "note-list", attrs: { "aria-label": "Notes to the agent" } });
     this.el = h(
       "section",

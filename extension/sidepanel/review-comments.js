@@ -103,5 +103,5 @@ function commentForm(hunk, picked, draft, close) {
     close();
   });
   cancel.addEventListener("click", close);
-  return h("div", { class: "review-form" }, label, text, h("div", { class: "review-bar" }, add, cancel));
+  return h("div", { class: "review-form" }, label, text, h("div", { class: "review-actions" }, add, cancel));
 }

@@ -10,6 +10,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 from test_attention import connected_panel, finish, start_hook
+from test_review_panel import open_review_tools
 
 from tests.e2e.support import SAMPLE_SESSION
 from tests.harness import paths
@@ -118,7 +119,8 @@ def test_notes_reach_the_agent_after_a_tool_call_and_at_turn_end(
 
 def test_a_two_comment_review_from_a_diff_is_one_note(ext: Extension, server: Server) -> None:
     panel = connected_panel(ext, server)
-    panel.get_by_role("button", name="Changes").click()
+    open_review_tools(panel)  # search and Changes fold with the review tools
+    panel.get_by_role("button", name="Changes", exact=True).click()
     panel.get_by_role("list", name="Files changed").locator(".change-path").first.click()
     hunk = panel.locator(".feed details.diff .diff-hunk").first
     expect(hunk).to_be_in_viewport(timeout=20_000)

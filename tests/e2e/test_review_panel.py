@@ -247,7 +247,7 @@ def test_the_gauge_shows_the_agents_own_figures_after_a_status_line_report(
     session = server.get(f"/workspace/{ws}/sessions")["sessions"][0]["id"]
     panel = ext.open_panel()
     ext.use_port(panel, server.port)
-    panel.locator("#ws-select").select_option(ws)
+    choose_session(panel, "/tmp/e2e-figures", workspace=True)
     gauge = panel.get_by_role("meter", name="Context window used")
     expect(gauge).to_have_attribute("data-source", "transcript", timeout=20_000)
 
