@@ -62,12 +62,14 @@ function entryLine(e) {
 
 /** Fetches and draws the summaries of one timeline's browser tool cards. */
 export class BrowserSummaries {
-  /** @param {{fetchActivity: (workspace: string, itemId: string) => Promise<object>}} opts */
-  constructor({ fetchActivity }) {
+  /** @param {{fetchActivity: (workspace: string, itemId: string) => Promise<object>, root: Element}} opts */
+  constructor({ fetchActivity, root }) {
     this.fetchActivity = fetchActivity;
     this.queue = [];
     this.running = 0;
-    this.observer = new IntersectionObserver((seen) => this._seen(seen), { rootMargin: "300px" });
+    // Rooted at the timeline's scroller: a margin on the page viewport does not reach past the
+    // scroller's clipping, so cards just above or below the visible timeline would never load.
+    this.observer = new IntersectionObserver((seen) => this._seen(seen), { root, rootMargin: "300px" });
     this.pending = new WeakMap(); // card element → the load to run when it comes into view
   }
 

@@ -126,7 +126,10 @@ class SessionTab extends SessionChoice {
       icon("down"),
       h("span", { class: "pill-text", text: "New activity" }),
     );
-    this.browserSummaries = new BrowserSummaries({ fetchActivity: (ws, id) => api(`${path.item(ws, id)}/activity`) });
+    this.browserSummaries = new BrowserSummaries({
+      fetchActivity: (ws, id) => api(`${path.item(ws, id)}/activity`),
+      root: this.scroller,
+    });
     this.timeline = new Timeline(this.scroller, {
       fetchFull: (id) => api(path.item(this.ws, id)),
       onToolResult: (card, item) => this.browserSummaries.onResult(card, item, this.ws),
