@@ -35,7 +35,7 @@ export class SessionList {
     this.id = `session-list-${++listIds}`;
     this.filter = h("input", {
       type: "search",
-      class: "session-filter",
+      class: ["text-field", "session-filter"],
       placeholder: "Filter by title or workspace",
       attrs: {
         role: "combobox",
