@@ -38,6 +38,7 @@ export class SessionChoice extends SessionFeed {
 
   async _doRefresh({ browser = true, sessions = true } = {}) {
     if (this.mismatch || this.ctx.status()?.state !== "connected") return;
+    const choice = this.choiceSeq; // what the user had chosen when this read began
     let data;
     try {
       [data] = await Promise.all([api(path.workspaces()), browser ? this._loadBrowser() : null, this.indexing.check()]);
@@ -56,6 +57,9 @@ export class SessionChoice extends SessionFeed {
       this._state("no_sessions");
       return;
     }
+    // A choice made while the list was read is already being shown: acting on the plan made
+    // before it would reopen its workspace and put the chosen session back to Auto.
+    if (choice !== this.choiceSeq) return;
     const pinned = this.wsChoice !== AUTO && this.workspaces.some((w) => w.id === this.wsChoice);
     const target = pinned ? this.wsChoice : autoWorkspace(this.workspaces, this.ws).id;
     if (target !== this.ws || !this.stream) await this._openWorkspace(target);
@@ -142,6 +146,7 @@ export class SessionChoice extends SessionFeed {
   /** A choice made in the session list: `ws` null follows along (Auto); `session` null, the
    * workspace's latest session. */
   chooseFromList({ ws, session }) {
+    this.choiceSeq += 1;
     if (ws === null) {
       this.wsChoice = AUTO;
       const target = autoWorkspace(this.workspaces, this.ws)?.id;
@@ -167,6 +172,7 @@ export class SessionChoice extends SessionFeed {
 
   /** Show another session (a search hit's); resolves once its snapshot is shown. */
   async switchTo(ws, session) {
+    this.choiceSeq += 1;
     this.shown?.(false);
     this.wsChoice = ws;
     this._fillWorkspaces();

@@ -20,6 +20,7 @@ export class SessionFeed {
   /** @type {any} */ ctx;
   /** @type {string | null} */ ws = null;
   /** @type {string} */ sessionChoice;
+  /** Counts the user's choices, so a list read begun before one does not undo it. */ choiceSeq = 0;
   /** @type {any[]} the sessions listing of the workspace shown (session-choice.js) */ sessions = [];
   /** @type {string | null} */ told = null;
   /** @type {SessionStream | null} */ stream = null;

@@ -190,6 +190,7 @@ class SessionTab extends SessionChoice {
 
   /** Show one session, pinned (the Sessions view, a notification click). */
   async focus(workspace, session) {
+    this.choiceSeq += 1;
     this.wsChoice = workspace;
     this.ws = workspace;
     this.sessionChoice = session;
