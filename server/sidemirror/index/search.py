@@ -3,10 +3,11 @@
 Rows hold the redacted text of an item (what the store holds; never anything else) with where
 it lives: workspace, session, the epoch its id was given under, its seq (the tables and their
 time-ordered ids: index/search_tables.py). One writer thread applies live rows (queued by the
-event loop, never waiting) before backfill chunks (a bounded queue: whoever feeds it blocks when
-it is full, so the backfill slows down and memory does not grow). A backfill transaction ends
-as soon as live rows wait, so a new line is searchable within one chunk's write of being
-published. Readers use their own connection (WAL: they never wait for the writer).
+event loop, never waiting; gathered there for a moment, index/search_feed.py) before backfill
+chunks (a bounded queue: whoever feeds it blocks when it is full, so the backfill slows down and
+memory does not grow). A backfill transaction ends as soon as live rows wait, so a live row is
+written within one chunk's write of being queued. Readers use their own connection (WAL: they
+never wait for the writer).
 
 Self-healing: after opening, the writer runs FTS5's own integrity check before anything else.
 A damaged index (that check failing, a search or a write meeting SQLITE_CORRUPT) is moved aside

@@ -46,6 +46,13 @@ PROGRESS_EVERY_S = 1.0
 # The backfill starts this long after the index opens: a client's first reads at start (a
 # panel reopening) go first, not behind a scan of the session they open.
 BACKFILL_DELAY_S = 2.0
+# Live rows are gathered for this long (or up to this many) and written in one transaction: an
+# FTS5 commit costs more than its rows, and a fleet of agents publishing 400 items a second kept
+# the writer busy one loop iteration's batch at a time. A search first writes what is gathered
+# (`caught_up`), so it still finds what the user just saw arrive.
+LIVE_GATHER_S = 0.25
+LIVE_GATHER_ROWS = 500
+CAUGHT_UP_WAIT_S = 5.0  # a search waits this long at most for live rows to be written
 
 
 def searchable_text(item: SessionItem) -> str:
@@ -92,7 +99,8 @@ class SearchFeed:
         self.index = index
         self._task: asyncio.Task[None] | None = None
         self._filling: dict[tuple[str, str], asyncio.Future[None]] = {}
-        self._pending: list[Doc] = []  # live rows of this loop iteration, written as one batch
+        self._pending: list[Doc] = []  # live rows gathered, written as one batch
+        self._due: asyncio.TimerHandle | None = None  # when `_pending` is written
         self.ready = asyncio.Event()  # set after the first full pass over every session
         self._stopped = False
         self._counted: tuple[float, dict[str, int]] | None = None  # (when, progress)
@@ -110,13 +118,18 @@ class SearchFeed:
         if isinstance(message, ItemPublished):
             docs = docs_of(log, log.epoch, [message.item])
             if docs and not self._pending:
-                asyncio.get_running_loop().call_soon(self._flush)
+                self._due = asyncio.get_running_loop().call_later(LIVE_GATHER_S, self._flush)
             self._pending += docs
+            if len(self._pending) >= LIVE_GATHER_ROWS:
+                self._flush()
         elif isinstance(message, LogReset):
             self._flush()  # rows of the old epoch first, then their removal
             self.index.keep_epoch(log.workspace_id, log.session_id, message.epoch)
 
     def _flush(self) -> None:
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
         docs, self._pending = self._pending, []
         self.index.add_live(docs)
 
@@ -125,6 +138,7 @@ class SearchFeed:
 
     async def stop(self) -> None:
         self._stopped = True
+        self._flush()  # rows gathered are written before the index stops
         for task in (self._task, self._refill):
             if task is not None:
                 task.cancel()
@@ -183,6 +197,14 @@ class SearchFeed:
         if log.has_items or log.scan is None:  # `items` would make an empty log for each
             return epoch == log.epoch  # loaded: the tap adds what it publishes
         return marker >= log.last_activity  # not loaded: indexed as it stood then
+
+    async def caught_up(self) -> None:
+        """Wait until every live row published so far is written (the writer gathers live rows
+        for a moment: a search must still find what the user just saw arrive)."""
+        self._flush()
+        live, _ = self.index.written()
+        # Bounded: a writer held up (a full disk) delays the answer, never stops it.
+        await asyncio.to_thread(self.index.wait_written, (live, 0), CAUGHT_UP_WAIT_S)
 
     async def ensure(self, log: SessionLog) -> None:
         """Index the session whole now if it is not (a search of one session waits for it),

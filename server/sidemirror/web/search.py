@@ -157,4 +157,6 @@ async def search_all(request: web.Request) -> web.Response:
     where = {}
     if "workspace" in request.query:
         where["workspace"] = resolve_workspace(request.query["workspace"]).id
+    if request.app[SEARCH].index.ready and request.query.get("q", "").strip():
+        await request.app[SEARCH].caught_up()
     return await _answer(request, **where)
