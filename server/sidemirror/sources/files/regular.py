@@ -44,7 +44,7 @@ class NotRegularFile(OSError):
         self.reason = reason
 
 
-def _open_regular_fd(path: Path) -> tuple[int, os.stat_result]:
+def open_regular_fd(path: Path) -> tuple[int, os.stat_result]:
     """A descriptor opened without blocking (O_NONBLOCK makes opening a FIFO return at once; for
     a regular file it changes nothing), with its stat; anything but a regular file is refused."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -60,8 +60,8 @@ def _open_regular_fd(path: Path) -> tuple[int, os.stat_result]:
 
 
 def open_regular(path: Path) -> BinaryIO:
-    """`open(path, "rb")` that never blocks, for regular files only (`_open_regular_fd`)."""
-    fd, _ = _open_regular_fd(path)
+    """`open(path, "rb")` that never blocks, for regular files only (`open_regular_fd`)."""
+    fd, _ = open_regular_fd(path)
     try:
         return os.fdopen(fd, "rb")
     except BaseException:
@@ -74,7 +74,7 @@ def read_ends(path: Path, head: int, tail: int, whole: int) -> tuple[bytes, byte
     bytes long, all of it and b"", with its stat. Plain descriptor reads: startup reads both
     ends of every file of an archive, and a buffered file object per file cost more than the
     reads."""
-    fd, st = _open_regular_fd(path)
+    fd, st = open_regular_fd(path)
     try:
         if st.st_size <= whole:
             return os.pread(fd, whole, 0), b"", st

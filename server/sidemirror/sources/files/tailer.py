@@ -29,7 +29,7 @@ from typing import Any
 from sidemirror.core.jsonline import decode_line as decode_line  # re-exported for the sources
 from sidemirror.core.store import ParseProblem
 from sidemirror.sources.files.long_line import LongLine
-from sidemirror.sources.files.regular import open_regular
+from sidemirror.sources.files.regular import open_regular, open_regular_fd
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 CHUNK_BYTES = 1024 * 1024
@@ -112,12 +112,11 @@ class JsonlTailer:
         all its records. `batch` gets the problems and flags (`offset` once the stream is done);
         its `records` stay empty. The end is fixed when the file is opened, as `poll()` does:
         lines appended meanwhile are left for the next read."""
-        fh = None
+        fd = None
         try:
             # Never blocks (a FIFO put in the file's place): not a regular file reads as missing.
-            fh = open_regular(self.path)
-            fd = fh.fileno()
-            st = os.fstat(fd)
+            # A bare descriptor: a file object per live change cost three more syscalls.
+            fd, st = open_regular_fd(self.path)
             ident = file_identity(st)
             if self.identity is None:
                 self.identity = ident
@@ -140,20 +139,20 @@ class JsonlTailer:
                     break
                 last = start + len(chunk) >= end
                 if last and chunk.endswith(b"\n"):
-                    fh.close()  # a merge of many files keeps open only those not yet read
-                    fh = None
+                    os.close(fd)  # a merge of many files keeps open only those not yet read
+                    fd = None
                 complete = chunk.rfind(b"\n") + 1
                 # A chunk with no newline is one line longer than a chunk (or a partial line):
                 # the next round searches on from the chunk's end, without holding it.
                 self._searched = start + len(chunk) if complete == 0 else start
                 yield from self._lines(chunk, complete, start, batch)
-                if fh is None:
+                if fd is None:
                     break
         except OSError:
             batch.missing = True
         finally:
-            if fh is not None:
-                fh.close()
+            if fd is not None:
+                os.close(fd)
             batch.offset = self.offset
 
     def _restart(self, ident: FileIdentity) -> None:
