@@ -8,17 +8,25 @@ and their part is also reported apart (`subagent_tokens`, `subagent_cost_usd`). 
 sub-agent's messages were never read (its agent file is gone) counts the `usage` its result
 reports instead, never both; that result does not name the model, so the turn's cost is then
 unknown (null) rather than a guess.
+
+A turn can run for hours (an agent left working, or a fleet of them): its usage is kept per
+message only for the latest `RECENT_MESSAGES` messages, the ones a later line can still raise;
+older ones are folded into running sums, in the order they were first seen, which is the order
+the sums were always taken in, so every figure is the same as if each message were kept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 from sidemirror.core.clock import ms_between
 from sidemirror.core.models import TurnCompleteEvent, TurnStatus
 from sidemirror.core.pricing import context_window_for, estimate_cost_usd
+
+# Claude Code writes a message's lines back to back; only sub-agents running at once interleave
+# theirs. A message first seen this many messages ago is settled: no later line repeats it.
+RECENT_MESSAGES = 64
 
 
 @dataclass(frozen=True)
@@ -72,14 +80,73 @@ def usage_from(raw: Any) -> Usage | None:
     )
 
 
+# A message's model, its usage, and whether a sub-agent sent it.
+Counted: TypeAlias = tuple[str | None, Usage, bool]
+
+
+@dataclass
+class Sums:
+    """Tokens summed, and their cost (None once a message's model has no price)."""
+
+    tokens: Usage = field(default_factory=Usage)
+    cost: float | None = 0.0
+
+    def add(self, model: str | None, usage: Usage) -> None:
+        self.tokens += usage
+        price = (
+            None
+            if model is None
+            else estimate_cost_usd(
+                model,
+                input_tokens=usage.input,
+                output_tokens=usage.output,
+                cache_read_tokens=usage.cache_read,
+                cache_write_5m_tokens=usage.cache_write_5m,
+                cache_write_1h_tokens=usage.cache_write_1h,
+            )
+        )
+        self.cost = None if price is None or self.cost is None else self.cost + price
+
+
+@dataclass
+class TurnUsage:
+    """A turn's usage, deduplicated by message: the recent messages each (a later line of one
+    may raise it), the settled ones summed (all of them, and the sub-agents' apart)."""
+
+    # (message id, request id) -> what it counts, in the order first seen
+    recent: dict[tuple[str, str | None], Counted] = field(default_factory=dict)
+    settled: Sums = field(default_factory=Sums)
+    settled_sub: Sums = field(default_factory=Sums)
+
+    def put(self, key: tuple[str, str | None], counted: Counted) -> None:
+        """The largest record of a message is what counts."""
+        seen = self.recent.get(key)
+        if seen is not None and counted[1].total <= seen[1].total:
+            return
+        self.recent[key] = counted
+        if seen is None and len(self.recent) > RECENT_MESSAGES:
+            oldest = next(iter(self.recent))
+            model, usage, sub = self.recent.pop(oldest)
+            self.settled.add(model, usage)
+            if sub:
+                self.settled_sub.add(model, usage)
+
+    def sums(self) -> tuple[Sums, Sums]:
+        """All of the turn's usage summed, and its sub-agents' part."""
+        total = Sums(self.settled.tokens, self.settled.cost)
+        sub = Sums(self.settled_sub.tokens, self.settled_sub.cost)
+        for model, usage, is_sub in self.recent.values():
+            total.add(model, usage)
+            if is_sub:
+                sub.add(model, usage)
+        return total, sub
+
+
 @dataclass
 class Turn:
     number: int | None
     started: str | None
-    # (message id, request id) -> (model, usage, whether a sub-agent's)
-    usage: dict[tuple[str, str | None], tuple[str | None, Usage, bool]] = field(
-        default_factory=dict
-    )
+    usage: TurnUsage = field(default_factory=TurnUsage)
     sub_tasks: set[str] = field(default_factory=set)  # Tasks whose sub-agent messages counted
     model: str | None = None
     last_ts: str | None = None
@@ -129,17 +196,14 @@ class TurnTracker:
             return
         if task is not None:
             turn.sub_tasks.add(task)
-        key = (message_id, request_id)
-        seen = turn.usage.get(key)
-        if seen is None or usage.total > seen[1].total:
-            turn.usage[key] = (model, usage, task is not None)
+        turn.usage.put((message_id, request_id), (model, usage, task is not None))
 
     def task_usage(self, task: str, model: str | None, usage: Usage) -> None:
         """What a Task's result says its sub-agent used: counted unless its messages were."""
         turn = self.current
         if turn is not None and task not in turn.sub_tasks:
             turn.sub_tasks.add(task)
-            turn.usage[(f"task:{task}", None)] = (model, usage, True)
+            turn.usage.put((f"task:{task}", None), (model, usage, True))
 
     def close_by_prompt(self) -> TurnCompleteEvent | None:
         """A new prompt arrived: the open turn ends, `stopped` unless it had visibly finished."""
@@ -154,8 +218,8 @@ class TurnTracker:
         turn, self.current = self.current, None
         if turn is None:
             return None
-        totals, cost = _summed(turn.usage.values())
-        sub_totals, sub_cost = _summed(u for u in turn.usage.values() if u[2])
+        summed, sub = turn.usage.sums()
+        totals, cost = summed.tokens, summed.cost
         item = TurnCompleteEvent(
             ts=turn.last_ts or turn.started or "",
             turn=turn.number,
@@ -170,35 +234,11 @@ class TurnTracker:
             status=status,
             context_tokens=context_tokens(turn.last_request),
             context_window=context_window_for(turn.model),
-            subagent_tokens=sub_totals.total if turn.sub_tasks else None,
-            subagent_cost_usd=sub_cost if turn.sub_tasks else None,
+            subagent_tokens=sub.tokens.total if turn.sub_tasks else None,
+            subagent_cost_usd=sub.cost if turn.sub_tasks else None,
         )
         self.last_closed = Closed(item, turn.started)
         return item
-
-
-def _summed(
-    usages: Iterable[tuple[str | None, Usage, bool]],
-) -> tuple[Usage, float | None]:
-    """Tokens summed, and their cost (None when a model has no price)."""
-    totals = Usage()
-    cost: float | None = 0.0
-    for model, usage, _sub in usages:
-        totals += usage
-        price = (
-            None
-            if model is None
-            else estimate_cost_usd(
-                model,
-                input_tokens=usage.input,
-                output_tokens=usage.output,
-                cache_read_tokens=usage.cache_read,
-                cache_write_5m_tokens=usage.cache_write_5m,
-                cache_write_1h_tokens=usage.cache_write_1h,
-            )
-        )
-        cost = None if price is None or cost is None else cost + price
-    return totals, cost
 
 
 def context_tokens(usage: Usage | None) -> int | None:

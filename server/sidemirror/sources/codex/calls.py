@@ -11,8 +11,10 @@ from typing import Any
 
 from sidemirror.core.clock import ms_between
 from sidemirror.core.models import PlanEvent, SessionItem, ToolResultEvent, ToolUseEvent
+from sidemirror.core.recent import RecentDict
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.codex.commands import (
+    CALLS_REMEMBERED,
     CommandResults,
     end_duration_ms,
     end_output,
@@ -47,8 +49,11 @@ def _result(
 
 class ToolCalls:
     def __init__(self) -> None:
-        self.names: dict[str, tuple[str, str]] = {}  # call_id -> (name, ts)
-        self.polls: dict[str, str] = {}  # a write_stdin call -> the process session it writes to
+        # call_id -> (name, ts), of the latest calls only: a call's output and end come soon
+        # after it (core/recent.py).
+        self.names: RecentDict[str, tuple[str, str]] = RecentDict(CALLS_REMEMBERED)
+        # A write_stdin call -> the process session it writes to.
+        self.polls: RecentDict[str, str] = RecentDict(CALLS_REMEMBERED)
         self.results = CommandResults()
         self._web = 0
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from sidemirror.core.clock import ms_between
 from sidemirror.core.models import ToolResultEvent
+from sidemirror.core.recent import RecentSet
 from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_text as _text
 
@@ -31,6 +32,8 @@ STILL_RUNNING = "(still running when the turn ended: its end was not recorded)"
 # How a control character typed into a terminal is shown: the key that sends it.
 _KEYS = {"\n": "⏎", "\r": "⏎", "\t": "⇥", "\x1b": "⎋", "\x7f": "⌫"}
 NOTHING_TYPED = "(nothing typed: waits for output)"
+# Calls a parser remembers (their names, results given) in a session followed for hours.
+CALLS_REMEMBERED = 1024
 
 
 def running_session(output: str) -> str | None:
@@ -102,7 +105,9 @@ class CommandResults:
     event; an output of a process still running waits for its end."""
 
     held: dict[str, ToolResultEvent] = field(default_factory=dict)
-    done: set[str] = field(default_factory=set)
+    # Calls whose result was given (a later record of one is skipped): the latest ones, as the
+    # other record of a call comes soon after the first.
+    done: RecentSet = field(default_factory=lambda: RecentSet(CALLS_REMEMBERED))
     sessions: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (call, call ts)
 
     def output(

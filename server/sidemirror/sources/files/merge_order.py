@@ -6,6 +6,12 @@ and item ids are positions in the merged log. So before publishing items we appe
 per run of lines taken from one file — `[file key, end byte offset, inode]` — and a restart replays
 exactly that order. A merge order that no longer matches its files is discarded and the log rebuilt
 under a new epoch.
+
+A live session appends a line per read batch, tens a second in a busy fleet: the lines go to
+the file only (`entries` holds what was read or set before a `rewrite`; nothing reads the rest
+back but a restart), through descriptors kept open in one LRU (`JOURNAL_FILES`, at most
+`JOURNAL_OPEN_MAX`), not an open and close per batch. A line is in the file (the kernel's page
+cache) once `append` returns, as before: a crash of the server after it loses nothing.
 """
 
 from __future__ import annotations
@@ -13,15 +19,21 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sidemirror.core.private import open_private, private_dir, write_private
+from sidemirror.core.durable import OpenFiles, WriteFailed, write_all
+from sidemirror.core.private import private_dir, write_private
 
 logger = logging.getLogger(__name__)
 FORMAT = 1
+JOURNAL_OPEN_MAX = 32
+# Every session's journal descriptor, shared. First loads append from worker threads and live
+# growth from the event loop, so each use holds the lock (a write is one short line).
+JOURNAL_FILES = OpenFiles(JOURNAL_OPEN_MAX)
+_JOURNAL_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -79,17 +91,21 @@ class MergeOrder:
             write_private(self.path, body)
         except OSError as exc:
             self._warn(exc)
+        with _JOURNAL_LOCK:  # a descriptor still open is the replaced file's
+            JOURNAL_FILES.forget(self.path)
 
     def append(self, entries: list[Entry]) -> None:
-        self.entries += entries
+        """Add lines to the file (not to `entries`)."""
         if self.path is None or not entries or self._broken:
             return
+        data = "".join(_line(e) for e in entries).encode()
         try:
-            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
-            with os.fdopen(fd, "a", encoding="utf-8") as fh:
-                fh.write("".join(_line(e) for e in entries))
+            with _JOURNAL_LOCK:
+                write_all(JOURNAL_FILES.fd(self.path)[0], data)
         except OSError as exc:
             self._warn(exc)
+        except WriteFailed as failed:
+            self._warn(failed.error)
 
     def _warn(self, exc: OSError) -> None:
         # Items still flow; only resuming this session across a restart is lost (new epoch then).
