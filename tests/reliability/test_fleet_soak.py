@@ -124,9 +124,11 @@ class Writer(threading.Thread):
 def _probe(server: Server, agents: list[Agent], t0: float) -> dict[str, Any]:
     assert server.proc is not None
     proc = psutil.Process(server.proc.pid)
+    memory = proc.memory_info()
     return {
         "t": round(time.monotonic() - t0, 1),
-        "rss": proc.memory_info().rss,
+        "rss": memory.rss,
+        "rss_shared": memory.shared,  # file-backed pages (the spill files' and the index's)
         "fds": proc.num_fds(),
         "lines": sum(a.written for a in agents),
         "streams": server.health()["streams"],
@@ -204,6 +206,9 @@ async def _soak(server: Server) -> dict[str, Any]:
         "rss_max": max(s["rss"] for s in [*samples, end]),
         "rss_growth_after_warm_up": end["rss"] - warm["rss"],
         "rss_bound": RSS_SLACK + ITEM_INDEX_BYTES * after_warm,
+        "rss_per_line_after_warm_up": round((end["rss"] - warm["rss"]) / max(1, after_warm)),
+        "rss_shared_warm": warm["rss_shared"],
+        "rss_shared_end": end["rss_shared"],
         "fds_start": samples[0]["fds"],
         "fds_warm": warm["fds"],
         "fds_end": end["fds"],
