@@ -1,8 +1,9 @@
 """A fleet at once (issue 34): 20 live sessions appended together, a few of them followed.
 
 Twenty sessions, Claude Code transcripts (`synth.LineFactory`, from the sample-project fixture)
-and Codex rollouts (`CodexLines`, from the rollout in tests/fixtures/codex), each in its own
-project directory, are appended at 20 lines/s each (400 lines/s in all) for `--fleet-seconds`.
+and Codex rollouts (`CodexLines`, from the rollout in tests/fixtures/codex), both made by
+tests/harness/agent_lines.py (imported through synth), each in its own project directory, are
+appended at 20 lines/s each (400 lines/s in all) for `--fleet-seconds`.
 Three SSE clients follow three of them (two Claude, one Codex) and the attention stream is open,
 as a user watching a fleet would have it. Recorded: append→SSE p50/p99 per followed session
 (markers `BMK<n>Z`, n = session × 100,000 + line), the server's CPU % of one core over the run,
@@ -16,8 +17,6 @@ one followed session.
 from __future__ import annotations
 
 import asyncio
-import copy
-import json
 import os
 import time
 import uuid
@@ -29,56 +28,15 @@ import aiohttp
 import client
 import peers
 import psutil
-import synth
+import synth  # first: it puts the repository on sys.path
 
-ROOT = Path(__file__).resolve().parent.parent
-CODEX_FIXTURE = (
-    ROOT
-    / "tests/fixtures/codex/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"
-)  # noqa: E501
+from tests.harness.agent_lines import CodexLines, seed_codex
+
 SESSIONS = 20
 CODEX_EVERY = 3  # every third session is a Codex rollout (7 of 20), the rest Claude Code
 RATE = 20.0  # lines per second per session
 STRIDE = 100_000  # marker n = session * STRIDE + line
 PROBES = ("start", "middle", "end")
-
-
-class CodexLines:
-    """Real Codex assistant replies (`response_item` messages of the fixture), rewritten to carry
-    marker n and a fresh timestamp."""
-
-    def __init__(self) -> None:
-        records = [json.loads(line) for line in CODEX_FIXTURE.open(encoding="utf-8")]
-        self.templates = [
-            r
-            for r in records
-            if r["type"] == "response_item"
-            and r["payload"].get("type") == "message"
-            and r["payload"].get("role") == "assistant"
-        ]
-
-    def line(self, n: int) -> bytes:
-        r = copy.deepcopy(self.templates[n % len(self.templates)])
-        r["timestamp"] = synth._now_iso()
-        block = r["payload"]["content"][0]
-        block["text"] = f"{synth.marker(n)} {block['text']}"
-        return (json.dumps(r, ensure_ascii=False) + "\n").encode()
-
-
-def _seed_codex(home: Path, sid: str, cwd: str) -> Path:
-    day = time.strftime("%Y/%m/%d")
-    path = (
-        home / ".codex/sessions" / day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S')}-{sid}.jsonl"
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with CODEX_FIXTURE.open(encoding="utf-8") as src, path.open("w", encoding="utf-8") as out:
-        for line in src:
-            r = json.loads(line)
-            if r["type"] == "session_meta":
-                r["payload"]["id"] = sid
-                r["payload"]["cwd"] = cwd
-            out.write(json.dumps(r, ensure_ascii=False) + "\n")
-    return path
 
 
 def _sessions(home: Path) -> list[dict[str, Any]]:
@@ -88,7 +46,7 @@ def _sessions(home: Path) -> list[dict[str, Any]]:
         cwd = f"/home/bench/fleet/agent-{i:02d}"
         sid = str(uuid.UUID(int=0x5E551000_0000_4000_8000_000000F1EE00 + i))
         if i % CODEX_EVERY == 1:
-            path = _seed_codex(home, sid, cwd)
+            path = seed_codex(home / ".codex", sid, cwd)
             make: Callable[[int], bytes] = CodexLines().line
             kind = "codex"
         else:

@@ -27,6 +27,27 @@ LONG_SESSION = CLAUDE_FIX / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3
 MID_SESSION = CLAUDE_FIX / "sample-project" / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
 
 
+def sse_frames(buf: bytes) -> tuple[list[tuple[str | None, str | None, str]], bytes]:
+    """The whole SSE messages in `buf` as (event, id, data), and the unfinished rest."""
+    *raws, rest = buf.split(b"\n\n")
+    out = []
+    for raw in raws:
+        event = fid = None
+        data: list[str] = []
+        for line in raw.decode("utf-8").split("\n"):
+            key, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if key == "event":
+                event = value
+            elif key == "id":
+                fid = value
+            elif key == "data":
+                data.append(value)
+        if data:
+            out.append((event, fid, "\n".join(data)))
+    return out, rest
+
+
 def canon(item: dict[str, Any]) -> str:
     return json.dumps(item, sort_keys=True, ensure_ascii=False)
 
@@ -143,22 +164,9 @@ class Mirror:
             chunk = read.result()
             if not chunk:
                 return
-            buf += chunk
-            while b"\n\n" in buf:
-                raw, buf = buf.split(b"\n\n", 1)
-                event = fid = None
-                data: list[str] = []
-                for line in raw.decode("utf-8").split("\n"):
-                    key, _, value = line.partition(":")
-                    value = value[1:] if value.startswith(" ") else value
-                    if key == "event":
-                        event = value
-                    elif key == "id":
-                        fid = value
-                    elif key == "data":
-                        data.append(value)
-                if data:
-                    self._on_frame(event, fid, "\n".join(data))
+            got, buf = sse_frames(buf + chunk)
+            for event, fid, data in got:
+                self._on_frame(event, fid, data)
 
 
 def check_mirrors(mirrors: list[Mirror], fresh: list[dict[str, Any]]) -> dict[str, int]:

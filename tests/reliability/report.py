@@ -21,6 +21,7 @@ def render(path: str) -> str:
     """The markdown table of docs/reliability.md from a report file."""
     with open(path, encoding="utf-8") as fh:
         rows = [json.loads(line) for line in fh if line.strip()]
+    rows = [r for r in rows if r.get("kind") != "sample"]  # a long run's samples: not a row each
 
     def mib(n: Any) -> str:
         return f"{n / 2**20:.1f}" if isinstance(n, (int, float)) else "—"
