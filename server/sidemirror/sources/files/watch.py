@@ -181,7 +181,10 @@ class _InotifyWatcher:
         self.wd_of: dict[Path, int] = {}
         self.pending = _Coalescer()
         self.empty_at = time.time()  # the last moment the kernel queue was known drained
-        self._waiter: asyncio.Future[None] | None = None
+        # Set by the loop when the fd turns readable. The reader stays registered while batches
+        # are read: adding and removing it around every wait cost two epoll_ctl calls a change.
+        self._ready = asyncio.Event()
+        self._reading: asyncio.AbstractEventLoop | None = None  # where the reader is registered
         self._stopper: asyncio.Task[None] | None = None
         moves = Mask.MOVED_FROM | Mask.MOVED_TO | Mask.DELETE_SELF | Mask.MOVE_SELF | Mask.ONLYDIR
         self.tree_mask = moves | Mask.MODIFY | Mask.CREATE | Mask.DELETE
@@ -209,36 +212,37 @@ class _InotifyWatcher:
             self._stopper.cancel()
         self.closed = True
         self._wake()
+        self._stop_reading()  # before the fd closes: its number may be given to another file
         self.inotify.close()
 
     def _wake(self) -> None:
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
+        self._ready.set()
+
+    def _stop_reading(self) -> None:
+        if self._reading is not None:
+            self._reading.remove_reader(self.inotify.fd)
+            self._reading = None
 
     def _stopped(self) -> bool:
         return self.closed or (self.stop_event is not None and self.stop_event.is_set())
 
     async def batches(self) -> AsyncIterator[Batch]:
-        while not self._stopped():
-            await self._readable()
-            if self._stopped():
-                return
-            self._drain()
-            batch = self.pending.take()
-            if batch:
-                yield batch
-
-    async def _readable(self) -> None:
-        loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[None] = loop.create_future()
-        self._waiter = waiter
-        fd = self.inotify.fd
-        loop.add_reader(fd, _resolve, waiter)
+        if self._stopped():
+            return
+        self._reading = asyncio.get_running_loop()
+        self._reading.add_reader(self.inotify.fd, self._ready.set)
         try:
-            await waiter
+            while not self._stopped():
+                await self._ready.wait()
+                self._ready.clear()
+                if self._stopped():
+                    return
+                self._drain()
+                batch = self.pending.take()
+                if batch:
+                    yield batch
         finally:
-            self._waiter = None
-            loop.remove_reader(fd)
+            self._stop_reading()
 
     def _drain(self) -> None:
         """Everything queued right now, then nothing more: no waiting for stragglers."""
@@ -427,11 +431,6 @@ class _InotifyWatcher:
         since = self.empty_at - OVERFLOW_MARGIN_S
         for root in self.roots:
             self._attach(root, self.pending, since)
-
-
-def _resolve(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
 
 
 def _mtime(entry: os.DirEntry[str]) -> float:
