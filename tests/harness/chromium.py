@@ -1,5 +1,5 @@
 """How Debian Chromium is started with the unpacked extension: the one command line that the
-browser tests (browser.py, Playwright's sync API) and the benchmarks (bench/rendered.py, its
+browser tests (browser.py, Playwright's sync API) and the benchmarks (bench/extension_browser.py, its
 async API) share. Nothing here imports Playwright or pytest, so either side can use it.
 """
 
