@@ -1,6 +1,6 @@
 """How Debian Chromium is started with the unpacked extension: the one command line that the
-browser tests (browser.py, Playwright's sync API) and the benchmarks (bench/extension_browser.py, its
-async API) share. Nothing here imports Playwright or pytest, so either side can use it.
+browser tests (browser.py, Playwright's sync API) and the benchmarks (bench/extension_browser.py,
+its async API) share. Nothing here imports Playwright or pytest, so either side can use it.
 """
 
 from __future__ import annotations
