@@ -195,7 +195,10 @@ async def _run(name: str, start: Any, root: Path, seconds: float, log: Any) -> d
             if shown is not None:
                 app, seen = apps[follow[0]], watchers[0].seen.first
                 sse = {n: seen[n] - t for n, t in app.sent.items() if n in seen}
-                out["pixel"].update(await shown.painted(app.wall, 15, sse))
+                try:
+                    out["pixel"].update(await shown.painted(app.wall, 15, sse))
+                except Exception as exc:  # a browser that died during the run
+                    out["pixel"]["error"] = f"{type(exc).__name__}: {exc}"
             stop.set()
             for t in tasks:
                 t.cancel()
