@@ -5,18 +5,21 @@ and Codex rollouts (`CodexLines`, from the rollout in tests/fixtures/codex), bot
 tests/harness/agent_lines.py (imported through synth), each in its own project directory, are
 appended at 20 lines/s each (400 lines/s in all) for `--fleet-seconds`.
 Three SSE clients follow three of them (two Claude, one Codex) and the attention stream is open,
-as a user watching a fleet would have it. Recorded: append→SSE p50/p99 per followed session
-(markers `BMK<n>Z`, n = session × 100,000 + line), the server's CPU % of one core over the run,
-its RSS and open descriptors at start, middle and end.
+as a user watching a fleet would have it; one real side panel (bench/fleet_pixel.py) shows the
+first followed session, with the Sessions view open in a second tab. Recorded: write→pixel
+p50/p95 in that panel; append→SSE p50/p99 per followed session (markers `BMK<n>Z`,
+n = session × 100,000 + line); the server's CPU % of one core over the run; its RSS and open
+descriptors at start, middle and end.
 
 vibedeck gets the same Claude load (it reads no Codex rollouts; their appends still run, so the
-machine is as busy): three clients on its one `/events` stream, each figure from the markers of
-one followed session.
+machine is as busy; no browser: vibedeck has no side panel): three clients on its one `/events`
+stream, each figure from the markers of one followed session.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 import uuid
@@ -26,6 +29,7 @@ from typing import Any
 
 import aiohttp
 import client
+import fleet_pixel
 import peers
 import psutil
 import synth  # first: it puts the repository on sys.path
@@ -107,11 +111,22 @@ async def _run(name: str, start: Any, root: Path, seconds: float, log: Any) -> d
             return {"error": f"{exc}", "log": peers.tail_log(run.log)}
         stop = asyncio.Event()
         conn = aiohttp.TCPConnector(limit=0)
-        async with aiohttp.ClientSession(connector=conn) as session:
+        async with (
+            aiohttp.ClientSession(connector=conn) as session,
+            contextlib.AsyncExitStack() as browser,
+        ):
             streams = [*watchers, *([attention] if attention else [])]
             tasks, error = await client.start_watchers(session, streams, stop, 120)
             if error:
                 return {**out, "error": error}
+            shown = None  # the side panel on the first followed session (ours only)
+            if name == "sidemirror":
+                out["pixel"] = {"session": f"claude-{follow[0]:02d}"}
+                try:
+                    panel = fleet_pixel.panel(root / f"fleet-{name}", run, fleet[follow[0]]["id"])
+                    shown = await browser.enter_async_context(panel)
+                except Exception as exc:  # the fleet's other figures still stand without it
+                    out["pixel"]["error"] = f"{type(exc).__name__}: {exc}"
             count = int(RATE * seconds)
             apps = [
                 client.Appender(f["path"], f["make"], count, 1 / RATE, first=i * STRIDE)
@@ -135,6 +150,13 @@ async def _run(name: str, start: Any, root: Path, seconds: float, log: Any) -> d
                 len(w.seen.first) < len(apps[i].sent) for w, i in zip(watchers, follow, strict=True)
             ):
                 await asyncio.sleep(0.05)
+            if shown is not None:
+                app, seen = apps[follow[0]], watchers[0].seen.first
+                sse = {n: seen[n] - t for n, t in app.sent.items() if n in seen}
+                try:
+                    out["pixel"].update(await shown.painted(app.wall, 15, sse))
+                except Exception as exc:  # a browser that died during the run
+                    out["pixel"]["error"] = f"{type(exc).__name__}: {exc}"
             stop.set()
             for t in tasks:
                 t.cancel()
@@ -180,6 +202,7 @@ def rows(res: dict[str, Any] | None) -> list[tuple[str, str]]:
             value = f"{f['p50_ms']} / {f['p99_ms']} ms (missed {f['missed']})"
             out.append((f"fleet, {name}: {key} append→SSE p50 / p99", value))
         marks = " / ".join(f"{r[k]['rss_mb']} MB, {r[k]['open_fds']} fds" for k in PROBES if k in r)
+        out.extend(fleet_pixel.rows(name, r))
         out.append((f"fleet, {name}: CPU of one core", f"{r['server_cpu_percent']} %"))
         out.append((f"fleet, {name}: RSS, open fds at start / middle / end", marks))
     return out

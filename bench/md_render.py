@@ -18,7 +18,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-import rendered
+import extension_browser
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLIES = ROOT / "tests/fixtures/claude/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
@@ -72,12 +72,14 @@ async def markdown(root: Path) -> dict[str, Any]:
         return {"error": "playwright is not installed in this venv (pip install playwright)"}
     out: dict[str, Any] = {"runs": RUNS, "sizes": {}}
     async with async_playwright() as pw:
-        ctx = await rendered._launch(pw, root / "markdown" / "profile")
+        ctx = await extension_browser.launch(pw, root / "markdown" / "profile")
         try:
             out["chromium"] = ctx.browser.version if ctx.browser else None
-            await rendered._wait_worker(ctx)
+            await extension_browser.wait_worker(ctx)
             page = await ctx.new_page()
-            await page.goto(f"chrome-extension://{rendered.EXT_ID}/lib/page/vendor/README.md")
+            await page.goto(
+                f"chrome-extension://{extension_browser.EXT_ID}/lib/page/vendor/README.md"
+            )
             for size in SIZES:
                 got = await page.evaluate(MEASURE_JS, {"text": reply_text(size), "runs": RUNS})
                 out["sizes"][str(size)] = {

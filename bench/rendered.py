@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,60 +31,17 @@ from typing import Any
 
 import aiohttp
 import client
+import extension_browser
 import peers
 import synth
 
 # The Chromium command line, the extension's id and the port picker are the test harness's: one
 # way to launch the browser under test, whether a test or a benchmark drives it.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.harness.chromium import (  # noqa: E402
-    CHROMIUM,
-    EXT_ID,
-    PANEL_SIZE,
-    SET_PORT_JS,
-    launch_options,
-)
+from tests.harness.chromium import CHROMIUM, EXT_ID, PANEL_SIZE, SET_PORT_JS  # noqa: E402
 from tests.harness.ports import range_port  # noqa: E402
 
 MAX_ITEMS = 1500  # extension/sidepanel/timeline.js: Timeline maxItems (top-level entries)
-
-# Installed in the panel page once the timeline is live. Records first sighting of each marker in
-# nodes added anywhere under the scroller (the feed, and anything nested in it).
-OBSERVER_JS = r"""
-() => {
-  const scroller = document.querySelector('.session-tab .scroller');
-  const rendered = {};   // n → epoch ms when a node containing BMK<n>Z was inserted
-  const frame = {};      // n → epoch ms of the next animation frame after that
-  const mark = /BMK(\d{7})Z/g;
-  let pending = [];
-  const onFrame = () => {
-    const t = performance.timeOrigin + performance.now();
-    for (const n of pending) frame[n] = t;
-    pending = [];
-  };
-  const obs = new MutationObserver((records) => {
-    const t = performance.timeOrigin + performance.now();
-    for (const r of records) {
-      for (const node of r.addedNodes) {
-        const text = node.textContent;
-        if (!text || text.indexOf('BMK') < 0) continue;
-        for (const m of text.matchAll(mark)) {
-          const n = Number(m[1]);
-          if (!(n in rendered)) {
-            rendered[n] = t;
-            if (!pending.length) requestAnimationFrame(onFrame);
-            pending.push(n);
-          }
-        }
-      }
-    }
-  });
-  obs.observe(scroller, { childList: true, subtree: true });
-  window.__bench = { rendered, frame, observer: obs };
-  const items = scroller.querySelectorAll('[data-item-id]').length;
-  return { visibility: document.visibilityState, items };
-}
-"""
 
 STATE_JS = """
 () => {
@@ -101,54 +57,6 @@ STATE_JS = """
   };
 }
 """
-
-
-async def clock_offset(page: Any, rounds: int = 30) -> dict[str, float]:
-    """Page clock − time.time() in ms, from the round trip with the smallest delay."""
-    best: tuple[float, float] | None = None
-    for _ in range(rounds):
-        t0 = time.time()
-        page_ms = await page.evaluate("() => performance.timeOrigin + performance.now()")
-        t1 = time.time()
-        rtt = (t1 - t0) * 1000
-        offset = page_ms - (t0 + t1) / 2 * 1000
-        if best is None or rtt < best[0]:
-            best = (rtt, offset)
-    assert best is not None
-    return {"offset_ms": round(best[1], 3), "rtt_ms": round(best[0], 3)}
-
-
-async def _launch(pw: Any, profile: Path, runtime_dir: Path | None = None) -> Any:
-    """The tests' Chromium (tests/harness/chromium.py), with the async API. With
-    `runtime_dir`, the pairing host is installed for the browser first, from the bench's own
-    installation (the extension pairs through it: docs/security.md)."""
-    if runtime_dir is not None:
-        subprocess.run(
-            [str(peers.BENCH / "venv/bin/python"), "-m", "sidemirror", "extension", "install-host",
-             "--dir", str(profile / "NativeMessagingHosts"), "--runtime-dir", str(runtime_dir),
-             "--launcher-dir", str(profile.parent / "pairing-host")],
-            check=True, capture_output=True, timeout=120,
-        )  # fmt: skip
-    return await pw.chromium.launch_persistent_context(str(profile), **launch_options())
-
-
-async def _wait_worker(ctx: Any) -> Any:
-    prefix = f"chrome-extension://{EXT_ID}/"
-    for w in ctx.service_workers:
-        if w.url.startswith(prefix):
-            break
-    else:
-        w = await ctx.wait_for_event("serviceworker", timeout=15_000)
-    # the install handler has run once its alarm exists (tests/e2e/conftest.py)
-    await w.evaluate(
-        """async () => {
-            for (let i = 0; i < 100; i++) {
-                if (await chrome.alarms.get('health')) return;
-                await new Promise((r) => setTimeout(r, 50));
-            }
-        }"""
-    )
-    return w
 
 
 async def rendered(root: Path, args: argparse.Namespace, session_id: str) -> dict:
@@ -174,10 +82,11 @@ async def rendered(root: Path, args: argparse.Namespace, session_id: str) -> dic
         await peers.wait_http(base + "/health", proc, 60)
         run = peers.Running("sidemirror", proc, port, home, log_path)
         async with async_playwright() as pw:
-            ctx = await _launch(pw, root / "rendered" / "profile", home.parent / "sm-runtime")
+            profile = root / "rendered" / "profile"
+            ctx = await extension_browser.launch(pw, profile, home.parent / "sm-runtime")
             try:
                 out["chromium"] = ctx.browser.version if ctx.browser else None
-                await _wait_worker(ctx)
+                await extension_browser.wait_worker(ctx)
                 page = await ctx.new_page()
                 await page.set_viewport_size(PANEL_SIZE)
                 await page.goto(f"chrome-extension://{EXT_ID}/sidepanel/sidepanel.html")
@@ -190,7 +99,7 @@ async def rendered(root: Path, args: argparse.Namespace, session_id: str) -> dic
                 await live.first.wait_for(state="attached", timeout=30_000)
                 sel = await page.locator("#session-select option").all_inner_texts()
                 out["session_shown"] = sel[1] if len(sel) > 1 else None
-                out["observer"] = await page.evaluate(OBSERVER_JS)
+                out["observer"] = await page.evaluate(extension_browser.OBSERVER_JS)
                 # a second client on the same stream: append → SSE event in the same run
                 url = await peers.ours_stream_url(run, session_id)
                 watcher = client.SseWatcher(url, peers.AUTH, b"event: snapshot")
@@ -198,7 +107,7 @@ async def rendered(root: Path, args: argparse.Namespace, session_id: str) -> dic
                 async with aiohttp.ClientSession() as session:
                     task = await client.start_watcher(session, watcher, stop, 30)
                     await asyncio.sleep(1.0)  # settle, as the latency section does
-                    out["clock_before"] = await clock_offset(page)
+                    out["clock_before"] = await extension_browser.clock_offset(page)
                     app = client.Appender(path, factory.line, args.appends, 1 / args.rate)
                     t0 = time.monotonic()
                     app.start()
@@ -218,7 +127,7 @@ async def rendered(root: Path, args: argparse.Namespace, session_id: str) -> dic
                     got = await page.evaluate(
                         "() => ({rendered: window.__bench.rendered, frame: window.__bench.frame})"
                     )
-                    out["clock_after"] = await clock_offset(page)
+                    out["clock_after"] = await extension_browser.clock_offset(page)
                     stop.set()
                     task.cancel()
                 out["panel"] = await page.evaluate(STATE_JS)

@@ -19,6 +19,7 @@ from tests.harness.chromium import (
     CHROMIUM,
     EXT_ID,
     PANEL_SIZE,
+    PARK_JS,
     QUIET_FLAGS,
     SET_PORT_JS,
     launch_options,
@@ -150,15 +151,5 @@ def start_extension(pw: Playwright, profile: Path, **options: Any) -> Extension:
     """Chromium with the extension (`launch`, with its `options`), pinned to `parked_port()`
     before it looks for any server."""
     ext = Extension(launch(pw, profile, **options))
-    # The install handler has run once the alarm exists (it is created there); the extension
-    # has not probed anything yet (a fresh install waits for a page or the 30 s alarm).
-    ext.worker().evaluate(
-        """async (port) => {
-            for (let i = 0; i < 100 && !(await chrome.alarms.get('health')); i++) {
-                await new Promise((r) => setTimeout(r, 50));
-            }
-            await chrome.storage.local.set({ port });
-        }""",
-        parked_port(),
-    )
+    ext.worker().evaluate(PARK_JS, parked_port())
     return ext

@@ -1,6 +1,6 @@
 """How Debian Chromium is started with the unpacked extension: the one command line that the
-browser tests (browser.py, Playwright's sync API) and the benchmarks (bench/rendered.py, its
-async API) share. Nothing here imports Playwright or pytest, so either side can use it.
+browser tests (browser.py, Playwright's sync API) and the benchmarks (bench/extension_browser.py,
+its async API) share. Nothing here imports Playwright or pytest, so either side can use it.
 """
 
 from __future__ import annotations
@@ -23,6 +23,16 @@ QUIET_FLAGS = (
     "--no-first-run",
     "--disable-sync",
 )
+# Run in the service worker of a fresh profile: wait for the install handler (it has run once
+# the `health` alarm exists; a fresh install probes nothing until a page opens or that alarm
+# fires), then pin the extension to `port`, one where no server answers (`ports.parked_port`),
+# so it never probes the range, where a user's own server may be.
+PARK_JS = """async (port) => {
+    for (let i = 0; i < 100 && !(await chrome.alarms.get('health')); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+    }
+    await chrome.storage.local.set({ port });
+}"""
 # Pin the server port the way the popup does; the answer is the worker's check of that port.
 SET_PORT_JS = "async (port) => (await chrome.runtime.sendMessage({type: 'setPort', port})).data"
 
