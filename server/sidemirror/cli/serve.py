@@ -181,10 +181,12 @@ def run(args: argparse.Namespace) -> int:
     if refusal is not None:
         print(f"sidemirror: {refusal}", file=sys.stderr)
         return 2
+    from sidemirror.core.free_memory import limit_heap_growth
     from sidemirror.data_dir import AlreadyRunning, claim_data_dir, last_port, write_problem
     from sidemirror.listen_socket import PortUnavailable, bind_socket
     from sidemirror.runtime_file import default_data_dir
 
+    limit_heap_growth()  # before any thread: a fleet's loads would fragment many heaps
     args.data_dir = args.data_dir or default_data_dir()
     try:
         # Bound before the server is imported: a client that connects while it starts waits.
