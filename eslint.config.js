@@ -4,7 +4,10 @@ import js from "@eslint/js";
 import globals from "globals";
 
 export default [
-  { ignores: ["extension/lib/page/vendor/**", "**/node_modules/**", ".venv/**", "build/**", "dist/**"] },
+  {
+    // .bench holds the peers scripts/bench installs (their own JS, not ours).
+    ignores: ["extension/lib/page/vendor/**", "**/node_modules/**", ".venv/**", ".bench/**", "build/**", "dist/**"],
+  },
   js.configs.recommended,
   {
     files: ["extension/**/*.js"],
