@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+# Tool calls a parser remembers (names, results given) in a session followed for hours: a call's
+# result, or a line repeating it, comes long before a thousand other calls were made.
+CALLS_REMEMBERED = 1024
+
 K = TypeVar("K")
 V = TypeVar("V")
 

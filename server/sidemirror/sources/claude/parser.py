@@ -41,6 +41,7 @@ from sidemirror.core.models import (
     TurnStatus,
     UserEvent,
 )
+from sidemirror.core.recent import CALLS_REMEMBERED, RecentDict
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.claude.branches import BranchTracker
 from sidemirror.sources.claude.hooks import attachment_line, stop_summary_line
@@ -90,7 +91,10 @@ class ClaudeParser:
         self.started_at: str | None = None
         self.last_ts: str | None = None
         self.errors = 0  # records that were valid JSON but not objects
-        self._tools: dict[str, tuple[str, str]] = {}  # tool_use_id -> (name, ts)
+        # tool_use_id -> (name, ts), of the latest calls: a result comes soon after its call (an
+        # older one still shows, without its name), and a session followed for hours would
+        # otherwise keep a row for every call it ever made.
+        self._tools: RecentDict[str, tuple[str, str]] = RecentDict(CALLS_REMEMBERED)
         self._subagents = SubagentLinker()
         self._task_plans = TaskPlans()
         self._branches = BranchTracker()

@@ -11,10 +11,9 @@ from typing import Any
 
 from sidemirror.core.clock import ms_between
 from sidemirror.core.models import PlanEvent, SessionItem, ToolResultEvent, ToolUseEvent
-from sidemirror.core.recent import RecentDict
+from sidemirror.core.recent import CALLS_REMEMBERED, RecentDict
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.codex.commands import (
-    CALLS_REMEMBERED,
     CommandResults,
     end_duration_ms,
     end_output,

@@ -22,7 +22,7 @@ from typing import Any
 
 from sidemirror.core.clock import ms_between
 from sidemirror.core.models import ToolResultEvent
-from sidemirror.core.recent import RecentSet
+from sidemirror.core.recent import CALLS_REMEMBERED, RecentSet
 from sidemirror.sources.common import as_dict as _dict
 from sidemirror.sources.common import as_text as _text
 
@@ -32,8 +32,6 @@ STILL_RUNNING = "(still running when the turn ended: its end was not recorded)"
 # How a control character typed into a terminal is shown: the key that sends it.
 _KEYS = {"\n": "⏎", "\r": "⏎", "\t": "⇥", "\x1b": "⎋", "\x7f": "⌫"}
 NOTHING_TYPED = "(nothing typed: waits for output)"
-# Calls a parser remembers (their names, results given) in a session followed for hours.
-CALLS_REMEMBERED = 1024
 
 
 def running_session(output: str) -> str | None:
