@@ -181,9 +181,12 @@ class _InotifyWatcher:
         self.wd_of: dict[Path, int] = {}
         self.pending = _Coalescer()
         self.empty_at = time.time()  # the last moment the kernel queue was known drained
-        # Set by the loop when the fd turns readable. The reader stays registered while batches
-        # are read: adding and removing it around every wait cost two epoll_ctl calls a change.
+        # Set by the loop when the fd turns readable. The reader stays registered from one wait
+        # to the next (adding and removing it around every wait cost two epoll_ctl calls a
+        # change), but not while the consumer is busy with a batch: epoll is level-triggered,
+        # so events queued meanwhile would wake the loop on every turn and spin it.
         self._ready = asyncio.Event()
+        self._waiting = False  # the consumer waits for the next batch
         self._reading: asyncio.AbstractEventLoop | None = None  # where the reader is registered
         self._stopper: asyncio.Task[None] | None = None
         moves = Mask.MOVED_FROM | Mask.MOVED_TO | Mask.DELETE_SELF | Mask.MOVE_SELF | Mask.ONLYDIR
@@ -226,14 +229,23 @@ class _InotifyWatcher:
     def _stopped(self) -> bool:
         return self.closed or (self.stop_event is not None and self.stop_event.is_set())
 
+    def _on_readable(self) -> None:
+        self._ready.set()
+        if not self._waiting:
+            self._stop_reading()  # registered again when the consumer comes back for more
+
     async def batches(self) -> AsyncIterator[Batch]:
-        if self._stopped():
-            return
-        self._reading = asyncio.get_running_loop()
-        self._reading.add_reader(self.inotify.fd, self._ready.set)
+        loop = asyncio.get_running_loop()
         try:
             while not self._stopped():
-                await self._ready.wait()
+                if self._reading is None:
+                    self._reading = loop
+                    loop.add_reader(self.inotify.fd, self._on_readable)
+                self._waiting = True
+                try:
+                    await self._ready.wait()
+                finally:
+                    self._waiting = False
                 self._ready.clear()
                 if self._stopped():
                     return
