@@ -181,13 +181,7 @@ class _InotifyWatcher:
         self.wd_of: dict[Path, int] = {}
         self.pending = _Coalescer()
         self.empty_at = time.time()  # the last moment the kernel queue was known drained
-        # Set by the loop when the fd turns readable. The reader stays registered from one wait
-        # to the next (adding and removing it around every wait cost two epoll_ctl calls a
-        # change), but not while the consumer is busy with a batch: epoll is level-triggered,
-        # so events queued meanwhile would wake the loop on every turn and spin it.
-        self._ready = asyncio.Event()
-        self._waiting = False  # the consumer waits for the next batch
-        self._reading: asyncio.AbstractEventLoop | None = None  # where the reader is registered
+        self._waiter: asyncio.Future[None] | None = None
         self._stopper: asyncio.Task[None] | None = None
         moves = Mask.MOVED_FROM | Mask.MOVED_TO | Mask.DELETE_SELF | Mask.MOVE_SELF | Mask.ONLYDIR
         self.tree_mask = moves | Mask.MODIFY | Mask.CREATE | Mask.DELETE
@@ -215,46 +209,36 @@ class _InotifyWatcher:
             self._stopper.cancel()
         self.closed = True
         self._wake()
-        self._stop_reading()  # before the fd closes: its number may be given to another file
         self.inotify.close()
 
     def _wake(self) -> None:
-        self._ready.set()
-
-    def _stop_reading(self) -> None:
-        if self._reading is not None:
-            self._reading.remove_reader(self.inotify.fd)
-            self._reading = None
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
 
     def _stopped(self) -> bool:
         return self.closed or (self.stop_event is not None and self.stop_event.is_set())
 
-    def _on_readable(self) -> None:
-        self._ready.set()
-        if not self._waiting:
-            self._stop_reading()  # registered again when the consumer comes back for more
-
     async def batches(self) -> AsyncIterator[Batch]:
+        while not self._stopped():
+            await self._readable()
+            if self._stopped():
+                return
+            self._drain()
+            batch = self.pending.take()
+            if batch:
+                yield batch
+
+    async def _readable(self) -> None:
         loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._waiter = waiter
+        fd = self.inotify.fd
+        loop.add_reader(fd, _resolve, waiter)
         try:
-            while not self._stopped():
-                if self._reading is None:
-                    self._reading = loop
-                    loop.add_reader(self.inotify.fd, self._on_readable)
-                self._waiting = True
-                try:
-                    await self._ready.wait()
-                finally:
-                    self._waiting = False
-                self._ready.clear()
-                if self._stopped():
-                    return
-                self._drain()
-                batch = self.pending.take()
-                if batch:
-                    yield batch
+            await waiter
         finally:
-            self._stop_reading()
+            self._waiter = None
+            loop.remove_reader(fd)
 
     def _drain(self) -> None:
         """Everything queued right now, then nothing more: no waiting for stragglers."""
@@ -443,6 +427,11 @@ class _InotifyWatcher:
         since = self.empty_at - OVERFLOW_MARGIN_S
         for root in self.roots:
             self._attach(root, self.pending, since)
+
+
+def _resolve(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 def _mtime(entry: os.DirEntry[str]) -> float:
