@@ -23,6 +23,7 @@ from array import array
 from typing import Any
 
 from sidemirror.core.models import SystemEvent
+from sidemirror.core.recent import RecentDict
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.claude.positions import last_seq_of_line
 from sidemirror.sources.common import as_dict, flatten_content, one_line
@@ -31,73 +32,95 @@ from sidemirror.sources.common import as_text as _text
 LABEL_CHARS = 100
 NO_END = -1
 NO_LABEL = -1
+# The latest records, each findable (a rewind to one in the middle of a turn, a summary naming
+# the leaf just read). Older ones are findable only as branch points (`BranchTracker`).
+RECENT_RECORDS = 256
 
 
 class BranchTracker:
     """The latest main-thread record, and enough about earlier ones to name a branch point.
 
-    It holds a row for every main-thread record of a file that may be followed for hours, so a
-    row is 20 bytes in arrays, not the record's uuid string as a
-    dict key (about 165): the lookups (a rewind's parent, a summary's leaf) are rare, and a
-    C-level scan of an array of hashes is fast enough for them. `hash()` of a str is stable
-    within the process, which is all the rows live for; two of 100,000 uuids share a 64-bit
-    hash with odds of about 1 in 10**9."""
+    A rewind restores the conversation to just before an earlier prompt, so the new prompt's
+    parent is that prompt's parent: the record that was the latest when it was written. Those
+    records, one a turn, are the branch points kept for the whole file, as compact rows (20 bytes
+    in arrays, and the label text of each once, in one buffer); the latest `RECENT_RECORDS`
+    records are kept too, whatever they are. A row for every record, for a file followed for
+    hours at tens of lines a second, grew by ~80 bytes a line that were never freed (issue 34).
+    The lookups (a rewind's parent, a summary's leaf) are rare, and a C-level scan of an array of
+    hashes is fast enough for them. `hash()` of a str is stable within the process, which is all
+    the rows live for; two of 100,000 uuids share a 64-bit hash with odds of about 1 in 10**9."""
 
     def __init__(self) -> None:
         self.leaf: str | None = None  # uuid of the latest main-thread record
-        self._keys = array("q")  # hash(uuid) of each record with an end or a label
+        self._last_label: str | None = None  # the latest prompt's or reply's text
+        # hash(uuid) -> (byte offset just past its line or NO_END, the label naming it)
+        self._recent: RecentDict[int, tuple[int, str | None]] = RecentDict(RECENT_RECORDS)
+        self._forgot = False  # whether a record fell out of `_recent`
+        self._keys = array("q")  # hash(uuid) of each branch point
         self._ends = array("q")  # byte offset just past its line, NO_END when unknown
         self._label_at = array("i")  # which label names it, NO_LABEL when none
         # Each label once, UTF-8 end to end in one buffer (a str with a "…" takes 2-4 bytes a
         # character, plus its object header): label i is _text_bytes[_text_starts[i]:next].
         self._text_bytes = bytearray()
         self._text_starts = array("q")
-        self._last_label: str | None = None
+        self._stored_label: str | None = None  # the label put last in the buffer
 
     def note(self, record: dict[str, Any], end: int | None) -> None:
         """Called for every main-thread record after it is parsed."""
         uuid = _text(record.get("uuid"))
         if not uuid:
             return
+        if self.leaf is not None and _may_open_turn(record):
+            self._keep_branch_point(self.leaf)
         self.leaf = uuid
         label = _label(record)
-        if label and label != self._last_label:
+        if label:
             self._last_label = label
+        # A tool result or progress line is named by the message before it.
+        if len(self._recent) >= RECENT_RECORDS:
+            self._forgot = True
+        self._recent[hash(uuid)] = (NO_END if end is None else end, self._last_label)
+
+    def _keep_branch_point(self, uuid: str) -> None:
+        end, label = self._recent.get(hash(uuid), (NO_END, None))
+        if label and label != self._stored_label:
+            self._stored_label = label
             self._text_starts.append(len(self._text_bytes))
             self._text_bytes += label.encode()
-        # A tool result or progress line is named by the message before it.
-        label_at = len(self._text_starts) - 1 if self._last_label else NO_LABEL
-        if end is None and label_at == NO_LABEL:
+        label_at = len(self._text_starts) - 1 if label else NO_LABEL
+        if end == NO_END and label_at == NO_LABEL:
             return
         self._keys.append(hash(uuid))
-        self._ends.append(NO_END if end is None else end)
+        self._ends.append(end)
         self._label_at.append(label_at)
 
     def has(self, uuid: str) -> bool:
-        """Whether a main-thread record with this uuid was read (with its end, or a label)."""
-        return uuid == self.leaf or hash(uuid) in self._keys
+        """Whether this uuid is a main-thread record read lately, or a branch point."""
+        key = hash(uuid)
+        return uuid == self.leaf or key in self._recent or key in self._keys
 
-    def _rows(self, uuid: str) -> list[int]:
-        """The rows of a uuid, oldest first (a file can repeat a record, e.g. on resume)."""
-        key, start = hash(uuid), 0
+    def _find(self, uuid: str) -> tuple[int | None, str | None] | None:
+        """(end, label) of a record read, None when it is neither recent nor a branch point."""
+        key = hash(uuid)
+        if key in self._recent:
+            end, label = self._recent[key]
+            return (None if end == NO_END else end), label
         rows: list[int] = []
-        while True:
+        start = 0
+        while True:  # a file can repeat a record (e.g. on resume): the latest row wins
             try:
                 start = self._keys.index(key, start)
             except ValueError:
-                return rows
+                break
             rows.append(start)
             start += 1
-
-    def _end_of(self, rows: list[int]) -> int | None:
-        ends = [self._ends[r] for r in rows if self._ends[r] != NO_END]
-        return ends[-1] if ends else None  # the latest line with that uuid, as a dict kept it
-
-    def _label_of(self, rows: list[int]) -> str | None:
-        labels = [self._label_at[r] for r in rows if self._label_at[r] != NO_LABEL]
-        if not labels:
+        if not rows:
             return None
-        at = labels[-1]
+        ends = [self._ends[r] for r in rows if self._ends[r] != NO_END]
+        labels = [self._label_at[r] for r in rows if self._label_at[r] != NO_LABEL]
+        return (ends[-1] if ends else None), (self._label_text(labels[-1]) if labels else None)
+
+    def _label_text(self, at: int) -> str:
         stop = self._text_starts[at + 1] if at + 1 < len(self._text_starts) else None
         return self._text_bytes[self._text_starts[at] : stop].decode()
 
@@ -111,18 +134,33 @@ class BranchTracker:
             # session (tests, tools that join transcripts) start each run that way, and folding
             # everything before it would hide a whole history on a guess.
             return None
-        rows = self._rows(parent)
-        label = self._label_of(rows) or "an earlier message"
-        end = self._end_of(rows)
+        found = self._find(parent)
+        if found is None and self._forgot:
+            # Read, maybe, and forgotten (a record in the middle of an old turn): folding from
+            # the start of the part read would hide what was kept, so both branches stay shown.
+            return None
+        end, label = found if found is not None else (None, None)
         # A parent we never read is before the part read (a parse from a sync point): all of
         # that part was written after it, so all of it was abandoned.
         after = last_seq_of_line(end) if end is not None else 0
         return SystemEvent(
             ts=ts,
             subtype="rewind",
-            content=redact_text(f"Rewound to: {label}"),
+            content=redact_text(f"Rewound to: {label or 'an earlier message'}"),
             abandoned_after=after,
         )
+
+
+def _may_open_turn(record: dict[str, Any]) -> bool:
+    """A `user` line that is not a tool's result: a prompt (or an interruption, a command), whose
+    parent is a branch point a later rewind may return to. Taking a few too many costs a row."""
+    if record.get("type") != "user":
+        return False
+    content = as_dict(record.get("message")).get("content")
+    return not (
+        isinstance(content, list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    )
 
 
 def _label(record: dict[str, Any]) -> str:
