@@ -5,8 +5,10 @@ window of 2,048. One busy session stays within that; a fleet does not: twenty se
 at 20 lines a second each fill their windows together, and 20 × 2,048 items (about 4 KB each)
 is ~160 MB that keeps growing for minutes. So the sum is bounded too: past `limit` items in all,
 the logs holding the most spill their oldest until the total is back under three quarters of
-the limit, none below `floor` (about a snapshot's worth, so a new client's snapshot still comes
-mostly from memory; older items are read back from the spill file, as for history).
+the limit, none below `floor` (the newest few, for a client's resume; a new client's snapshot
+of 200 comes partly from the spill file, as history does). The floor was 128, about a
+snapshot's worth: twenty busy sessions then held 2,560 items at least, ~10 MB, more than the
+limit itself, and every session a fleet starts loading took ~500 KB at once (issue 34).
 
 A trim walks the logs, so it runs at most once per quarter of the limit's appends, even when the
 floors alone keep the total above the limit (more busy sessions than `limit / floor`): the cost
@@ -19,7 +21,7 @@ import weakref
 from typing import Protocol
 
 DEFAULT_LIMIT = 2048
-DEFAULT_FLOOR = 128
+DEFAULT_FLOOR = 32
 
 
 class Spiller(Protocol):
