@@ -41,7 +41,9 @@ export class SessionChoice extends SessionFeed {
     const choice = this.choiceSeq; // what the user had chosen when this read began
     let data;
     try {
-      [data] = await Promise.all([api(path.workspaces()), browser ? this._loadBrowser() : null, this.indexing.check()]);
+      // Indexing is asked on the slower beat: while it runs, its note polls on its own.
+      const slower = browser ? [this._loadBrowser(), this.indexing.check()] : [];
+      [data] = await Promise.all([api(path.workspaces()), ...slower]);
     } catch (err) {
       this._apiFailed(err);
       return;

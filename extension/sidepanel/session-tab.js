@@ -18,10 +18,13 @@ import { ReviewDraft, installReviewComments } from "./review-comments.js";
 import { SessionCard } from "./session-card.js";
 import { SessionList } from "./session-list.js";
 
-// The workspace list is polled twice a second while the panel is visible (a small local request;
-// the header is redrawn only when it changed), so a new session anywhere shows within a second.
+// On "Auto" the workspace list is polled twice a second while the panel is visible (a small local
+// request; the header is redrawn only when it changed), so the session that changed last is
+// shown within a second. Pinned to a session, nothing follows the latest change: the lists are
+// only kept fresh, every 2 s (a panel on one session of a busy fleet asked four times a second
+// for nothing, issue 34).
 const TICK_MS = 500;
-const BROWSER_TICKS = 4; // where the agent acts in the browser: every 2 s
+const BROWSER_TICKS = 4; // where the agent acts in the browser, and the lists when pinned: every 2 s
 const SESSIONS_TICKS = 20; // the session list's "3 min ago": every 10 s
 
 export function createSessionTab(ctx) {
@@ -184,7 +187,9 @@ class SessionTab extends SessionChoice {
     this.refreshTimer = setInterval(() => {
       if (document.hidden || this.refreshing) return;
       ticks += 1;
-      this._refresh({ browser: ticks % BROWSER_TICKS === 0, sessions: ticks % SESSIONS_TICKS === 0 });
+      const browser = ticks % BROWSER_TICKS === 0;
+      if (!browser && this.wsChoice !== AUTO && this.sessionChoice !== AUTO) return;
+      this._refresh({ browser, sessions: ticks % SESSIONS_TICKS === 0 });
     }, TICK_MS);
   }
 
