@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import resource
-import statistics
 import subprocess
 import sys
 import time
@@ -21,39 +19,10 @@ from typing import Any
 
 import aiohttp
 import client
+import hook_http  # the HTTP hook beside the command hook (issue 32)
+from hook_timing import EVENTS, SIDEMIRROR, summary_ms, timed
 from peers import free_port
 from sidemirror.runtime_file import read_runtime_file
-
-ROOT = Path(__file__).resolve().parent.parent
-EVENTS = ROOT / "tests" / "fixtures" / "hooks" / "permission-request.jsonl"
-SIDEMIRROR = str(Path(sys.executable).with_name("sidemirror"))
-
-
-def _ms(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {
-        "p50_ms": round(statistics.median(ordered) * 1000, 1),
-        "p90_ms": round(ordered[int(len(ordered) * 0.9) - 1] * 1000, 1),
-        "n": len(ordered),
-    }
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _timed(cmd: list[str], stdin: bytes, n: int) -> dict[str, float]:
-    """Wall time per run, and CPU time (user + system), which a loaded machine inflates less."""
-    samples, cpu = [], []
-    for _ in range(n):
-        start, cpu_start = time.perf_counter(), _cpu()
-        done = subprocess.run(cmd, input=stdin, capture_output=True, check=False)
-        samples.append(time.perf_counter() - start)
-        cpu.append(_cpu() - cpu_start)
-        if done.returncode != 0 or (cmd[-1] != "--version" and done.stdout):
-            raise RuntimeError(f"{cmd} failed: {done.returncode} {done.stdout!r}")
-    return {**_ms(samples), "cpu_p50_ms": round(statistics.median(cpu) * 1000, 1)}
 
 
 def no_server(root: Path, n: int = 40) -> dict[str, Any]:
@@ -61,9 +30,9 @@ def no_server(root: Path, n: int = 40) -> dict[str, Any]:
     empty = root / "hook-no-server"
     empty.mkdir()
     return {
-        "hook, no server": _timed([SIDEMIRROR, "hook", "--runtime-dir", str(empty)], event, n),
-        "sidemirror --version": _timed([SIDEMIRROR, "--version"], b"", max(5, n // 4)),
-        "python -c pass (floor)": _timed([sys.executable, "-c", "pass"], b"", n),
+        "hook, no server": timed([SIDEMIRROR, "hook", "--runtime-dir", str(empty)], event, n),
+        "sidemirror --version": timed([SIDEMIRROR, "--version"], b"", max(5, n // 4)),
+        "python -c pass (floor)": timed([sys.executable, "-c", "pass"], b"", n),
     }
 
 
@@ -119,8 +88,8 @@ async def to_waiting(root: Path, n: int = 20) -> dict[str, Any]:
                                 break
                     await done
             return {
-                "hook spawn → waiting on the stream": _ms(samples),
-                "POST /api/hooks/claude → waiting on the stream": _ms(posted),
+                "hook spawn → waiting on the stream": summary_ms(samples),
+                "POST /api/hooks/claude → waiting on the stream": summary_ms(posted),
             }
     finally:
         proc.terminate()
@@ -128,7 +97,6 @@ async def to_waiting(root: Path, n: int = 20) -> dict[str, Any]:
 
 
 async def measure(root: Path) -> dict[str, Any]:
-    import hook_http  # the HTTP hook beside the command hook (issue 32)
 
     out = await asyncio.to_thread(hook_http.measure, root)
     out.update(no_server(root))

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hook_cost import EVENTS, SIDEMIRROR, _ms, _timed
+from hook_timing import EVENTS, SIDEMIRROR, summary_ms, timed
 from peers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,7 +118,7 @@ def statusline_runs(run: Path, n: int) -> dict[str, float]:
         samples.append(time.perf_counter() - start)
         if done.returncode != 0 or not done.stdout:
             raise RuntimeError(f"statusline run failed: {done.returncode} {done.stderr!r}")
-    return _ms(samples)
+    return summary_ms(samples)
 
 
 def measure(root: Path, n: int = 200) -> dict[str, Any]:
@@ -129,7 +129,7 @@ def measure(root: Path, n: int = 200) -> dict[str, Any]:
         entry = target(data, port).entry()
         up = _post_like_claude_code(entry, body, n)
         hook = [SIDEMIRROR, "hook", "--runtime-dir"]
-        command = _timed([*hook, str(run)], body, max(10, n // 5))
+        command = timed([*hook, str(run)], body, max(10, n // 5))
         status_line = statusline_runs(run, max(10, n // 10))
         counts = {
             "python -c pass": instructions([sys.executable, "-c", "pass"], b""),
