@@ -1,16 +1,22 @@
 """A full disk while a pushed session spills (issue 29, finding 8), under the real server on a
 small tmpfs of its own.
 
-A session past its memory window (2,048 items) writes an old item to its spill file for every
-new one. The disk is filled, then one small line is sent per request until the server refuses
-one. The items that spill then are 8 KB, so the spill file needs new pages while the journal's
-last page still has room for the small lines: the spill write is what meets the full disk.
+A lone session spills when the memory budget shared by every log (`core/held_items.py`,
+`DEFAULT_LIMIT` items) is exceeded: its oldest items go to the spill file until it holds three
+quarters of the limit, well before its own window (`core/item_log.py`, 2,048 items) is reached.
+The disk is filled just before the next trim, whose oldest items are 8 KB: more than a page, so
+the spill write is what meets the full disk, while the journal's last page still has room for
+the small lines sent one per request. A trim's spill is not reserved ahead (only spills past the
+window are, `ItemLog.reserve`): the item it refuses stays whole in memory and its line is stored;
+the server then refuses a line once the journal's last page is full.
 
 What must hold, one test each: the refusal is 507 JSON `disk_full` with `first_unstored_line`;
 every id still names its own item (`.N` is item N, never N+1); a spilled item's content comes
-back whole; the full snapshot answers 200; and after a restart the refused line is not there,
-so the client's resend stores it once. And the search index, opened on a full disk, is kept
-for when there is room (not moved aside as if damaged).
+back whole, and so does an item whose spill was cut short; the full snapshot answers 200; and
+after a restart the refused line is not there, so the client's resend stores it once. And the
+search index, opened on a full disk, is kept for when there is room (not moved aside as if
+damaged). (A spill past the window whose room the disk refuses is refused before the journal has
+its line: tests/server/web/test_storage_errors.py.)
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sidemirror.core.held_items import DEFAULT_LIMIT
+from sidemirror.core.item_log import DEFAULT_WINDOW
 from sidemirror.index.search import SearchIndex
 from sidemirror.index.search_tables import Doc
 
@@ -38,9 +46,13 @@ from .test_crash_restart import ws_id
 
 WS_DIR = "/home/dev/full-spill"
 SESSION = "spill"
-WINDOW = 2048  # core/item_log.py DEFAULT_WINDOW: items past it spill
-SPILLED_BEFORE = 20  # items already in the spill file when the disk fills
-BIG = 100  # the next items to spill: 8 KB each, more than a page
+# The budget's first trim, at DEFAULT_LIMIT + 1 items held, spills them down to three quarters
+# of the limit: those items are in the spill file when the disk fills.
+SPILLED_BEFORE = DEFAULT_LIMIT + 1 - DEFAULT_LIMIT * 3 // 4
+BIG = 100  # the oldest items held after it, so the next trim's: 8 KB each, more than a page
+# The log holds DEFAULT_LIMIT items when all of these are sent (at most 4 fewer when the journal
+# needed fewer lines to keep room): the next trim comes within the first lines on the full disk.
+BEFORE_FILL = SPILLED_BEFORE + DEFAULT_LIMIT
 PAGE = 4096
 
 
@@ -68,6 +80,8 @@ class Outcome:
 
     sent: list[str] = field(default_factory=list)  # contents, in order, acknowledged or not
     acked: int = 0  # how many of `sent` were acknowledged (a prefix)
+    acked_at_fill: int = 0  # ... when the disk was filled
+    spill_refused: bool = False  # the server said a spill was refused, before any line was
     refused: tuple[int, str, Any] | None = None  # status, content type, body
     journal_slack: int = 0  # room left in the journal's last page when a line was refused
     snapshot_full: tuple[int, Any] = (0, None)  # the full snapshot while the disk is full
@@ -127,9 +141,11 @@ def _send(server: Server, out: Outcome, contents: list[str]) -> None:
 
 
 def _scenario(server: Server) -> Outcome:
+    # The budget, not the log's own window (whose spills reserve room first), is what spills.
+    assert DEFAULT_LIMIT < DEFAULT_WINDOW, (DEFAULT_LIMIT, DEFAULT_WINDOW)
     out = Outcome()
     server.start()
-    total = WINDOW + SPILLED_BEFORE
+    total = BEFORE_FILL - 4
     for start in range(0, total, 500):
         _send(server, out, [_content(n) for n in range(start, min(start + 500, total))])
     # The journal's last page keeps room for the small lines sent on the full disk, so the
@@ -141,6 +157,7 @@ def _scenario(server: Server) -> Outcome:
         _send(server, out, [_words(len(out.sent), max(1, slack - 120))])
     server.wait_settled()  # its start-up writes must not land on the full disk
     filler = fill(server.data)
+    out.acked_at_fill = out.acked
     for _ in range(BIG):
         line = _words(len(out.sent), 60)
         status, kind, body = _ingest(server, [line])
@@ -148,6 +165,7 @@ def _scenario(server: Server) -> Outcome:
         if status != 200:
             out.refused = (status, kind, body)
             out.journal_slack = -_journal(server).stat().st_size % PAGE
+            out.spill_refused = "cannot spill to" in server.stderr()
             break
         out.acked = len(out.sent)
     out.snapshot_full = _snapshot(server)
@@ -155,7 +173,7 @@ def _scenario(server: Server) -> Outcome:
     epoch = body["items"][0]["id"].rsplit(".", 1)[0] if status == 200 else None
     if epoch is None:  # the ids of an ingested log are <epoch>.1, .2, …: ask the journal
         epoch = json.loads(_journal(server).read_text().split("\n", 1)[0])["epoch"]
-    checked = [*range(SPILLED_BEFORE + BIG + 2), 1000, 1999, out.acked - 1]
+    checked = [*range(SPILLED_BEFORE + BIG + 2), DEFAULT_LIMIT, out.acked - 1]
     for n in checked:
         item_id = f"{epoch}.{n + 1}"
         got = _full_item(server, item_id)
@@ -186,7 +204,8 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outcome]:
         {
             "refused": out.refused and out.refused[:2],
             "journal_slack": out.journal_slack,
-            "acked_on_full_disk": out.acked - WINDOW - SPILLED_BEFORE,
+            "acked_on_full_disk": out.acked - out.acked_at_fill,
+            "spill_refused": out.spill_refused,
             "snapshot_full": out.snapshot_full[0],
             "wrong_items": len(out.wrong_items),
             "duplicates_after_resend": len(out.after_resend) - len(set(out.after_resend)),
@@ -198,8 +217,11 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outcome]:
 
 def test_the_refusal_is_507_json_with_first_unstored_line(outcome: Outcome) -> None:
     assert outcome.refused is not None, "the full disk never refused a line"
-    # The journal still had room for the line: the spill file is what met the full disk.
-    assert outcome.journal_slack > 300, outcome.journal_slack
+    # The spill file met the full disk first: the next trim (at DEFAULT_LIMIT + 1 items held)
+    # came while the journal still had room, and its line was stored all the same.
+    assert outcome.spill_refused, "no spill met the full disk before the refusal"
+    trimmed_by = DEFAULT_LIMIT + 1 - (outcome.acked_at_fill - SPILLED_BEFORE)
+    assert outcome.acked - outcome.acked_at_fill >= trimmed_by, outcome.acked
     status, kind, body = outcome.refused
     assert (status, kind) == (507, "application/json"), outcome.refused
     assert body["error"]["code"] == "disk_full", body
@@ -208,7 +230,8 @@ def test_the_refusal_is_507_json_with_first_unstored_line(outcome: Outcome) -> N
 
 
 def test_every_id_names_its_own_item_and_its_whole_content(outcome: Outcome) -> None:
-    """`.1000` is item 1000, a spilled 8 KB item comes back whole (not cut mid-word)."""
+    """`.N` is item N, and an 8 KB item whose spill the full disk cut short comes back whole
+    (from memory, not cut mid-word), as does every item spilled before."""
     assert not outcome.wrong_items, {k: str(v)[:200] for k, v in outcome.wrong_items.items()}
 
 

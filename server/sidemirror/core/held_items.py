@@ -8,7 +8,12 @@ the logs holding the most spill their oldest until the total is back under three
 the limit, none below `floor` (the newest few, for a client's resume; a new client's snapshot
 of 200 comes partly from the spill file, as history does). The floor was 128, about a
 snapshot's worth: twenty busy sessions then held 2,560 items at least, ~10 MB, more than the
-limit itself, and every session a fleet starts loading took ~500 KB at once (issue 34).
+limit itself, and every session a fleet starts loading took ~500 KB at once (issue 34). The limit
+was 2,048: when a fleet of 20 sessions wakes, the held items added ~9.5 MB of RSS, against
+~5.5 MB at 1,024, and issue 34's target is growth of at most 10 MB over a 5-minute run (10.3 MB
+measured with 2,048). So a lone busy session now spills past 1,024 items held (down to 768),
+long before its own window: that window bounds a log only when the budget's spills fail (a full
+disk; those spills reserve no room, the items they could not write stay held).
 
 A trim walks the logs, so it runs at most once per quarter of the limit's appends, even when the
 floors alone keep the total above the limit (more busy sessions than `limit / floor`): the cost
@@ -20,7 +25,7 @@ from __future__ import annotations
 import weakref
 from typing import Protocol
 
-DEFAULT_LIMIT = 2048
+DEFAULT_LIMIT = 1024
 DEFAULT_FLOOR = 32
 
 

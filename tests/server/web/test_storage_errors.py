@@ -18,6 +18,7 @@ from aiohttp.test_utils import TestClient
 from sidemirror.app import create_app
 from sidemirror.core.durable import StorageError, WriteFailed
 from sidemirror.core.held_items import HELD_ITEMS
+from sidemirror.core.item_log import DEFAULT_WINDOW
 from sidemirror.index.search import SearchIndex
 from sidemirror.web import search as web_search
 
@@ -101,12 +102,13 @@ async def test_ingest_refuses_lines_whose_spill_room_the_disk_refuses(
     """Past the log's memory window every new item spills an old one: when the spill file
     cannot get room, the lines are refused (507, `first_unstored_line`) before the journal
     has them, and every id still names its own item."""
-    # The log's own window is what spills here: the budget shared by every log (held_items.py)
-    # would trim it sooner when logs of earlier tests in this process still hold items.
+    # The log's own window is what spills here, and only its spills reserve room: the budget
+    # shared by every log (held_items.py, 1,024 items by default) trims a lone log long before
+    # its window, more so when logs of earlier tests in this process still hold items.
     monkeypatch.setattr(HELD_ITEMS, "limit", 10**9)
     monkeypatch.setattr(HELD_ITEMS, "_trim_at", 10**9)
     client = await make_client()
-    window = 2048
+    window = DEFAULT_WINDOW
     params = {"workspace": "/home/dev/spill", "format": "events", "session": "s1"}
 
     def body(start: int, stop: int) -> str:
