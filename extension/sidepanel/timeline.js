@@ -281,7 +281,7 @@ export class Timeline extends TimelineModel {
     const focused = el?.contains(document.activeElement) ? /** @type {HTMLElement} */ (document.activeElement) : null;
     this.vlist.pinned = false; // a reader at the end would otherwise see the group run away
     this._view(this._visibleRows(), anchor);
-    this.vlist.pinned = this.vlist.atBottom();
+    this.vlist.pinned = this.vlist.atEnd();
     focused?.focus({ preventScroll: true });
   }
 

@@ -19,7 +19,12 @@ import { RowElements } from "./row-elements.js";
 import { RowOffsets } from "./row-offsets.js";
 import { rowWindow } from "./row-window.js";
 
+// Rows arriving follow a reader this near the end; only a reader at the end (within rounding)
+// stays pinned through renders nothing new caused. A reader who scrolled up a little (or whose
+// click scrolled a half-hidden button into view) would otherwise be pulled back down at the next
+// frame, between their mousedown and mouseup.
 const BOTTOM_SLACK_PX = 48;
+const END_PX = 2;
 
 export class VirtualList {
   /**
@@ -59,7 +64,7 @@ export class VirtualList {
    * that changed meanwhile (a bar shown above, a row grown), says nothing. Also asked before a
    * history page goes in: the reader may have scrolled up in the frame before the scroll event. */
   syncPinned() {
-    if (Math.abs(this.scroller.scrollTop - this.setTop) > 1) this.pinned = this.atBottom();
+    if (Math.abs(this.scroller.scrollTop - this.setTop) > 1) this.pinned = this.atEnd();
   }
 
   /** Where a render not asked for by the reader keeps the view: at the end when pinned, else on
@@ -152,9 +157,19 @@ export class VirtualList {
 
   // --- scrolling ---
 
+  /** Near enough the end that rows arriving should be followed. */
   atBottom() {
+    return this._belowView() <= BOTTOM_SLACK_PX;
+  }
+
+  /** At the end itself: what pins the list. */
+  atEnd() {
+    return this._belowView() <= END_PX;
+  }
+
+  _belowView() {
     const s = this.scroller;
-    return s.scrollHeight - s.scrollTop - s.clientHeight <= BOTTOM_SLACK_PX;
+    return s.scrollHeight - s.scrollTop - s.clientHeight;
   }
 
   scrollToBottom() {
@@ -181,7 +196,7 @@ export class VirtualList {
       else if (align === "nearest" && top + h > y + view) delta = h - view + 8;
       this.render({ row, delta });
     }
-    this.pinned = this.atBottom();
+    this.pinned = this.atEnd();
     return row.el;
   }
 

@@ -6,6 +6,7 @@ pixels, and a single CSS length that size is a fraction of a pixel off."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import threading
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Playwright
+from playwright.sync_api import Page, Playwright
 
 from tests.harness.browser import plain_chromium
 from tests.harness.paths import ROOT
@@ -32,6 +33,22 @@ def repo_url() -> Iterator[str]:
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()
+
+
+@contextlib.contextmanager
+def timeline_page(pw: Playwright, repo_url: str, items: int) -> Iterator[Page]:
+    """The panel's timeline (the bench page) holding `items` items, scrolled to its end."""
+    browser = plain_chromium(pw)
+    try:
+        page = browser.new_page(viewport={"width": 420, "height": 820})
+        page.goto(f"{repo_url}/bench/panel/page.html")
+        page.wait_for_function("() => window.benchReady === true")
+        page.evaluate("([n, runs]) => window.firstPaint(n, runs)", [items, 1])
+        # The rest of the rows near the viewport are built when idle: wait for them.
+        page.wait_for_function("() => window.__timeline.vlist.mounted.length > 20")
+        yield page
+    finally:
+        browser.close()
 
 
 # Appends live items one by one (the list follows the bottom, so the rows in the DOM shift down
@@ -59,20 +76,51 @@ APPEND_AND_MEASURE = """async (count) => {
 
 
 def test_rows_on_screen_stay_put_as_live_items_arrive(pw: Playwright, repo_url: str) -> None:
-    browser = plain_chromium(pw)
-    try:
-        page = browser.new_page(viewport={"width": 420, "height": 820})
-        page.goto(f"{repo_url}/bench/panel/page.html")
-        page.wait_for_function("() => window.benchReady === true")
-        page.evaluate("([n, runs]) => window.firstPaint(n, runs)", [50_000, 1])
-        # The rest of the rows near the viewport are built when idle: wait for them.
-        page.wait_for_function("() => window.__timeline.vlist.mounted.length > 20")
+    with timeline_page(pw, repo_url, 50_000) as page:
         result = page.evaluate(APPEND_AND_MEASURE, 12)
-    finally:
-        browser.close()
     # The window really moved (rows above were replaced by room), far down a 50,000-row list…
     assert result["shifted"] >= 6, result
     assert result["rows"] > 30_000 and result["rowsAbove"] > result["rows"] - 100, result
     assert result["atBottom"], result
     # …and no row that stayed in the DOM moved at all.
     assert result["moves"] and max(result["moves"]) == 0, max(result["moves"])
+
+
+# A reader scrolls up a little from the end: the next frames leave them there (the list used to
+# pull anyone within its 48 px "follow" slack back down, between a click's mousedown and mouseup).
+# A live item arriving then still follows them to the end; one scrolled further up stays put.
+NUDGE_THEN_APPEND = """async ({ up, far }) => {
+  const t = window.__timeline;
+  const s = t.scroller;
+  const { makeItems } = await import("/bench/panel/page.js");
+  const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+  const below = () => s.scrollHeight - s.scrollTop - s.clientHeight;
+  const scrollBy = async (dy) => {
+    const seen = new Promise((resolve) => s.addEventListener("scroll", resolve, { once: true }));
+    s.scrollTop += dy;
+    await seen;
+    for (let i = 0; i < 3; i++) await frame(); // the scroll's render, and one more
+  };
+  let seq = t.lastSeq + 1;
+  const append = async () => {
+    t.add(makeItems(1, seq++)[0]);
+    for (let i = 0; i < 3; i++) await frame();
+  };
+  await scrollBy(-up);
+  const nudged = below();
+  await append();
+  const followed = below();
+  await scrollBy(-far);
+  await append();
+  return { nudged, followed, farAfter: below() };
+}"""
+
+
+def test_a_small_scroll_up_is_kept_and_new_items_still_follow(
+    pw: Playwright, repo_url: str
+) -> None:
+    with timeline_page(pw, repo_url, 500) as page:
+        result = page.evaluate(NUDGE_THEN_APPEND, {"up": 12, "far": 400})
+    assert 11 <= result["nudged"] <= 13, result  # still where the reader put it
+    assert result["followed"] <= 2, result  # a live item: back at the end, following
+    assert result["farAfter"] > 300, result  # further up: a live item does not pull them down
