@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sidemirror.core.held_items import HeldItems
+from sidemirror.core.held_items import SPILL_STEP, HeldItems
 from sidemirror.core.item_log import ItemLog
 from sidemirror.core.models import AssistantEvent
 
@@ -42,6 +42,25 @@ def test_the_busiest_log_gives_up_items_first(tmp_path: Path) -> None:
         busy.append(_item(seq))
     assert quiet.held == 20  # untouched: the busy log had more to give
     assert busy.held + quiet.held == budget.total <= 100
+
+
+def test_a_trim_spills_a_few_items_per_append_not_all_at_once(tmp_path: Path) -> None:
+    budget = HeldItems(limit=400, floor=5)
+    logs = _fleet(tmp_path, budget, 4)
+    spilled_per_append = []
+    highest = 0
+    for seq in range(1, 1001):
+        for log in logs:
+            before = budget.total
+            log.append(_item(seq))
+            spilled_per_append.append(before + 1 - budget.total)
+            highest = max(highest, budget.total)
+    # A trim's hundred items went out a few at a time, and the total never ran away meanwhile.
+    assert max(spilled_per_append) == SPILL_STEP
+    assert highest <= 400 + 1
+    assert sum(spilled_per_append) == 4000 - budget.total
+    for log in logs:
+        assert [item.content for item in log] == [f"line {s}" for s in range(1, 1001)]
 
 
 def test_floors_above_the_limit_do_not_trim_on_every_append(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from sidemirror.core.models import SystemEvent
 from sidemirror.core.recent import RecentDict
 from sidemirror.core.redact import redact_text
 from sidemirror.sources.claude.positions import last_seq_of_line
+from sidemirror.sources.claude.tools import has_tool_result
 from sidemirror.sources.common import as_dict, flatten_content, one_line
 from sidemirror.sources.common import as_text as _text
 
@@ -156,11 +157,7 @@ def _may_open_turn(record: dict[str, Any]) -> bool:
     parent is a branch point a later rewind may return to. Taking a few too many costs a row."""
     if record.get("type") != "user":
         return False
-    content = as_dict(record.get("message")).get("content")
-    return not (
-        isinstance(content, list)
-        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
-    )
+    return not has_tool_result(as_dict(record.get("message")).get("content"))
 
 
 def _label(record: dict[str, Any]) -> str:
@@ -168,11 +165,7 @@ def _label(record: dict[str, Any]) -> str:
     message = as_dict(record.get("message"))
     content = message.get("content")
     if record.get("type") == "user":
-        if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") == "tool_result" for b in content
-        ):
-            return ""
-        if record.get("isMeta") is True:
+        if has_tool_result(content) or record.get("isMeta") is True:
             return ""
     elif record.get("type") == "assistant":
         if isinstance(content, list):
