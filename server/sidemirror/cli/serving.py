@@ -43,6 +43,7 @@ from sidemirror.web.starting import StartingResponder
 from sidemirror.web.state import APP_STATE
 
 logger = logging.getLogger("sidemirror")
+GIL_SWITCH_S = 0.001  # see serve_from_args
 
 
 def raise_fd_limit() -> int | None:
@@ -164,6 +165,10 @@ def serve_from_args(
         print(f"sidemirror: --debug-events-jsonl {trace}: {problem}", file=sys.stderr)
         return 2
     configure_logging(args.log_level)
+    # A thread running Python (the search writer's batch, a reader's parse) keeps the GIL until
+    # it blocks or the switch interval runs out: at the default 5 ms, an event that arrived
+    # meanwhile waited that long on the event loop. 1 ms bounds the wait at a small cost.
+    sys.setswitchinterval(GIL_SWITCH_S)
     settings = settings_from_args(args)
     prepare_runtime_dir(settings.runtime_dir)
     return asyncio.run(_serve(settings, sock, starting))
