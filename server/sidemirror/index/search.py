@@ -45,6 +45,7 @@ CHECKPOINT_EVERY = 8  # transactions between two WAL checkpoints (never inside a
 BUILD_CORES = 0.8  # the whole server's CPU while the backfill runs, at most (live rows aside)
 # Short waits for the next chunk (the parse is slower than the writer) stay in the CPU window.
 IDLE_RESTART_S = 1.0
+WRITER_CACHE_KIB = 4096
 RETRY_S = 1.0  # after a write the file system refused (a full disk): the rows wait, then again
 
 
@@ -98,7 +99,7 @@ class SearchIndex(SearchReads):
             self._start()
 
     def _start(self) -> None:
-        writer = open_index(self.data_dir)
+        writer = _open_writer(self.data_dir)
         try:  # a full disk fails it part way: nothing stays open, and a later start can succeed
             search_tables.create(writer)
             self._reader = open_index(self.data_dir, check=False)  # the writer just checked it
@@ -278,7 +279,7 @@ class SearchIndex(SearchReads):
         while True:
             try:
                 move_aside(path)
-                db = open_index(self.data_dir)
+                db = _open_writer(self.data_dir)
                 search_tables.create(db)
                 db.execute("PRAGMA wal_autocheckpoint=0")
                 reader = open_index(self.data_dir, check=False)
@@ -366,6 +367,16 @@ class SearchIndex(SearchReads):
         with self._cv:
             self._applied[0 if live else 1] += ops
             self._cv.notify_all()
+
+
+def _open_writer(data_dir: Path) -> sqlite3.Connection:
+    """The writer's connection: a page cache of `WRITER_CACHE_KIB`, not the readers' 512 KiB.
+    A fleet's live rows land all over the items' unique index and the FTS segments; with the
+    small cache each transaction read back pages it had just written (~2,000 preads a second at
+    400 lines/s) and the writer cost ~10 % more CPU (appending 12,000 rows to a 160 MB index)."""
+    db = open_index(data_dir)
+    db.execute(f"PRAGMA cache_size=-{WRITER_CACHE_KIB}")
+    return db
 
 
 def _apply(db: sqlite3.Connection, op: _Op) -> None:
