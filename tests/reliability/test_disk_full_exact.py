@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sidemirror.core.held_items import DEFAULT_LIMIT
+from sidemirror.core.held_items import DEFAULT_LIMIT, HeldItems
 from sidemirror.core.item_log import DEFAULT_WINDOW
 from sidemirror.index.search import SearchIndex
 from sidemirror.index.search_tables import Doc
@@ -46,13 +46,52 @@ from .test_crash_restart import ws_id
 
 WS_DIR = "/home/dev/full-spill"
 SESSION = "spill"
-# The budget's first trim, at DEFAULT_LIMIT + 1 items held, spills them down to three quarters
-# of the limit: those items are in the spill file when the disk fills.
-SPILLED_BEFORE = DEFAULT_LIMIT + 1 - DEFAULT_LIMIT * 3 // 4
+
+
+class _ModelLog:
+    """One log as the budget sees it: items held, the oldest spilled first."""
+
+    def __init__(self) -> None:
+        self.held = 0
+        self.spilled = 0
+        self.budget: HeldItems | None = None
+
+    def spill_oldest(self) -> bool:
+        assert self.budget is not None
+        self.held -= 1
+        self.spilled += 1
+        self.budget.released()
+        return True
+
+
+def _trims() -> tuple[int, int]:
+    """The server's own budget (`core/held_items.py`) replayed for one log: how many items its
+    first trim spills (spread over the appends that follow it), and the item whose append starts
+    the second trim."""
+    starts: list[tuple[int, int]] = []  # (item, spilled so far) at each trim's start
+    log = _ModelLog()
+
+    class Watched(HeldItems):
+        def _trim(self) -> None:
+            starts.append((item, log.spilled))
+            super()._trim()
+
+    budget = log.budget = Watched()
+    item = 0
+    while len(starts) < 2:
+        log.held += 1
+        budget.added(log)
+        item += 1
+    (second_item, spilled_by_first) = starts[1]
+    return spilled_by_first, second_item - 1
+
+
+# Those spilled by the first trim are in the spill file when the disk fills.
+SPILLED_BEFORE, SECOND_TRIM = _trims()
 BIG = 100  # the oldest items held after it, so the next trim's: 8 KB each, more than a page
-# The log holds DEFAULT_LIMIT items when all of these are sent (at most 4 fewer when the journal
-# needed fewer lines to keep room): the next trim comes within the first lines on the full disk.
-BEFORE_FILL = SPILLED_BEFORE + DEFAULT_LIMIT
+# Sent before the disk fills (at most 4 fewer when the journal needed fewer lines to keep room):
+# the second trim then comes within the first lines on the full disk.
+BEFORE_FILL = SECOND_TRIM
 PAGE = 4096
 
 
@@ -217,10 +256,10 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outcome]:
 
 def test_the_refusal_is_507_json_with_first_unstored_line(outcome: Outcome) -> None:
     assert outcome.refused is not None, "the full disk never refused a line"
-    # The spill file met the full disk first: the next trim (at DEFAULT_LIMIT + 1 items held)
+    # The spill file met the full disk first: the next trim (with item SECOND_TRIM's append)
     # came while the journal still had room, and its line was stored all the same.
     assert outcome.spill_refused, "no spill met the full disk before the refusal"
-    trimmed_by = DEFAULT_LIMIT + 1 - (outcome.acked_at_fill - SPILLED_BEFORE)
+    trimmed_by = SECOND_TRIM + 1 - outcome.acked_at_fill
     assert outcome.acked - outcome.acked_at_fill >= trimmed_by, outcome.acked
     status, kind, body = outcome.refused
     assert (status, kind) == (507, "application/json"), outcome.refused
