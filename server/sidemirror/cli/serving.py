@@ -123,6 +123,12 @@ async def _serve(settings: Settings, sock: socket.socket, starting: StartingResp
     site = GuardedSockSite(runner, sock, guard, backlog=BACKLOG)
     await site.start()
     once_listening(app)
+    # Before the runtime file exists: a SIGTERM sent as soon as "listening on" is printed (a
+    # script, a test) used to find Python's default handler and leave the file behind.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
     # The server_id lets clients check that the port still holds this server (server_check.py);
     # the file also gets this process's pid, start time and boot id (runtime_file.py).
     runtime = write_runtime_file(
@@ -130,14 +136,10 @@ async def _serve(settings: Settings, sock: socket.socket, starting: StartingResp
         {"port": port, "token": token, "version": __version__, "server_id": app[SERVER_ID]},
         settings.data_dir,
     )
-    remember_port(settings.data_dir, port)
-    print(f"sidemirror {__version__} listening on http://{settings.host}:{port}", flush=True)
-    _warn_if_hooks_post_elsewhere(settings, port)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     try:
+        remember_port(settings.data_dir, port)
+        print(f"sidemirror {__version__} listening on http://{settings.host}:{port}", flush=True)
+        _warn_if_hooks_post_elsewhere(settings, port)
         await stop.wait()
     finally:
         runtime.unlink(missing_ok=True)
