@@ -3,7 +3,7 @@
 Twenty sessions, Claude Code transcripts (`synth.LineFactory`, from the sample-project fixture)
 and Codex rollouts (`CodexLines`, from the rollout in tests/fixtures/codex), both made by
 tests/harness/agent_lines.py (imported through synth), each in its own project directory, are
-appended at 20 lines/s each (400 lines/s in all) for `--fleet-seconds`.
+appended at 20 lines/s each (400 lines/s in all; each interval 25–75 ms) for `--fleet-seconds`.
 Three SSE clients follow three of them (two Claude, one Codex) and the attention stream is open,
 as a user watching a fleet would have it; one real side panel (bench/fleet_pixel.py) shows the
 first followed session, with the Sessions view open in a second tab. Recorded: write→pixel
@@ -40,6 +40,9 @@ SESSIONS = 20
 CODEX_EVERY = 3  # every third session is a Codex rollout (7 of 20), the rest Claude Code
 RATE = 20.0  # lines per second per session
 STRIDE = 100_000  # marker n = session * STRIDE + line
+# Each interval 25–75 ms (client.Appender): lines meet the panel's frames at every phase, as an
+# agent's writes do, instead of at one (50 ms is exactly three 60 Hz frames).
+JITTER = 0.5
 PROBES = ("start", "middle", "end")
 
 
@@ -129,7 +132,9 @@ async def _run(name: str, start: Any, root: Path, seconds: float, log: Any) -> d
                     out["pixel"]["error"] = f"{type(exc).__name__}: {exc}"
             count = int(RATE * seconds)
             apps = [
-                client.Appender(f["path"], f["make"], count, 1 / RATE, first=i * STRIDE)
+                client.Appender(
+                    f["path"], f["make"], count, 1 / RATE, first=i * STRIDE, jitter=JITTER
+                )
                 for i, f in enumerate(fleet)
             ]
             pid = run.proc.pid
