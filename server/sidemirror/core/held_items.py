@@ -52,8 +52,9 @@ class HeldItems:
         self.total = 0
         self._trim_at = limit
         self._logs: weakref.WeakSet[Spiller] = weakref.WeakSet()
-        # The trim under way: the logs to spill from, the largest last (popped first).
-        self._spilling: list[Spiller] = []
+        # The trim under way: the logs to spill from, the largest last (popped first). Weak, as
+        # `_logs`: a trim left unfinished when the appends stop must not keep closed logs alive.
+        self._spilling: list[weakref.ref[Spiller]] = []
 
     def added(self, log: Spiller, count: int = 1) -> None:
         self.total += count
@@ -68,14 +69,15 @@ class HeldItems:
 
     def _trim(self) -> None:
         """Start a trim: the logs holding the most give up items first."""
-        self._spilling = sorted(self._logs, key=lambda held_by: held_by.held)
+        by_held = sorted(self._logs, key=lambda held_by: held_by.held)
+        self._spilling = [weakref.ref(log) for log in by_held]
 
     def _spill(self, budget: int) -> None:
         target = self.limit * 3 // 4
         while budget and self._spilling and self.total > target:
-            log = self._spilling[-1]
-            if log.held <= self.floor or not log.spill_oldest():
-                self._spilling.pop()  # at its floor, or the disk refused (kept): the next log
+            log = self._spilling[-1]()
+            if log is None or log.held <= self.floor or not log.spill_oldest():
+                self._spilling.pop()  # gone, at its floor, or the disk refused (kept): next
             else:
                 budget -= 1
         if self._spilling and self.total > target:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 
 from sidemirror.core.held_items import SPILL_STEP, HeldItems
@@ -61,6 +63,20 @@ def test_a_trim_spills_a_few_items_per_append_not_all_at_once(tmp_path: Path) ->
     assert sum(spilled_per_append) == 4000 - budget.total
     for log in logs:
         assert [item.content for item in log] == [f"line {s}" for s in range(1, 1001)]
+
+
+def test_a_trim_left_unfinished_keeps_no_closed_log_alive(tmp_path: Path) -> None:
+    budget = HeldItems(limit=100, floor=5)
+    (log,) = _fleet(tmp_path, budget, 1)
+    for seq in range(1, 102):
+        log.append(_item(seq))
+    assert budget.total == 101 - SPILL_STEP > 75  # the trim has begun, and the appends stop
+    gone = weakref.ref(log)
+    log.close()
+    del log
+    gc.collect()
+    assert gone() is None
+    assert budget.total == 0
 
 
 def test_floors_above_the_limit_do_not_trim_on_every_append(tmp_path: Path) -> None:
