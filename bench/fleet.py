@@ -32,6 +32,7 @@ import client
 import fleet_pixel
 import peers
 import psutil
+import pyspy
 import synth  # first: it puts the repository on sys.path
 
 from tests.harness.agent_lines import CodexLines, seed_codex
@@ -89,7 +90,9 @@ async def _ours_urls(run: peers.Running, followed: list[dict[str, Any]]) -> list
     raise RuntimeError(f"the fleet's workspaces were not all listed in 120 s: {sorted(listed)}")
 
 
-async def _run(name: str, start: Any, root: Path, seconds: float, log: Any) -> dict[str, Any]:
+async def _run(
+    name: str, start: Any, root: Path, seconds: float, log: Any, profile: Path | None = None
+) -> dict[str, Any]:
     home = root / f"fleet-{name}" / "home"
     (home / ".claude/projects").mkdir(parents=True)
     fleet = _sessions(home)
@@ -142,6 +145,8 @@ async def _run(name: str, start: Any, root: Path, seconds: float, log: Any) -> d
             c0, w0 = client.cpu_seconds(pid), time.monotonic()
             for app in apps:
                 app.start()
+            # The middle of the run (py-spy costs the server some CPU of its own).
+            spy = pyspy.Profile(pid, profile, seconds / 2) if name == "sidemirror" else None
             while any(a.is_alive() for a in apps) and time.monotonic() - w0 < seconds + 60:
                 if "middle" not in out and time.monotonic() - w0 >= seconds / 2:
                     out["middle"] = _probe(pid)
@@ -149,6 +154,8 @@ async def _run(name: str, start: Any, root: Path, seconds: float, log: Any) -> d
             for app in apps:
                 app.stop_flag.set()
             w1, c1 = time.monotonic(), client.cpu_seconds(pid)
+            if spy is not None:
+                spy.finish()
             out["end"] = _probe(pid)
             deadline = time.monotonic() + 15  # late events, bounded
             while time.monotonic() < deadline and any(
@@ -183,9 +190,12 @@ async def _run(name: str, start: Any, root: Path, seconds: float, log: Any) -> d
     return out
 
 
-async def fleet(root: Path, seconds: float, skip: list[str], log: Any) -> dict[str, Any]:
+async def fleet(
+    root: Path, seconds: float, skip: list[str], log: Any, profile: Path | None = None
+) -> dict[str, Any]:
+    """The fleet against us, then vibedeck; `profile`: a py-spy file of our server."""
     res: dict[str, Any] = {
-        "sidemirror": await _run("sidemirror", peers.start_ours, root, seconds, log)
+        "sidemirror": await _run("sidemirror", peers.start_ours, root, seconds, log, profile)
     }
     if "vibedeck" in skip:
         return res

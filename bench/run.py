@@ -684,7 +684,9 @@ async def main(args: argparse.Namespace) -> None:
             await phase("agent_scan", asyncio.to_thread(agent_scan.measure))
         if want("fleet"):
             log(f"fleet: {fleet_phase.SESSIONS} sessions at 20 lines/s for {args.fleet_seconds} s")
-            res["fleet"] = await fleet_phase.fleet(root, args.fleet_seconds, args.skip_peers, log)
+            res["fleet"] = await fleet_phase.fleet(
+                root, args.fleet_seconds, args.skip_peers, log, _pfile(args, "fleet")
+            )
             save(res)
         if want("fanout"):
             await phase("fanout", fanout(root, args))
