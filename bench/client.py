@@ -264,6 +264,17 @@ class RssSampler(threading.Thread):
             self.stop_flag.wait(self.every)
 
 
+def main_thread_cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process's main thread (the event loop's, in our server) so far."""
+    try:
+        for t in psutil.Process(pid).threads():
+            if t.id == pid:
+                return float(t.user_time + t.system_time)
+    except psutil.Error:
+        pass
+    return 0.0
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU of a process and its children so far."""
     try:
