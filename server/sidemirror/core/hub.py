@@ -14,6 +14,7 @@ same number of items as before, whatever the batches.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sidemirror.core.models import SessionItem
@@ -133,16 +134,33 @@ def workspace_topic(workspace_id: str) -> str:
     return f"w:{workspace_id}"
 
 
+def topic_session(topic: str) -> tuple[str, str | None] | None:
+    """(workspace id, session id) of a session's topic, (workspace id, None) of a workspace's,
+    None of any other. Workspace ids are hex digits: the first ":" after the kind ends one."""
+    kind, _, rest = topic.partition(":")
+    if kind == "w":
+        return rest, None
+    if kind == "s":
+        workspace_id, _, session_id = rest.partition(":")
+        return workspace_id, session_id
+    return None
+
+
 class Hub:
     """Topic → subscribers. Single-threaded (asyncio), so publishing is a plain loop."""
 
     def __init__(self, queue_size: int = DEFAULT_QUEUE_SIZE) -> None:
         self._topics: dict[str, set[Subscriber]] = {}
         self.queue_size = queue_size
+        # Told each new subscription's topic (the store: its session's files are then read the
+        # moment they are written, files/close_watch.py).
+        self.on_subscribe: list[Callable[[str], None]] = []
 
     def subscribe(self, topic: str) -> Subscriber:
         sub = Subscriber(topic, self.queue_size)
         self._topics.setdefault(topic, set()).add(sub)
+        for listener in self.on_subscribe:
+            listener(topic)
         return sub
 
     def unsubscribe(self, sub: Subscriber) -> None:
@@ -155,6 +173,9 @@ class Hub:
     def publish(self, topic: str, message: Message) -> None:
         for sub in tuple(self._topics.get(topic, ())):
             sub.offer(message)
+
+    def has_subscribers(self, topic: str) -> bool:
+        return topic in self._topics  # a topic's set is dropped with its last subscriber
 
     def subscriber_count(self) -> int:
         return sum(len(s) for s in self._topics.values())

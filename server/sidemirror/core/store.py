@@ -33,6 +33,7 @@ from sidemirror.core.hub import (
     SessionSwitched,
     StateChanged,
     session_topic,
+    topic_session,
     workspace_topic,
 )
 from sidemirror.core.item_log import ItemLog
@@ -300,6 +301,10 @@ class Store:
         self.hook_state: HookState | None = None  # set by attention/board.py
         # What else `sweep_states` re-applies the rule to (sessions known only from hooks).
         self.sweepers: list[Callable[[], None]] = []
+        # Told of a session a client starts to follow (its stream, or its workspace's and it is
+        # the latest there): a file source then watches its files closely (files/close_watch.py).
+        self.follow_listeners: list[Callable[[SessionLog], None]] = []
+        hub.on_subscribe.append(self._subscribed)
         self.idle_after_s = IDLE_AFTER_S  # core/states.py; `serve --idle-time`
 
     # --- workspaces and sessions ---
@@ -524,6 +529,24 @@ class Store:
         if to_session:
             self.hub.publish(session_topic(log.workspace_id, log.session_id), message)
         self.hub.publish(workspace_topic(log.workspace_id), message)
+
+    def followed(self, log: SessionLog) -> bool:
+        """Whether a client streams the session, or its workspace (and so any new session of
+        it): their writes are read at once, the others' may wait a little (files/close_watch.py)."""
+        hub = self.hub
+        return hub.has_subscribers(workspace_topic(log.workspace_id)) or hub.has_subscribers(
+            session_topic(log.workspace_id, log.session_id)
+        )
+
+    def _subscribed(self, topic: str) -> None:
+        named = topic_session(topic) if self.follow_listeners else None
+        ws = self.workspaces.get(named[0]) if named is not None else None
+        if named is None or ws is None:
+            return
+        log = ws.latest_session() if named[1] is None else ws.sessions.get(named[1])
+        if log is not None:
+            for listener in self.follow_listeners:
+                listener(log)
 
     def wire_json(self, log: SessionLog, index: int) -> str:
         """The projected (redacted, truncated) one-line JSON of item `index` (0-based)."""

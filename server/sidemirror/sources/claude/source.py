@@ -64,6 +64,7 @@ class ClaudeSource(FileSource[ClaudeSession, Meta]):
         # By (project folder, session id): strings, as an archive makes ten thousand keys.
         self._by_id: dict[tuple[str, str], ClaudeSession] = {}
         self._folders: dict[str, str] = {}
+        self._agent_owners: dict[str, ClaudeSession] = {}  # sub-agent file -> its session
         self._agents = AgentAttachments(self._by_id, self._tasks.spawn, self._grew)
 
     def _accept(self, path: Path) -> bool:
@@ -147,11 +148,22 @@ class ClaudeSource(FileSource[ClaudeSession, Meta]):
     async def _other_file(self, path: Path) -> bool:
         if not path.name.startswith("agent-"):
             return False
-        session_id = await asyncio.to_thread(session_of_agent, path)
-        session = self._agents.attach(path, session_id)
+        # Its session is read from its head once, not at every write (a thread hop each).
+        session = self._agent_owners.get(str(path))
+        if session is None:
+            session_id = await asyncio.to_thread(session_of_agent, path)
+            session = self._agents.attach(path, session_id)
+            if session is not None:
+                self._agent_owners[str(path)] = session
         if session is not None:
             await self._grew(session, agent_id(path))
         return True
+
+    def _owner(self, path: Path) -> ClaudeSession | None:
+        return self.sessions.get(str(path)) or self._agent_owners.get(str(path))
+
+    def _files_of(self, session: ClaudeSession) -> list[Path]:
+        return [session.main, *session.agents.values()]
 
     def _deferred(self, session: ClaudeSession) -> bool:
         return self._agents.defer(session)

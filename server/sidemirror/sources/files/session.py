@@ -121,19 +121,23 @@ class BackgroundTasks:
     """A source's long-running tasks, cancelled and awaited together when it stops."""
 
     def __init__(self) -> None:
-        self._tasks: list[asyncio.Task[None]] = []
+        # Finished ones leave (a read spawned per followed session would pile up otherwise).
+        self._tasks: set[asyncio.Task[None]] = set()
         # Set first when the source stops: a read running in a worker thread (a huge line, a
         # first load) ends at its next chunk instead of holding the process's exit.
         self.stopping = threading.Event()
 
     def spawn(self, coro: Coroutine[Any, Any, None], name: str | None = None) -> None:
-        self._tasks.append(asyncio.create_task(coro, name=name))
+        task = asyncio.create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def stop(self) -> None:
         self.stopping.set()
-        for task in self._tasks:
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
-        for task in self._tasks:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()

@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Generic, NamedTuple, TypedDict, TypeVar, Unpac
 
 from sidemirror.core.store import SessionLog, Store, Workspace
 from sidemirror.sources.files import indexing
+from sidemirror.sources.files.close_watch import REST_S, CloseWatch
 from sidemirror.sources.files.indexing import IndexProgress, Listed
 from sidemirror.sources.files.listing import distinct_dirs
 from sidemirror.sources.files.regular import SpecialFiles
@@ -105,6 +106,10 @@ class FileSource(Generic[S, H]):
         self.ready = asyncio.Event()  # set once watched and the startup index is done
         self.progress = IndexProgress()
         self._pids = PidCache()
+        self._close: CloseWatch | None = None  # followed files' own watch, while watching
+        # Files watched closely since the folders' watch last gave a round: what was written to
+        # them before that is in its next round, to be read there (files/close_watch.py).
+        self._newly_close: set[Path] = set()
 
     # --- what an agent says ---
 
@@ -217,27 +222,94 @@ class FileSource(Generic[S, H]):
     # --- live ---
 
     async def _watch(self) -> None:
-        async with self.watch(
-            self.dirs,
-            accept=self._accept,
-            max_depth=self.watch_depth,
-            stop_event=self._stop,
-            step_ms=self.watch_step_ms,
-        ) as batches:
-            # The watches are in place: every later change is seen, so what the listing misses
-            # (created after it) arrives as a change, and what it finds is indexed now.
-            self._tasks.spawn(self._index(), name=f"{self.agent}-index")
-            async for changes in batches:
-                for change, path in changes:
-                    if change is Change.deleted:
-                        self._special.forget(path)
-                        removed(self.store, self.sessions.get(str(path)), path)
-                paths = sorted({p for change, p in changes if change is not Change.deleted})
-                for path in paths:
-                    try:
-                        await self._changed(path)
-                    except Exception:  # one bad file never stops the others
-                        logger.exception("failed to follow %s", path)
+        # This machine's files, watched by inotify: the files clients follow get a watch of
+        # their own, so the folders' watch may rest between rounds (files/close_watch.py). A
+        # mirror's shared watch (sources/remote/watcher.py) reads every change at once.
+        close = CloseWatch.open() if self.watch is watch_paths else None
+        if close is not None:
+            self._close = close
+            self.store.follow_listeners.append(self._now_followed)
+            self._tasks.spawn(self._read_followed(close), name=f"{self.agent}-followed")
+        try:
+            async with self.watch(
+                self.dirs,
+                accept=self._accept,
+                max_depth=self.watch_depth,
+                stop_event=self._stop,
+                step_ms=self.watch_step_ms,
+                rest_s=REST_S if close is not None else 0.0,
+            ) as batches:
+                # The watches are in place: every later change is seen, so what the listing
+                # misses (created after it) arrives as a change, and what it finds is indexed now.
+                self._tasks.spawn(self._index(), name=f"{self.agent}-index")
+                async for changes in batches:
+                    await self._round(changes)
+        finally:
+            if close is not None:
+                self._close = None
+                self.store.follow_listeners.remove(self._now_followed)
+                close.close()
+
+    async def _round(self, changes: list[tuple[Change, Path]]) -> None:
+        """One batch of the folders' watch: ends first, then each file that changed, in order."""
+        for change, path in changes:
+            if change is Change.deleted:
+                self._special.forget(path)
+                removed(self.store, self.sessions.get(str(path)), path)
+        kinds = {path: change for change, path in changes if change is not Change.deleted}
+        close = self._close
+        newly, self._newly_close = self._newly_close, set()
+        for path in sorted(kinds):
+            if close is not None:
+                if kinds[path] is Change.modified and path in close and path not in newly:
+                    continue  # read as it was written, through its own watch
+                owner = self._owner(path)
+                if owner is not None and self.store.followed(owner.log):
+                    close.add(path)  # before the read: any later write is the close watch's
+            await self._changed_safely(path)
+            if close is not None:
+                # A round reads many files: a followed file's write goes first, and its
+                # streams write it out (the loop's next turn) before the round goes on.
+                await self._read_written(close, close.take())
+            await asyncio.sleep(0)
+
+    async def _read_followed(self, close: CloseWatch) -> None:
+        async for paths in close.batches():
+            await self._read_written(close, paths)
+
+    async def _read_written(self, close: CloseWatch, paths: list[Path]) -> None:
+        for path in paths:
+            owner = self._owner(path)
+            if owner is None or not self.store.followed(owner.log):
+                close.discard(path)  # no one follows it now: back to the folders' watch
+            await self._changed_safely(path)
+
+    def _now_followed(self, log: SessionLog) -> None:
+        """A client follows `log` from now on: its files are watched closely at once. (Not
+        read now: a read that finds nothing new still counts as activity, `_grew`. A write
+        before this is in the folders' next round.)"""
+        close = self._close
+        session = self.sessions.get(log.source_file or "")
+        if close is None or session is None:
+            return
+        for path in self._files_of(session):
+            if path not in close:
+                close.add(path)
+                self._newly_close.add(path)
+
+    def _owner(self, path: Path) -> S | None:
+        """The session a file belongs to, if it is known."""
+        return self.sessions.get(str(path))
+
+    def _files_of(self, session: S) -> list[Path]:
+        """A session's files (its own; a Claude session's sub-agents' too)."""
+        return [session.main]
+
+    async def _changed_safely(self, path: Path) -> None:
+        try:
+            await self._changed(path)
+        except Exception:  # one bad file never stops the others
+            logger.exception("failed to follow %s", path)
 
     async def _changed(self, path: Path) -> None:
         if self._special.skip(path) or await self._other_file(path):

@@ -27,7 +27,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -105,19 +105,21 @@ async def watch_paths(
     stop_event: asyncio.Event | None = None,
     backend: Backend | None = None,
     step_ms: int = 10,
+    rest_s: float = 0.0,
 ) -> AsyncIterator[AsyncIterator[Batch]]:
     """Watch files under `roots`; once entered, every later change is in some batch.
 
     `accept` picks the paths worth reporting (a directory only when it appears: one named like a
     file is reported so its owner can say why it is not read, as watchfiles does); `max_depth`
     limits how deep directories are watched (a root is depth 0). Iteration ends when
-    `stop_event` is set. `step_ms` only tunes the watchfiles fallback.
+    `stop_event` is set. `step_ms` only tunes the watchfiles fallback. `rest_s`: with inotify,
+    how long to leave changes gathering after each batch (close_watch.py says why).
     """
     roots = [Path(os.path.abspath(r)) for r in roots]
     watcher = None
     if pick_backend(backend) == "inotify":
         try:
-            watcher = _InotifyWatcher(roots, accept, max_depth, stop_event)
+            watcher = _InotifyWatcher(roots, accept, max_depth, stop_event, rest_s)
         except OSError as exc:  # fs.inotify.max_user_instances reached
             logger.warning("cannot open an inotify instance (%s); watching with watchfiles", exc)
     if watcher is not None:
@@ -143,6 +145,7 @@ class WatchPaths(Protocol):
         max_depth: int | None = None,
         stop_event: asyncio.Event | None = None,
         step_ms: int = 10,
+        rest_s: float = 0.0,
     ) -> contextlib.AbstractAsyncContextManager[AsyncIterator[Batch]]: ...
 
 
@@ -164,10 +167,12 @@ class _InotifyWatcher:
         accept: Accept,
         max_depth: int | None,
         stop_event: asyncio.Event | None,
+        rest_s: float = 0.0,
     ) -> None:
         from asyncinotify import Inotify, Mask
 
         self.M = Mask
+        self.rest_s = rest_s
         self.roots = roots
         self.accept = accept
         self.max_depth = max_depth
@@ -227,6 +232,20 @@ class _InotifyWatcher:
             batch = self.pending.take()
             if batch:
                 yield batch
+                if self.rest_s > 0:
+                    await self._rest()
+
+    async def _rest(self) -> None:
+        """Changes gather in the kernel's queue for `rest_s` (cut short when stopping)."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._waiter = waiter
+        timer = loop.call_later(self.rest_s, _resolve, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
 
     async def _readable(self) -> None:
         loop = asyncio.get_running_loop()
@@ -241,15 +260,8 @@ class _InotifyWatcher:
             loop.remove_reader(fd)
 
     def _drain(self) -> None:
-        """Everything queued right now, then nothing more: no waiting for stragglers."""
         overflowed = False
-        while True:
-            try:
-                event = self.inotify.sync_get()
-            except BlockingIOError:
-                break
-            if event is None:
-                break
+        for event in queued(self.inotify):
             if event.mask & self.M.Q_OVERFLOW:
                 overflowed = True
             else:
@@ -427,6 +439,19 @@ class _InotifyWatcher:
         since = self.empty_at - OVERFLOW_MARGIN_S
         for root in self.roots:
             self._attach(root, self.pending, since)
+
+
+def queued(inotify: Inotify) -> Iterator[Event]:
+    """Everything queued right now, then nothing more: no waiting for stragglers (the fd is
+    non-blocking: asyncinotify's own NONBLOCK flag is not O_NONBLOCK)."""
+    while True:
+        try:
+            event = inotify.sync_get()
+        except BlockingIOError:
+            return
+        if event is None:
+            return
+        yield event
 
 
 def _resolve(waiter: asyncio.Future[None]) -> None:

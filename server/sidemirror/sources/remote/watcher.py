@@ -86,6 +86,7 @@ class MirrorWatcher:
         max_depth: int | None = None,
         stop_event: asyncio.Event | None = None,
         step_ms: int = 10,  # noqa: ARG002 (the shape of watch_paths)
+        rest_s: float = 0.0,  # noqa: ARG002 (shared by every host: it reads changes at once)
     ) -> AsyncIterator[AsyncIterator[Batch]]:
         """Changes under `roots` (inside `root`), as `watch_paths` gives them."""
         subscriber = _Subscriber([Path(os.path.abspath(r)) for r in roots], accept, max_depth)

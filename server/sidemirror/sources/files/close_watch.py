@@ -1,0 +1,132 @@
+"""The files of followed sessions, watched one by one so their writes are read the moment they
+land, while the folders' watch (watch.py) rests between its rounds.
+
+With twenty agents writing at once, reading every file at every write was most of the server's
+CPU: each line cost a wake-up of the loop, a stat, an open and a read, a journal write, a store
+write and a state refresh. A session no client streams needs none of that at once: its state,
+title, totals and search rows may be a quarter of a second late, and the lines written
+meanwhile cost one read. So the folders' watch rests `REST_S` after each round it reports, and
+the files a client follows (its session's stream, or its workspace's) get a watch of their own,
+on an inotify instance of their own: nothing of theirs waits for the rest.
+
+`FileSource` decides which files are followed (files/source.py); this only watches them. Linux
+only: elsewhere (and when an instance cannot be had) there is no close watch, and the folders'
+watch does not rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sidemirror.sources.files.watch import pick_backend, queued
+
+if TYPE_CHECKING:
+    from asyncinotify import Inotify, Watch
+
+logger = logging.getLogger(__name__)
+
+REST_S = 0.25  # the folders' watch, between rounds, once a close watch reads followed files
+
+
+class CloseWatch:
+    """Writes to a few named files, reported as soon as they happen (`batches`)."""
+
+    def __init__(self, inotify: Inotify) -> None:
+        from asyncinotify import Mask
+
+        self.inotify = inotify
+        os.set_blocking(inotify.fd, False)  # as in watch.py: draining needs EAGAIN
+        # Writes; and the file's end (deleted, moved), after which the folders' watch reports
+        # whatever takes its place there.
+        self.mask = Mask.MODIFY | Mask.DELETE_SELF | Mask.MOVE_SELF
+        self.moved = Mask.MOVE_SELF
+        self.overflow = Mask.Q_OVERFLOW
+        self.modified = Mask.MODIFY
+        self._watches: dict[Path, Watch] = {}
+        self._paths: dict[int, Path] = {}  # by watch descriptor
+
+    @classmethod
+    def open(cls) -> CloseWatch | None:
+        """A close watch, or None where inotify is not what watches the folders."""
+        if pick_backend() != "inotify":
+            return None
+        from asyncinotify import Inotify
+
+        try:
+            return cls(Inotify(cache_size=16))
+        except OSError as exc:  # fs.inotify.max_user_instances reached: read on the folders'
+            logger.info("no close watch of followed files (%s)", exc)
+            return None
+
+    def __contains__(self, path: Path) -> bool:
+        return path in self._watches
+
+    def add(self, path: Path) -> None:
+        """Watch `path` from now on (again, if it is another file than the one watched)."""
+        try:
+            watch = self.inotify.add_watch(path, self.mask)
+        except OSError:
+            return  # gone meanwhile: the folders' watch reports what follows
+        old = self._watches.get(path)
+        if old is not None and old.wd != watch.wd:
+            self._paths.pop(old.wd, None)
+        self._watches[path] = watch
+        self._paths[watch.wd] = path
+
+    def discard(self, path: Path) -> None:
+        watch = self._watches.pop(path, None)
+        if watch is not None:
+            self._paths.pop(watch.wd, None)
+            with contextlib.suppress(OSError):  # the kernel dropped it already (file gone)
+                self.inotify.rm_watch(watch)
+
+    def close(self) -> None:
+        self.inotify.close()
+
+    async def batches(self) -> AsyncIterator[list[Path]]:
+        """The watched files written since the last batch, each once, until cancelled."""
+        loop = asyncio.get_running_loop()
+        fd = self.inotify.fd
+        while True:
+            ready: asyncio.Future[None] = loop.create_future()
+            loop.add_reader(fd, _resolve, ready)
+            try:
+                await ready
+            finally:
+                loop.remove_reader(fd)
+            written = self.take()
+            if written:
+                yield written
+
+    def take(self) -> list[Path]:
+        """The watched files written since the last look, without waiting (a round of the
+        folders' watch reads them between its own files)."""
+        written: dict[Path, None] = {}
+        for event in queued(self.inotify):
+            if event.mask & self.overflow:  # events were lost: any watched file may have grown
+                written.update(dict.fromkeys(self._watches))
+                continue
+            wd = event.watch.wd if event.watch is not None else -1
+            path = self._paths.get(wd)
+            if path is None:
+                continue  # a watch already replaced or dropped (or its IN_IGNORED)
+            if event.mask & self.modified:
+                written[path] = None
+            elif event.mask & self.moved:
+                self.discard(path)  # the watch would follow the file to where it went
+            else:  # deleted (IN_IGNORED follows) or dropped by the kernel
+                self._paths.pop(wd, None)
+                del self._watches[path]
+        # Only writes: the folders' watch reports a file's end, and what takes its place.
+        return list(written)
+
+
+def _resolve(ready: asyncio.Future[None]) -> None:
+    if not ready.done():
+        ready.set_result(None)
