@@ -331,8 +331,18 @@ _RULES: tuple[_Rule, ...] = (
 )
 
 
-# Per rule, one regex search is cheaper than several substring scans of a long text.
-_TRIGGERS = tuple(re.compile("|".join(map(re.escape, rule.triggers))) for rule in _RULES)
+def _finder(triggers: tuple[str, ...]) -> Callable[[str], object]:
+    """What finds any of a rule's triggers in a text (truthy when found). One regex search,
+    when the triggers share their first character: the engine skips ahead to it (`ghp_`,
+    `gho_`... cost one scan, not six). Otherwise, where every position may start one, a
+    substring scan per trigger is quicker: for `typed`'s ten, 9 µs against 25 µs on a real
+    agent's 1.6 KB message, 3 ms against 5 ms on 2 MB of transcripts."""
+    if len({t[0] for t in triggers}) == 1:
+        return re.compile("|".join(map(re.escape, triggers))).search
+    return lambda text: any(t in text for t in triggers)
+
+
+_FINDERS = tuple(_finder(rule.triggers) for rule in _RULES)
 # For a short text (an id, a name, a model), one search for any trigger at all is cheaper than
 # one per rule; on a long text an alternation of every trigger is the slower way.
 _SHORT = 256
@@ -348,14 +358,14 @@ def _rules_for(text: str) -> list[_Rule]:
     """The rules whose trigger substrings occur in ``text``."""
     lowered: str | None = None
     selected: list[_Rule] = []
-    for rule, trigger in zip(_RULES, _TRIGGERS, strict=True):
+    for rule, found in zip(_RULES, _FINDERS, strict=True):
         if rule.fold:
             if lowered is None:
                 lowered = text.lower()
             haystack = lowered
         else:
             haystack = text
-        if trigger.search(haystack) is not None:
+        if found(haystack):
             selected.append(rule)
     return selected
 
