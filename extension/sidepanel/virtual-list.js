@@ -223,6 +223,7 @@ export class VirtualList {
     }
     const s = this.scroller;
     const start = this._feedStart();
+    const keep = this._focusedIndex();
     for (let pass = 0; pass < 3; pass++) {
       this._tops();
       const full = this.tops[this.rows.length];
@@ -230,7 +231,7 @@ export class VirtualList {
       const ai = anchor ? this.rows.indexOf(anchor.row) : -1;
       if (this.pinned) y = full - s.clientHeight;
       else if (ai >= 0) y = this.tops[ai] + anchor.delta;
-      const [from, to] = rowWindow(this.offsets, this.rows.length, y, s.clientHeight, this.narrow);
+      const [from, to] = rowWindow(this.offsets, this.rows.length, y, s.clientHeight, this.narrow, keep);
       const measured = this._mount(from, to);
       this._pad(from, to);
       if (this.pinned) this._scrollTo(s.scrollHeight);
@@ -242,6 +243,17 @@ export class VirtualList {
     }
     this.elements.evict();
     this.onRender?.();
+  }
+
+  /** The index of the row whose element holds the focus (-1: none): the window keeps it when
+   * near (row-window.js), as an element taken out of the DOM loses the focus. */
+  _focusedIndex() {
+    const active = document.activeElement;
+    if (!active || !this.list.contains(active)) return -1;
+    const { mounted, from } = this.elements;
+    const k = mounted.findIndex((row) => row.el?.contains(active));
+    if (k < 0) return -1;
+    return this.rows[from + k] === mounted[k] ? from + k : this.rows.indexOf(mounted[k]);
   }
 
   /** Make the DOM hold exactly rows [from, to); returns whether any height was newly measured. */
