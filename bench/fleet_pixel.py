@@ -20,6 +20,8 @@ started, `now()` counts monotonically from it). The bench checks that: the page 
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import shutil
 import time
 from collections.abc import AsyncIterator
@@ -86,6 +88,14 @@ class Panel:
         self.info["observer"] = await page.evaluate(extension_browser.OBSERVER_JS)
         self.info["frame_interval_ms_before"] = await page.evaluate(FRAME_INTERVAL_JS)
         self.info["clock_before"] = await extension_browser.clock_offset(page)
+        self._cdp = {
+            "session_tab": await self.ctx.new_cdp_session(page),
+            "sessions_view": await self.ctx.new_cdp_session(self.sessions_view),
+        }
+        for cdp in self._cdp.values():
+            await cdp.send("Performance.enable")
+        self._busy0 = {k: await _busy(c) for k, c in self._cdp.items()}
+        self._t0 = time.monotonic()
 
     async def painted(
         self, wall: dict[int, float], grace: float, sse: dict[int, float]
@@ -101,7 +111,21 @@ class Panel:
             if state["painted"] >= len(wall):
                 break
             await self.page.wait_for_timeout(100)
-        painted = await self.page.evaluate("() => window.__bench.painted")
+        # Main-thread time of each page over the run, % of wall time (both pages live in the
+        # extension's one renderer process, so they share its main thread).
+        spent = time.monotonic() - self._t0
+        self.info["main_thread_percent"] = {
+            k: {
+                m: round(100 * (v - self._busy0[k][m]) / spent, 1)
+                for m, v in (await _busy(c)).items()
+            }
+            for k, c in self._cdp.items()
+        }
+        stamps = await self.page.evaluate(
+            "() => ({rendered: window.__bench.rendered, painted: window.__bench.painted})"
+        )
+        painted = stamps["painted"]
+        rendered = {int(n): ms / 1000 for n, ms in stamps["rendered"].items()}
         self.info["clock_after"] = await extension_browser.clock_offset(self.page)
         self.info["frame_interval_ms_after"] = await self.page.evaluate(FRAME_INTERVAL_JS)
         self.info["sessions_view"] = await self.sessions_view.evaluate(
@@ -111,11 +135,22 @@ class Panel:
         at = {int(n): ms / 1000 for n, ms in painted.items()}
         lat = [at[n] - t for n, t in wall.items() if n in at]
         after_sse = [at[n] - t - sse[n] for n, t in wall.items() if n in at and n in sse]
+        # Where it went: the write to the row in the DOM (server, SSE, the panel's script), and
+        # the row in the DOM to its frame's end (waiting for the frame, then rendering it).
+        to_dom = [rendered[n] - t for n, t in wall.items() if n in rendered]
+        to_frame = [at[n] - rendered[n] for n in wall if n in at and n in rendered]
+        if raw := os.environ.get("BENCH_PIXEL_RAW"):  # for a closer look at one run
+            Path(raw).write_text(json.dumps({"wall": wall, "sse": sse, "stamps": stamps}))
         offsets = [self.info[k]["offset_ms"] for k in ("clock_before", "clock_after")]
         return {
             **client.summary_ms(lat, len(wall)),
-            "p95_ms": _p95_ms(lat),
-            "after_sse": {**client.summary_ms(after_sse, len(wall)), "p95_ms": _p95_ms(after_sse)},
+            "p95_ms": _p_ms(lat, 95),
+            "after_sse": {
+                **client.summary_ms(after_sse, len(wall)),
+                "p95_ms": _p_ms(after_sse, 95),
+            },
+            "to_dom": {"p50_ms": _p_ms(to_dom, 50), "p95_ms": _p_ms(to_dom, 95)},
+            "dom_to_frame_end": {"p50_ms": _p_ms(to_frame, 50), "p95_ms": _p_ms(to_frame, 95)},
             "outside_frame": state.get("outside_frame"),
             "visibility": state.get("visibility"),
             "clock_offset_ms": max(offsets, key=abs),
@@ -123,9 +158,20 @@ class Panel:
         }
 
 
-def _p95_ms(latencies_s: list[float]) -> float | None:
-    p = client.percentile([x * 1000 for x in latencies_s], 95)
-    return None if p is None else round(p, 2)
+async def _busy(cdp: Any) -> dict[str, float]:
+    """Seconds of main-thread time so far: the renderer's in all (`task`: both pages share its
+    main thread), and the page's own in script and in style and layout."""
+    got = {m["name"]: m["value"] for m in (await cdp.send("Performance.getMetrics"))["metrics"]}
+    return {
+        "task": got["TaskDuration"],
+        "script": got["ScriptDuration"],
+        "style_layout": got["RecalcStyleDuration"] + got["LayoutDuration"],
+    }
+
+
+def _p_ms(latencies_s: list[float], p: float) -> float | None:
+    v = client.percentile([x * 1000 for x in latencies_s], p)
+    return None if v is None else round(v, 2)
 
 
 @contextlib.asynccontextmanager
@@ -162,4 +208,10 @@ def rows(name: str, r: dict[str, Any]) -> list[tuple[str, str]]:
     value += f"frames {px['frame_interval_ms_before']} ms, clocks {offset:+} ms)"
     own = px["after_sse"]
     label_own = f"fleet, {name}: write→pixel past the SSE event, p50 / p95 ({px['session']})"
-    return [(label, value), (label_own, f"{own['p50_ms']} / {own['p95_ms']} ms")]
+    out = [(label, value), (label_own, f"{own['p50_ms']} / {own['p95_ms']} ms")]
+    if "to_dom" in px:
+        dom, frame = px["to_dom"], px["dom_to_frame_end"]
+        label_split = f"fleet, {name}: write→DOM, DOM→frame end p50 / p95 ({px['session']})"
+        split = f"{dom['p50_ms']} / {dom['p95_ms']} ms, {frame['p50_ms']} / {frame['p95_ms']} ms"
+        out.append((label_split, split))
+    return out

@@ -55,6 +55,10 @@ export class VirtualList {
     this.elements = new RowElements(list, build, this.resizes);
     this.setTop = -1; // the scrollTop this list set last
     scroller.addEventListener("scroll", () => {
+      // The scroll this list made itself (following the end) was rendered when it was made: a
+      // render at the next frame would only ask the browser for a frame with nothing in it, and
+      // keep it ticking, so the next live row waits for a tick instead of getting a frame at once.
+      if (Math.abs(this.scroller.scrollTop - this.setTop) <= 1) return;
       this.syncPinned();
       this.frame.schedule();
     });
@@ -232,17 +236,28 @@ export class VirtualList {
       if (this.pinned) y = full - s.clientHeight;
       else if (ai >= 0) y = this.tops[ai] + anchor.delta;
       const [from, to] = rowWindow(this.offsets, this.rows.length, y, s.clientHeight, this.narrow, keep);
-      const measured = this._mount(from, to);
+      const fresh = this.elements.mount(this.rows.slice(from, to), from);
       this._pad(from, to);
+      // Placing the view is the one layout: the new rows are measured after it, for free.
       if (this.pinned) this._scrollTo(s.scrollHeight);
       else if (ai >= 0) {
         this._tops();
         this._scrollTo(start + this.tops[ai] + anchor.delta);
       }
-      if (!measured) break; // estimates were replaced by real heights: place again
+      if (!this._measure(fresh)) break;
+      // Estimates were replaced by real heights. At the end, the view is right whatever they
+      // were (the rows below `from` are all in, the room above did not change) as long as the
+      // rows in cover the screen; anchored, it moved with them: place again.
+      if (this.pinned && to === this.rows.length && this._covers(from)) break;
     }
     this.elements.evict();
     this.onRender?.();
+  }
+
+  /** Whether the rows from `from` on reach the top of a view at the list's end. */
+  _covers(from) {
+    this._tops();
+    return this.tops[from] <= this.tops[this.rows.length] - this.scroller.clientHeight;
   }
 
   /** The index of the row whose element holds the focus (-1: none): the window keeps it when
@@ -256,10 +271,9 @@ export class VirtualList {
     return this.rows[from + k] === mounted[k] ? from + k : this.rows.indexOf(mounted[k]);
   }
 
-  /** Make the DOM hold exactly rows [from, to); returns whether any height was newly measured. */
-  _mount(from, to) {
-    const fresh = this.elements.mount(this.rows.slice(from, to), from);
-    // Read after every write: one layout for all of them.
+  /** Measure the rows of `fresh` (indices, just put in the DOM), all in one layout; returns
+   * whether any height changed. */
+  _measure(fresh) {
     let changed = false;
     for (const i of fresh) {
       const row = this.rows[i];

@@ -52,5 +52,8 @@ def test_popup_click_opens_the_real_side_panel(ext: Extension, server: Server) -
     observer = ext.open("sidepanel/sidepanel.html")  # a tab, not a side panel context
     page.bring_to_front()
     page.get_by_role("button", name="Open side panel").click()
-    urls = wait_until(lambda: observer.evaluate(contexts), what="a SIDE_PANEL context")
+    # The context is listed as soon as it exists, its documentUrl empty until its page loads.
+    urls = wait_until(
+        lambda: [u for u in observer.evaluate(contexts) if u], what="a SIDE_PANEL context"
+    )
     assert urls == [ext.url("sidepanel/sidepanel.html")]
