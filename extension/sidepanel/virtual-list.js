@@ -68,7 +68,15 @@ export class VirtualList {
    * that changed meanwhile (a bar shown above, a row grown), says nothing. Also asked before a
    * history page goes in: the reader may have scrolled up in the frame before the scroll event. */
   syncPinned() {
+    if (this._hidden()) return; // its scrollTop says nothing then
     if (Math.abs(this.scroller.scrollTop - this.setTop) > 1) this.pinned = this.atEnd();
+  }
+
+  /** Not rendered (another tab shown, a dialog closed): nothing can be measured, and a row built
+   * then is wasted, since it would be measured at no width. Its rows are kept, and the
+   * ResizeObserver renders them when the list shows again. */
+  _hidden() {
+    return this.scroller.clientHeight === 0;
   }
 
   /** Where a render not asked for by the reader keeps the view: at the end when pinned, else on
@@ -113,6 +121,7 @@ export class VirtualList {
    * the end sees each at once (and stays at the end); one scrolled up gets them at the next frame. */
   append(...rows) {
     for (const row of rows) this.rows.push(row);
+    if (this._hidden()) return; // rendered when it shows again (its ResizeObserver)
     this.syncPinned();
     if (!this.pinned && this.atBottom()) this.pinned = true;
     if (this.pinned) this.render(null);
@@ -219,7 +228,8 @@ export class VirtualList {
    * at the bottom when pinned, else with `anchor` where it was. */
   render(anchor) {
     this.frame.cancel();
-    // Read each time: the list may first render before its stylesheet applies (or while hidden).
+    if (this._hidden()) return;
+    // Read each time: the list may first render before its stylesheet applies.
     const gap = parseFloat(getComputedStyle(this.list).rowGap) || 0;
     if (gap !== this.gap) {
       this.gap = gap;
@@ -302,6 +312,7 @@ export class VirtualList {
   }
 
   _onResize(entries) {
+    if (this._hidden()) return; // sizes of nothing: the rows keep theirs until it shows again
     let anchor = null;
     let changed = false;
     for (const entry of entries) {

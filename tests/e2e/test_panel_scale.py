@@ -124,3 +124,63 @@ def test_a_small_scroll_up_is_kept_and_new_items_still_follow(
     assert 11 <= result["nudged"] <= 13, result  # still where the reader put it
     assert result["followed"] <= 2, result  # a live item: back at the end, following
     assert result["farAfter"] > 300, result  # further up: a live item does not pull them down
+
+
+# Another tab shown (the Sessions view), live items keep arriving into the hidden timeline. It
+# builds no row for them (a row built hidden is measured at no width, and rebuilt anyway), and
+# when it shows again the reader is where they were: at the end, following, or on the row they
+# had scrolled up to (a hidden list's scrollTop reads 0, which used to pin it to the end).
+HIDDEN_THEN_SHOWN = """async ({ n, up }) => {
+  const t = window.__timeline;
+  const s = t.scroller;
+  const { makeItems } = await import("/bench/panel/page.js");
+  const frames = async (k) => {
+    for (let i = 0; i < k; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
+  };
+  const below = () => s.scrollHeight - s.scrollTop - s.clientHeight;
+  const top = (row) => row.el.getBoundingClientRect().top - s.getBoundingClientRect().top;
+  let seq = t.lastSeq + 1;
+  const whileHidden = async () => {
+    s.parentElement.style.display = "none";
+    await frames(2);
+    const before = t.vlist.rows.length;
+    for (const item of makeItems(n, seq)) t.add(item);
+    seq += n;
+    await frames(2);
+    const fresh = t.vlist.rows.slice(before);
+    if (!fresh.length) throw new Error("no new rows");
+    const built = fresh.filter((row) => row.el).length;
+    s.parentElement.style.display = "";
+    await frames(3);
+    return built;
+  };
+  const builtAtEnd = await whileHidden();
+  const last = t.vlist.rows[t.vlist.rows.length - 1];
+  const atEnd = {
+    built: builtAtEnd,
+    below: below(),
+    lastShown: !!last.el && last.el.isConnected && top(last) + last.el.offsetHeight <= s.clientHeight,
+    lastMeasured: !!last.el && Math.abs(last.h - last.el.getBoundingClientRect().height) < 0.5,
+  };
+  const scrolled = new Promise((resolve) => s.addEventListener("scroll", resolve, { once: true }));
+  s.scrollTop -= up;
+  await scrolled;
+  await frames(3);
+  const row = t.vlist.firstOnScreen();
+  const before = top(row);
+  const builtUp = await whileHidden();
+  return { atEnd, up: { built: builtUp, same: t.vlist.firstOnScreen() === row, moved: top(row) - before, below: below() } };
+}"""
+
+
+def test_a_hidden_timeline_builds_nothing_and_keeps_the_readers_place(
+    pw: Playwright, repo_url: str
+) -> None:
+    with timeline_page(pw, repo_url, 500) as page:
+        result = page.evaluate(HIDDEN_THEN_SHOWN, {"n": 30, "up": 600})
+    at_end, up = result["atEnd"], result["up"]
+    assert at_end["built"] == 0 and up["built"] == 0, result
+    # Following the end: shown again at the end, the newest item on screen at its real height.
+    assert at_end["below"] <= 2 and at_end["lastShown"] and at_end["lastMeasured"], result
+    # Scrolled up: the same row, at the same place, the new items below it.
+    assert up["same"] and abs(up["moved"]) <= 1 and up["below"] > 500, result
