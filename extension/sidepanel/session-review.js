@@ -26,7 +26,10 @@ export class SessionReview {
     const timeline = tab.timeline;
     const where = () => (tab.ws && tab.session ? { ws: tab.ws, session: tab.session } : null);
     this.gauge = new ContextGauge();
-    this.agentFigures = new AgentFigures(where, (figures) => this.gauge.offerAgent(figures));
+    this.agentFigures = new AgentFigures(
+      () => (tab.hidden ? null : where()),
+      (figures) => this.gauge.offerAgent(figures),
+    );
     this.plan = new PlanPin();
     this.history = new HistoryLoader(timeline, where);
     this.filters = new FilterChips(timeline);

@@ -45,6 +45,7 @@ class SessionTab extends SessionChoice {
     this.session = null;
     this.stream = null;
     this.refreshTimer = null;
+    this.hidden = false; // another tab is shown (the stream goes on, the polls stop)
     this.countdown = null;
     this.mismatch = null;
     this._build();
@@ -181,7 +182,12 @@ class SessionTab extends SessionChoice {
   }
 
   show() {
+    const wasHidden = this.hidden;
+    this.hidden = false;
     this._onStatus(this.ctx.status());
+    // Auto may have moved on while another tab was shown: look now, not at the next tick.
+    if (wasHidden && this.stream && (this.wsChoice === AUTO || this.sessionChoice === AUTO)) this._refresh();
+    if (wasHidden) this.review?.agentFigures.poke();
     clearInterval(this.refreshTimer);
     let ticks = 0;
     this.refreshTimer = setInterval(() => {
@@ -219,6 +225,10 @@ class SessionTab extends SessionChoice {
 
   hide() {
     // Keep streaming while another tab is shown: switching back is instant and nothing is missed.
+    // The polls stop: on a busy machine their fetches kept the panel's main thread from painting
+    // the tab the reader looks at (the fleet bench, docs/benchmarks.md).
+    this.hidden = true;
+    clearInterval(this.refreshTimer);
   }
 
   // --- connection status from the worker ---

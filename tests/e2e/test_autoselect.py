@@ -14,6 +14,7 @@ from tests.e2e.support import (
     SHOWN,
     append_exchange,
     choose_session,
+    open_tab,
     post_activity,
     sample_workspace,
     session_list,
@@ -107,6 +108,25 @@ def test_auto_follows_the_latest_change_and_the_browser_is_only_a_hint(
     expect(feed.get_by_text("a later answer in the new project")).to_have_count(0)
     expect(shown).to_contain_text("Demo")
     expect(auto).to_be_hidden()
+
+
+def test_auto_catches_up_with_what_changed_while_another_tab_was_shown(
+    ext: Extension, server: Server, claude_dir: Path
+) -> None:
+    """The Session tab stops asking the server while another tab is shown (its stream goes on);
+    shown again on Auto, it moves to the session that changed meanwhile."""
+    panel = ext.open_panel()
+    ext.use_port(panel, server.port)
+    shown = panel.locator(SHOWN)
+    expect(shown).to_contain_text("Demo", timeout=15_000)
+    open_tab(panel, "Sessions")
+    start_new_project(claude_dir, "written while the Sessions view was shown")
+    expect(panel.locator(".session-row", has_text="e2e-auto-new-project")).to_be_visible()
+    open_tab(panel, "Session")
+    expect(shown).to_contain_text("e2e-auto-new-project")
+    feed = panel.locator(".feed")
+    expect(feed.get_by_text("written while the Sessions view was shown")).to_be_visible()
+    expect(shown.locator(".auto-badge")).to_be_visible()
 
 
 def test_the_demo_is_labelled_demo_and_says_so(
