@@ -9,7 +9,7 @@
 
 import { ApiError, api, path } from "../lib/page/client.js";
 import { h, setText } from "../lib/page/dom.js";
-import { attentionFeed } from "../lib/page/attention-feed.js";
+import { attentionFeed, sessionKey } from "../lib/page/attention-feed.js";
 import { BatchCards } from "./decision-batch.js";
 import { decisionInput } from "./decision-input.js";
 import { questionCard } from "./question-card.js";
@@ -190,9 +190,15 @@ export class DecisionList {
     this.loading = null;
     this.again = false; // a change came while a fetch was on the way: fetch once more
     this.lastKey = null; // the pending ids of the last fetch
-    attentionFeed().subscribe((sessions) => {
+    this.waiting = new Set(); // the sessions last seen waiting (keys)
+    attentionFeed().subscribe((sessions, change) => {
       this.sessions = sessions;
-      this.refresh();
+      const was = this.waiting;
+      this.waiting = new Set(sessions.filter((s) => s.state === "waiting").map(sessionKey));
+      // A request held open keeps its session waiting: only a change into or out of waiting can
+      // add or settle one. A busy fleet's other state changes (many a second) each cost a fetch
+      // here before.
+      if (!change || change.state === "waiting" || was.has(sessionKey(change))) this.refresh();
     });
   }
 

@@ -13,7 +13,8 @@ class AttentionStream extends ResumableStream {
   }
 }
 
-const key = (s) => `${s.workspace}\u0000${s.session}`;
+/** One session's key in a feed's map. */
+export const sessionKey = (s) => `${s.workspace}\u0000${s.session}`;
 
 export class AttentionFeed {
   constructor() {
@@ -40,9 +41,9 @@ export class AttentionFeed {
   _message(type, data) {
     let change = null;
     if (type === "sessions") {
-      this.sessions = new Map((data.sessions || []).map((s) => [key(s), s]));
+      this.sessions = new Map((data.sessions || []).map((s) => [sessionKey(s), s]));
     } else if (type === "state") {
-      this.sessions.set(key(data), data);
+      this.sessions.set(sessionKey(data), data);
       change = data;
     }
     for (const fn of this.listeners) fn(this.list(), change);
