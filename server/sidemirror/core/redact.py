@@ -336,7 +336,11 @@ def _finder(triggers: tuple[str, ...]) -> Callable[[str], object]:
     when the triggers share their first character: the engine skips ahead to it (`ghp_`,
     `gho_`... cost one scan, not six). Otherwise, where every position may start one, a
     substring scan per trigger is quicker: for `typed`'s ten, 9 µs against 25 µs on a real
-    agent's 1.6 KB message, 3 ms against 5 ms on 2 MB of transcripts."""
+    agent's 1.6 KB message, 3 ms against 5 ms on 2 MB of transcripts. A single trigger is a
+    substring scan too: 1.5 against 3 µs on a Codex reply of 2.6 KB, 0.2 against 1.4 for `=`."""
+    if len(triggers) == 1:
+        (trigger,) = triggers
+        return lambda text: trigger in text
     if len({t[0] for t in triggers}) == 1:
         return re.compile("|".join(map(re.escape, triggers))).search
     return lambda text: any(t in text for t in triggers)
