@@ -193,7 +193,8 @@ export class VirtualList {
   /** Bring row `i` on screen (built and measured); `align` "start", "center" or "nearest".
    * Returns the row's element. */
   scrollToIndex(i, align = "nearest") {
-    if (i < 0 || i >= this.rows.length) return null;
+    // Hidden, nothing can be placed, and the end it would read (no height) would pin the list.
+    if (i < 0 || i >= this.rows.length || this._hidden()) return null;
     this.pinned = false;
     const row = this.rows[i];
     // Two passes: the first builds and measures the row, the second places it by its real height.
