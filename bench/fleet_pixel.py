@@ -31,9 +31,12 @@ from typing import Any
 import client
 import extension_browser
 import peers
+import renderer_trace
 from extension_browser import CHROMIUM, EXT_ID, PANEL_SIZE, SET_PORT_JS
 
 PANEL_URL = f"chrome-extension://{EXT_ID}/sidepanel/sidepanel.html"
+# A CDP trace of the panel's renderer over the load, to this file (bench/renderer_trace.py).
+TRACE = "BENCH_PIXEL_TRACE"
 
 # The page's frame interval: the median gap between 30 animation frames (60 Hz: 16.7 ms).
 FRAME_INTERVAL_JS = """async () => {
@@ -96,6 +99,9 @@ class Panel:
             await cdp.send("Performance.enable")
         self._busy0 = {k: await _busy(c) for k, c in self._cdp.items()}
         self._t0 = time.monotonic()
+        self._trace = Path(os.environ[TRACE]) if os.environ.get(TRACE) else None
+        if self._trace is not None:
+            await renderer_trace.start(self._cdp["session_tab"])
 
     async def painted(
         self, wall: dict[int, float], grace: float, sse: dict[int, float]
@@ -104,6 +110,9 @@ class Panel:
         waiting up to `grace` s for the last ones to be painted; and the panel's part of it,
         past the moment an SSE client on the same session got the line (`sse`: n → write →
         event, s, from that client's monotonic clock)."""
+        if self._trace is not None:  # the load is over: what follows is not traced
+            await renderer_trace.stop(self._cdp["session_tab"], self._trace)
+            self.info["trace"] = renderer_trace.summary(self._trace)
         deadline = time.monotonic() + grace
         state: dict[str, Any] = {}
         while time.monotonic() < deadline:
