@@ -20,11 +20,19 @@ const TICK_MS = 1000;
 
 const AGENTS = { claude: "Claude", codex: "Codex", acp: "ACP agent" };
 
-/** "Codex · for 2m 10s": whose session it is, and how long it has been in its state. */
+/** "Codex · for 2 m 10 s": whose session it is, and how long it has been in its state. */
 export function sinceText(s, now = Date.now()) {
   const agent = AGENTS[s.agent] || s.agent || "";
-  const waited = s.since ? `for ${duration(now - Date.parse(s.since))}` : "";
-  return [agent, waited].filter(Boolean).join(" · ");
+  return [agent, s.since ? stateAge(now - Date.parse(s.since)) : ""].filter(Boolean).join(" · ");
+}
+
+/** How long a state has lasted, as a counter ticking once a second reads it: whole seconds
+ * ("for 983 ms", then "for 1.9 s", read as a stopwatch, not a state's age), and "just now" for
+ * the first one (a clock a little ahead of the server's gives a negative age). */
+function stateAge(ms) {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 1) return "just now";
+  return `for ${seconds < 60 ? `${seconds} s` : duration(seconds * 1000)}`;
 }
 
 /** A row's elements: the button that opens the session, and where its decision cards go. */

@@ -32,3 +32,15 @@ test("a session row says whose it is and for how long", async () => {
   assert.equal(sinceText({ agent: "codex", since: "2026-12-05T12:00:00Z" }, now), "Codex · for 2 m 10 s");
   assert.equal(sinceText({ agent: "claude" }, now), "Claude");
 });
+
+test("a state that just changed reads 'just now', then whole seconds", async () => {
+  const { sinceText } = await import("../../extension/sidepanel/sessions-view.js");
+  const since = "2026-12-05T12:00:00Z";
+  const at = (ms) => sinceText({ agent: "claude", since }, Date.parse(since) + ms);
+  assert.equal(at(983), "Claude · just now");
+  assert.equal(at(-40), "Claude · just now"); // the panel's clock a little behind the server's
+  assert.equal(at(1000), "Claude · for 1 s");
+  assert.equal(at(9960), "Claude · for 9 s");
+  assert.equal(at(59_999), "Claude · for 59 s");
+  assert.equal(at(61_000), "Claude · for 1 m 1 s");
+});
