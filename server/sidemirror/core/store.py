@@ -306,6 +306,10 @@ class Store:
         self.follow_listeners: list[Callable[[SessionLog], None]] = []
         hub.on_subscribe.append(self._subscribed)
         self.idle_after_s = IDLE_AFTER_S  # core/states.py; `serve --idle-time`
+        # Directory -> pid of the agent process running there, as the latest scan of this
+        # machine's processes found it (sources/proc_watch.py): what a growing log's workspace
+        # is given, without a scan of its own.
+        self.agent_dirs: dict[str, int] = {}
 
     # --- workspaces and sessions ---
 

@@ -93,6 +93,7 @@ class AgentScanner:
 
 def apply(store: Store, found: dict[str, int]) -> None:
     """Give each workspace the agent alive in its directory; drop the pid of one that exited."""
+    store.agent_dirs = found
     for ws in list(store.workspaces.values()):
         if ws.pid is not None and pid_alive(ws.pid):
             continue

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -87,22 +86,6 @@ def agent_pids() -> dict[str, int]:
         key = cwd.rstrip("/") or "/"
         found[key] = min(pid, found.get(key, pid))  # the oldest: the session's own process
     return found
-
-
-class PidCache:
-    """`agent_pids()` at most once per `max_age` seconds (a /proc scan is a few ms of CPU)."""
-
-    def __init__(self, max_age: float = 3.0) -> None:
-        self.max_age = max_age
-        self._at = -max_age
-        self._pids: dict[str, int] = {}
-
-    def get(self, *, fresh: bool = False) -> dict[str, int]:
-        now = time.monotonic()
-        if fresh or now - self._at >= self.max_age:
-            self._pids = agent_pids()
-            self._at = now
-        return self._pids
 
 
 def pid_alive(pid: int) -> bool:

@@ -1,9 +1,10 @@
-"""Sources on the watcher: dirs created after start, both backends, the agent-pid cache."""
+"""Sources on the watcher: dirs created after start, both backends, a growing log's agent."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import shutil
 import sys
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from sidemirror.core.store import Store, workspace_id_for
 from sidemirror.sources import procs
 from sidemirror.sources.claude.source import ClaudeSource
 from sidemirror.sources.codex.source import CodexSource
+from sidemirror.sources.files import source as watched_source
 
 from tests.harness.paths import FIXTURES
 from tests.harness.waiting import until
@@ -109,20 +111,41 @@ async def test_codex_sessions_dir_created_after_start(tmp_path: Path, watch_back
         await source.stop()
 
 
-def test_pid_cache_scans_at_most_once_per_max_age(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_growing_log_takes_its_agent_from_the_latest_scan_without_scanning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log that grows gives its workspace the agent the process scan found (proc_watch.py),
+    and never lists /proc itself: that scan held the loop 5-20 ms beside a browser."""
     scans: list[int] = []
 
-    def scan() -> dict[str, int]:
+    def full_scan() -> dict[str, int]:
         scans.append(1)
-        return {"/w": len(scans)}
+        return {}
 
-    monkeypatch.setattr(procs, "agent_pids", scan)
-    now = [100.0]
-    monkeypatch.setattr(procs.time, "monotonic", lambda: now[0])
-    cache = procs.PidCache(max_age=3.0)
-    assert cache.get() == {"/w": 1}
-    now[0] += 2.9
-    assert cache.get() == {"/w": 1} and len(scans) == 1
-    assert cache.get(fresh=True) == {"/w": 2}
-    now[0] += 3.0
-    assert cache.get() == {"/w": 3}
+    async def no_scanner(*_args: object) -> None:  # the test says what the scan found
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(procs, "agent_pids", full_scan)
+    monkeypatch.setattr(watched_source, "agent_pids", full_scan)
+    monkeypatch.setattr(watched_source, "follow_agents", no_scanner)
+    store = Store(Hub(), Projector())
+    folder = tmp_path / "projects" / "-Users-User-repo-codemie-ai-codemie-code"
+    folder.mkdir(parents=True)
+    main = folder / f"{CLAUDE_SID}.jsonl"
+    shutil.copyfile(CLAUDE / "turn-1.jsonl", main)
+    source = ClaudeSource(store, [tmp_path / "projects"], tmp_path / "data")
+    await source.start()
+    try:
+        await asyncio.wait_for(source.ready.wait(), 5)
+        wid = workspace_id_for(CLAUDE_CWD)
+        await until(lambda: store.workspace(wid) is not None, 10, "the session listed")
+        ws = store.workspaces[wid]
+        assert ws.pid is None
+        scans.clear()
+        store.agent_dirs = {ws.directory: os.getpid()}  # an agent runs there now
+        with main.open("ab") as fh:
+            fh.write((CLAUDE / "turn-2.jsonl").read_bytes()[main.stat().st_size :])
+        await until(lambda: ws.pid == os.getpid(), 10, "the workspace given its agent")
+        assert scans == []
+    finally:
+        await source.stop()

@@ -36,7 +36,7 @@ from sidemirror.sources.files.removed import removed, returned
 from sidemirror.sources.files.session import BackgroundTasks, FileSession
 from sidemirror.sources.files.watch import Change, WatchPaths, watch_paths
 from sidemirror.sources.proc_watch import follow_agents
-from sidemirror.sources.procs import PidCache, pid_alive
+from sidemirror.sources.procs import agent_pids, pid_alive
 from sidemirror.sources.remote.names import ensure_host_workspace
 
 logger = logging.getLogger(__name__)
@@ -105,7 +105,6 @@ class FileSource(Generic[S, H]):
         self._tasks = BackgroundTasks()
         self.ready = asyncio.Event()  # set once watched and the startup index is done
         self.progress = IndexProgress()
-        self._pids = PidCache()
         self._close: CloseWatch | None = None  # followed files' own watch, while watching
         # Files watched closely since the folders' watch last gave a round: what was written to
         # them before that is in its next round, to be read there (files/close_watch.py).
@@ -212,7 +211,7 @@ class FileSource(Generic[S, H]):
     def _live_agents(self) -> dict[str, int]:
         """{cwd: pid} of the agents running now, scanned afresh (run it in a thread). None for
         a mirrored host's files: its agents are not among this machine's processes."""
-        return {} if self.host is not None else self._pids.get(fresh=True)
+        return {} if self.host is not None else agent_pids()
 
     def _add(self, path: Path, session: S, log: SessionLog, mtime: float) -> S:
         self.sessions[str(path)] = session
@@ -340,15 +339,14 @@ class FileSource(Generic[S, H]):
         # would switch followers to an empty session.
         if await self._on_change(session, key) or session.log.items:
             self.store.touch(session.log)
-            # After the streams woken by this publish have written (they were scheduled first):
-            # a /proc scan, when the cache is stale, is milliseconds that no event should wait.
-            ws = self.store.workspaces.get(session.log.workspace_id)
-            asyncio.get_running_loop().call_soon(self._refresh_pid, ws)
+            self._refresh_pid(self.store.workspaces.get(session.log.workspace_id))
 
     def _refresh_pid(self, ws: Workspace | None) -> None:
-        # Runs on every growth: a workspace without a live agent (an agent this cannot see, or a
-        # file written by something else) must not cost a /proc scan per write, hence the cache.
-        if self.host is not None:
+        # Runs on every growth, from what the process scan found last (every 2 s, proc_watch.py):
+        # a /proc scan of its own here, every 3 s while a workspace had no agent (a file written
+        # by something else), held the loop 5-20 ms on a machine running a browser.
+        if self.host is not None or ws is None:
             return  # a mirrored host's agents are not this machine's processes
-        if ws is not None and (ws.pid is None or not pid_alive(ws.pid)):
-            ws.pid = self._pids.get().get(ws.directory)
+        if ws.pid is None or not pid_alive(ws.pid):
+            pid = self.store.agent_dirs.get(ws.directory)
+            ws.pid = pid if pid is not None and pid_alive(pid) else None
