@@ -4,7 +4,9 @@ order they were written in, one session searched alone, tables of an older versi
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -12,7 +14,13 @@ from pathlib import Path
 
 import pytest
 from sidemirror.index.database import open_index
-from sidemirror.index.search import CHUNK_ROWS, QUEUE_CHUNKS, SearchIndex
+from sidemirror.index.search import (
+    ADD_SLICE_CHARS,
+    CHUNK_ROWS,
+    QUEUE_CHUNKS,
+    WRITER_NICE,
+    SearchIndex,
+)
 from sidemirror.index.search_tables import Doc
 
 
@@ -137,3 +145,25 @@ def test_a_live_row_is_written_before_a_long_queued_backfill(index: SearchIndex)
         feeder.join(timeout=120)
     written(index)
     assert index.count() == len(backfill) + 1
+
+
+def test_a_live_batch_of_long_rows_is_written_whole_in_slices(index: SearchIndex) -> None:
+    # A gather of a fleet's rows is encoded a slice at a time (the writer holds the interpreter
+    # lock while it encodes); every row lands, in order, a row longer than a slice too.
+    long_body = "needle " + "x" * (ADD_SLICE_CHARS + 10)
+    rows = [doc("s", 1, "2026-05-01T12:00:00Z", long_body)]
+    rows += [
+        doc("s", seq, "2026-05-01T12:00:01Z", f"needle {seq} " + "y" * 5000) for seq in range(2, 40)
+    ]
+    index.add_live(rows)
+    written(index)
+    assert [seq for _, seq in hits(index, "needle")] == list(range(39, 0, -1))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice is Linux's")
+def test_the_writer_thread_yields_the_cpu_to_the_event_loop(index: SearchIndex) -> None:
+    writer = index._thread
+    assert writer is not None and writer.native_id is not None
+    ours = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert os.getpriority(os.PRIO_PROCESS, writer.native_id) == min(19, ours + WRITER_NICE)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == ours  # ours untouched
