@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import time
 import uuid
@@ -45,6 +46,13 @@ STRIDE = 100_000  # marker n = session * STRIDE + line
 # agent's writes do, instead of at one (50 ms is exactly three 60 Hz frames).
 JITTER = 0.5
 PROBES = ("start", "middle", "end")
+# Every followed line's write time and first sighting (epoch s), per stream, to FILE.<tool>.json.
+RAW = "BENCH_FLEET_RAW"
+
+
+def _stream_name(fleet: list[dict[str, Any]], i: int) -> str:
+    """A followed session's name in the results: "claude-00"."""
+    return f"{fleet[i]['kind']}-{i:02d}"
 
 
 def _sessions(home: Path) -> list[dict[str, Any]]:
@@ -185,11 +193,17 @@ async def _run(
     for w, i in zip(watchers, follow, strict=True):
         sent = apps[i].sent
         lat = [w.seen.first[n] - t for n, t in sent.items() if n in w.seen.first]
-        followed[f"{fleet[i]['kind']}-{i:02d}"] = {
+        followed[_stream_name(fleet, i)] = {
             **client.summary_ms(lat, len(sent)),
             "resets": w.resets,
         }
     out["followed"] = followed
+    if raw := os.environ.get(RAW):  # for a closer look at one run: when each tail happened
+        streams = {
+            _stream_name(fleet, i): {n: [t, w.seen.first.get(n)] for n, t in apps[i].sent.items()}
+            for w, i in zip(watchers, follow, strict=True)
+        }
+        Path(raw).with_suffix(f".{name}.json").write_text(json.dumps(streams))
     log(f"  fleet {name}: {out}")
     return out
 
