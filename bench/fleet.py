@@ -46,7 +46,8 @@ STRIDE = 100_000  # marker n = session * STRIDE + line
 # agent's writes do, instead of at one (50 ms is exactly three 60 Hz frames).
 JITTER = 0.5
 PROBES = ("start", "middle", "end")
-# Every followed line's write time and first sighting (epoch s), per stream, to FILE.<tool>.json.
+# Every followed line's write time and first sighting (`time.monotonic()`, s), per stream, to
+# FILE.<tool>.json.
 RAW = "BENCH_FLEET_RAW"
 
 
