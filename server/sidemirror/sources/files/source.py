@@ -209,7 +209,7 @@ class FileSource(Generic[S, H]):
         return ws
 
     def _live_agents(self) -> dict[str, int]:
-        """{cwd: pid} of the agents running now, scanned afresh (run it in a thread). None for
+        """{cwd: pid} of the agents running now, scanned afresh (run it in a thread). Empty for
         a mirrored host's files: its agents are not among this machine's processes."""
         return {} if self.host is not None else agent_pids()
 
