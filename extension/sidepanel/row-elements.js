@@ -77,6 +77,18 @@ export class RowElements {
     return true;
   }
 
+  /** `row` leaves the list for good (its item now shows elsewhere, as a sub-agent's inside its
+   * Task): its element out of the DOM, unwatched, and the row forgotten. */
+  drop(row) {
+    if (row.el) {
+      this.resizes.unobserve(row.el);
+      row.el.remove();
+      row.el = null;
+    }
+    this.mounted = this.mounted.filter((r) => r !== row);
+    this.built.delete(row);
+  }
+
   /** Drop an off-screen row's element (rebuilt on demand). */
   forget(row) {
     if (row.el && !this.has(row)) {

@@ -211,7 +211,9 @@ export class TimelineModel {
         gone.add(row);
       } else if (parent && parent !== row) {
         gone.add(row);
-        row.el = null;
+        // Its element may be on screen, at the top level: the list lets it go before the
+        // row is built again inside the Task (a stray left behind was shown twice).
+        this.vlist.drop(row);
         this._nest(parent, row);
       }
     }

@@ -154,6 +154,11 @@ export class VirtualList {
     this.frame.schedule();
   }
 
+  /** A row that leaves the list (nested elsewhere now): its element goes, on screen or not. */
+  drop(row) {
+    this.elements.drop(row);
+  }
+
   /** Drop a row's built element (its content is rebuilt on demand). */
   forget(row) {
     this.elements.forget(row);

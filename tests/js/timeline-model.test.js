@@ -109,3 +109,36 @@ test("a turn's own duration that came before its turn was paged in applies once 
   assert.equal(model.rows[0].item.duration_ms, 529891);
   assert.equal(renderItem(model.rows[0].item, {}).querySelector(".turn-dur").textContent, duration(529891));
 });
+
+test("a sub-agent's item on screen before its Task was paged in moves into the Task, no stray left", async () => {
+  const { RowElements } = await import("../../extension/sidepanel/row-elements.js");
+  const { buildRow } = await import("../../extension/sidepanel/timeline-rows.js");
+  const list = document.createElement("div");
+  const watched = new Set();
+  const resizes = /** @type {any} */ ({ observe: (el) => watched.add(el), unobserve: (el) => watched.delete(el) });
+  const elements = new RowElements(list, (row) => buildRow(row, {}), resizes);
+  const model = new Model();
+  model.vlist = /** @type {any} */ ({ pinned: true, drop: (row) => elements.drop(row) });
+  add(model, [
+    { id: "s.5", seq: 5, type: "assistant", content: "inside the task", parent_tool_use_id: "task" },
+    { id: "s.6", seq: 6, type: "user", content: "next" },
+  ]);
+  elements.mount(model.rows, 0); // both on screen: the sub-agent's reply shown on its own
+  assert.deepEqual(
+    [...list.children].map((el) => el.dataset.itemId),
+    ["s.5", "s.6"],
+  );
+  const stray = list.children[0];
+
+  model.placeEarlier([{ id: "s.1", seq: 1, type: "tool_use", tool_use_id: "task", name: "Task" }]);
+  elements.mount(model.rows, 0);
+
+  assert.deepEqual(
+    [...list.children].map((el) => el.dataset.itemId),
+    ["s.1", "s.6"],
+  );
+  const nested = list.querySelectorAll('[data-item-id="s.5"]');
+  assert.equal(nested.length, 1); // once, inside the Task's sub-agent group
+  assert.ok(list.children[0].contains(nested[0]));
+  assert.ok(!watched.has(stray)); // the list no longer measures the element it dropped
+});
