@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sidemirror.core.totals import SessionTotals, restored
@@ -43,11 +43,6 @@ CHUNK_ROWS = 100  # backfill rows per chunk: a live batch waits for one chunk's 
 # Backfill rows per transaction: FTS5 writes a new segment at each commit, and merging many
 # small ones costs more than the inserts; a live batch that arrives commits it early.
 TRANSACTION_ROWS = 1000
-# Text passed to SQLite in one statement (`_apply`), at most (a longer row goes alone). The
-# writer holds the interpreter lock while it encodes a slice, and the event loop waits for it:
-# 250 rows (~630 K characters in the fleet bench) took 3.5 ms, and a gather's four slices made
-# followed streams' events 10-20 ms late every 2 s. 64 K characters encode in ~0.1 ms.
-ADD_SLICE_CHARS = 64_000
 CHECKPOINT_EVERY = 8  # transactions between two WAL checkpoints (never inside a commit)
 BUILD_CORES = 0.8  # the whole server's CPU while the backfill runs, at most (live rows aside)
 # Short waits for the next chunk (the parse is slower than the writer) stay in the CPU window.
@@ -405,25 +400,8 @@ def _apply(db: sqlite3.Connection, op: _Op) -> None:
     kind, args = op
     if kind == "add":
         rows: Sequence[Doc] = args  # type: ignore[assignment]
-        # A slice at a time: one JSON text of a gather's rows (two seconds of a fleet's, ~1 MB)
-        # held at once left the server's memory a few MB higher for good. The commit, the part
-        # that costs, is still one.
-        for rows_slice in _slices(rows, ADD_SLICE_CHARS):
-            search_tables.add(db, rows_slice)
+        search_tables.add(db, rows)
     elif kind == "epoch":
         search_tables.keep_epoch(db, *args)  # type: ignore[arg-type]
     elif kind == "mark":
         search_tables.mark(db, *args)  # type: ignore[arg-type]
-
-
-def _slices(rows: Sequence[Doc], max_chars: int) -> Iterator[Sequence[Doc]]:
-    """`rows` in order, in runs whose bodies hold at most `max_chars` characters together (a
-    row longer than that alone)."""
-    start = chars = 0
-    for i, row in enumerate(rows):
-        if chars and chars + len(row.body) > max_chars:
-            yield rows[start:i]
-            start, chars = i, 0
-        chars += len(row.body)
-    if start < len(rows):
-        yield rows[start:]

@@ -15,13 +15,12 @@ from pathlib import Path
 import pytest
 from sidemirror.index.database import open_index
 from sidemirror.index.search import (
-    ADD_SLICE_CHARS,
     CHUNK_ROWS,
     QUEUE_CHUNKS,
     WRITER_NICE,
     SearchIndex,
 )
-from sidemirror.index.search_tables import Doc
+from sidemirror.index.search_tables import INSERT_CHARS, INSERT_ROWS, Doc
 
 
 @pytest.fixture
@@ -147,17 +146,21 @@ def test_a_live_row_is_written_before_a_long_queued_backfill(index: SearchIndex)
     assert index.count() == len(backfill) + 1
 
 
-def test_a_live_batch_of_long_rows_is_written_whole_in_slices(index: SearchIndex) -> None:
-    # A gather of a fleet's rows is encoded a slice at a time (the writer holds the interpreter
-    # lock while it encodes); every row lands, in order, a row longer than a slice too.
-    long_body = "needle " + "x" * (ADD_SLICE_CHARS + 10)
+def test_a_live_batch_is_written_whole_across_statements(index: SearchIndex) -> None:
+    # A gather of a fleet's rows is bound a statement at a time (the writer holds the
+    # interpreter lock while it binds): every row lands, in order, a row longer than a
+    # statement's text alone, and a run of short rows past a statement's count.
+    long_body = "needle " + "x" * (INSERT_CHARS + 10)
     rows = [doc("s", 1, "2026-05-01T12:00:00Z", long_body)]
     rows += [
         doc("s", seq, "2026-05-01T12:00:01Z", f"needle {seq} " + "y" * 5000) for seq in range(2, 40)
     ]
+    last = 40 + INSERT_ROWS + 5
+    rows += [doc("s", seq, "2026-05-01T12:00:02Z", f"needle {seq}") for seq in range(40, last)]
     index.add_live(rows)
     written(index)
-    assert [seq for _, seq in hits(index, "needle")] == list(range(39, 0, -1))
+    found = index.search("needle", limit=last, workspace="ws1", session="s")
+    assert [h.seq for h in found] == list(range(last - 1, 0, -1))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice is Linux's")
