@@ -7,8 +7,19 @@ extension renderer's main thread:
 - each live row's wait: from the end of the SSE handler that put it in the DOM (a
   `resumable-stream.js` call with a layout in it) to the start of the next main frame, and that
   frame's length;
+- where each row found the renderer's compositor (its `cc` scheduler, on the Compositor thread)
+  when the handler ended, and how long such rows waited (`rows_by_tick`, below);
 - the main frames' time by phase (self time, ms a frame), the heaviest first;
 - the fetches the panel's pages made, a second, by path.
+
+`rows_by_tick`: the compositor ticks with the display (a `Scheduler::BeginFrame` each 16.7 ms)
+while it may have something to draw, and for a tick or two after. A tick it needs starts an impl
+frame (`Scheduler::BeginImplFrame`): a change asked for before that frame's deadline gets a main
+frame at once. A tick it does not need when it comes is dropped (`Scheduler::BeginFrameDropped`)
+and cannot be had back: a change made in the rest of that interval waits for the next tick. With
+no tick in the last interval, the compositor had stopped ticking: asking again brings a tick at
+once. Rows are counted by the last tick before their handler ended: "impl", "dropped", "idle"
+("other": a tick with neither mark after it, as when the trace lost one).
 Tracing slows the renderer: its figures are for comparing runs that were both traced.
 """
 
@@ -24,6 +35,10 @@ from typing import Any
 CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink", "cc", "v8"]
 HANDLER_URL = "resumable-stream.js"  # the SSE message handler of lib/page
 FRAME = "ProxyMain::BeginMainFrame"
+TICK = "Scheduler::BeginFrame"
+IMPL = "Scheduler::BeginImplFrame"
+DROPPED = "Scheduler::BeginFrameDropped"
+TICK_US = 16_700  # a display interval at 60 Hz: no tick in the last one, the compositor was idle
 
 
 async def start(cdp: Any) -> None:
@@ -70,7 +85,7 @@ def summary(path: Path) -> dict[str, Any]:
     frames = [e for e in main if e["name"] == FRAME]
     frame_starts = [f["ts"] for f in frames]
     layouts = [e["ts"] for e in main if e["name"] == "Layout"]
-    waits, lengths = [], []
+    waits, lengths, ends = [], [], []
     for e in main:
         url = e.get("args", {}).get("data", {}).get("url", "")
         if e["name"] != "FunctionCall" or not url.endswith(HANDLER_URL):
@@ -83,14 +98,52 @@ def summary(path: Path) -> dict[str, Any]:
         if j < len(frames):
             waits.append((frames[j]["ts"] - end) / 1e3)
             lengths.append(frames[j]["dur"] / 1e3)
+            ends.append(end)
     return {
         "seconds": round(span_s, 1),
         "rows": len(waits),
         "wait_for_frame_ms": {"p50": _pct(waits, 50), "p95": _pct(waits, 95)},
         "frame_ms": {"p50": _pct(lengths, 50), "p95": _pct(lengths, 95)},
         "frames_per_s": round(len(frames) / span_s, 1) if span_s else None,
+        "rows_by_tick": _rows_by_tick(events, pid, ends, waits),
         "frame_phases_ms": _phases(main, frames),
         "fetches_per_s": _fetches(events, span_s),
+    }
+
+
+def _rows_by_tick(
+    events: list[dict[str, Any]], pid: int, ends: list[float], waits: list[float]
+) -> dict[str, dict[str, float | int | None]]:
+    """Rows by the compositor's last tick before their handler ended (the module's docstring):
+    how many, the share of all rows, the share of them whose frame waited 1 ms or more, and
+    their wait p50 / p95."""
+    marks = sorted(
+        (e["ts"], e["name"])
+        for e in events
+        if e.get("pid") == pid and e.get("name") in (TICK, IMPL, DROPPED)
+    )
+    times = [ts for ts, _ in marks]
+    by: dict[str, list[float]] = collections.defaultdict(list)
+    for end, wait in zip(ends, waits, strict=True):
+        i = bisect.bisect_left(times, end) - 1
+        while i >= 0 and marks[i][1] != TICK:
+            i -= 1
+        if i < 0 or end - times[i] > TICK_US:
+            state = "idle"
+        else:  # what the scheduler did with that tick: the mark after it, at the same moment
+            after = [name for ts, name in marks[i + 1 : i + 3] if ts - times[i] < 1_000]
+            state = "dropped" if DROPPED in after else "impl" if IMPL in after else "other"
+        by[state].append(wait)
+    n = max(1, len(ends))
+    return {
+        state: {
+            "rows": len(w),
+            "share_percent": round(100 * len(w) / n, 1),
+            "waited_percent": round(100 * sum(x >= 1 for x in w) / len(w), 1),
+            "wait_p50_ms": _pct(w, 50),
+            "wait_p95_ms": _pct(w, 95),
+        }
+        for state, w in sorted(by.items())
     }
 
 
