@@ -8,10 +8,9 @@ little as a rare one, where sorting every match by time cost a scan of them all.
 
 from __future__ import annotations
 
-import functools
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -22,14 +21,14 @@ SEARCH_VERSION = 3  # 3: `search_sessions.totals`
 TIE_BITS = 20  # rows sharing one millisecond, at most (~1 M): ids stay within 62 bits
 _MAX_MS = (1 << 42) - 1  # the year 2109; later times sort as that
 
-# Rows of one INSERT statement, at most: 8 parameters each, within the 999 of SQLite builds
-# older than 3.32.
-INSERT_ROWS = 120
-# Text bound in one statement, at most (a longer row goes alone): binding copies it, as UTF-8,
-# while the writer holds the interpreter lock, and the event loop waits for that.
-INSERT_CHARS = 64_000
+# Rows of one INSERT statement. One shape only (the rest of a batch goes a row at a time): a
+# prepared statement keeps what was last bound to it, and the connection keeps a statement per
+# SQL text, so statements of every size up to 120 rows held ~7 MB of rows' text for good.
+INSERT_ROWS = 16
 _COLUMNS = "id, workspace, session, epoch, seq, type, ts, body"
 _Keyed = tuple[int, str, str, str, int, str, str, str]  # a row's values, in `_COLUMNS` order
+_INSERT_ONE = f"INSERT OR IGNORE INTO search_items({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_MANY = _INSERT_ONE + ", (?, ?, ?, ?, ?, ?, ?, ?)" * (INSERT_ROWS - 1)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS search_version(version INTEGER NOT NULL);
@@ -121,10 +120,11 @@ def time_ms(ts: str) -> int:
 def add(db: sqlite3.Connection, rows: Sequence[Doc]) -> None:
     """Rows not held yet (one per workspace, session and seq), each under a free time key.
 
-    The rows are bound to statements of up to `INSERT_ROWS`: the interpreter is let go once per
-    statement. A row at a time it was taken back twice per row, each time waiting out the switch
-    interval while a parse held it (~5 ms): a batch took seconds. Passed as one JSON array
-    instead, SQLite parsed every row again (~25 µs a row of 1.4 KB, a third of the insert)."""
+    The rows are bound to statements of `INSERT_ROWS` (the last few one at a time): the
+    interpreter is let go once per statement. A row at a time it was taken back twice per row,
+    each time waiting out the switch interval while a parse held it (~5 ms): a batch took
+    seconds. Passed as one JSON array instead, SQLite parsed every row again (~25 µs a row of
+    1.4 KB, a third of the insert)."""
     bases = [time_ms(r.ts) << TIE_BITS for r in rows]
     (found,) = db.execute(
         "SELECT json_group_object(value, (SELECT max(id) FROM search_items "
@@ -147,28 +147,13 @@ def add(db: sqlite3.Connection, rows: Sequence[Doc]) -> None:
     # read, not by time (followed files at once, the rest a round later): in a live-like order
     # every fourth row started a segment, and merging them cost 115 µs a row against 71 sorted.
     keyed.sort(key=lambda row: row[0])
-    for part in _statements(keyed):
-        db.execute(_insert_sql(len(part)), [value for row in part for value in row])
-
-
-def _statements(keyed: list[_Keyed]) -> Iterator[list[_Keyed]]:
-    """`keyed` in order, in runs of at most `INSERT_ROWS` rows and `INSERT_CHARS` of text."""
-    part: list[_Keyed] = []
-    chars = 0
-    for row in keyed:
-        if part and (len(part) == INSERT_ROWS or chars + len(row[7]) > INSERT_CHARS):
-            yield part
-            part, chars = [], 0
-        part.append(row)
-        chars += len(row[7])
-    if part:
-        yield part
-
-
-@functools.cache
-def _insert_sql(rows: int) -> str:
-    values = ",".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * rows)
-    return f"INSERT OR IGNORE INTO search_items({_COLUMNS}) VALUES {values}"
+    whole = len(keyed) - len(keyed) % INSERT_ROWS
+    for start in range(0, whole, INSERT_ROWS):
+        db.execute(
+            _INSERT_MANY, [value for row in keyed[start : start + INSERT_ROWS] for value in row]
+        )
+    if whole < len(keyed):
+        db.executemany(_INSERT_ONE, keyed[whole:])
 
 
 def keep_epoch(db: sqlite3.Connection, workspace: str, session: str, epoch: str) -> None:

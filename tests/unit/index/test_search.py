@@ -20,7 +20,8 @@ from sidemirror.index.search import (
     WRITER_NICE,
     SearchIndex,
 )
-from sidemirror.index.search_tables import INSERT_CHARS, INSERT_ROWS, Doc
+from sidemirror.index.search_feed import MAX_BODY_CHARS
+from sidemirror.index.search_tables import INSERT_ROWS, Doc
 
 
 @pytest.fixture
@@ -147,17 +148,13 @@ def test_a_live_row_is_written_before_a_long_queued_backfill(index: SearchIndex)
 
 
 def test_a_live_batch_is_written_whole_across_statements(index: SearchIndex) -> None:
-    # A gather of a fleet's rows is bound a statement at a time (the writer holds the
-    # interpreter lock while it binds): every row lands, in order, a row longer than a
-    # statement's text alone, and a run of short rows past a statement's count.
-    long_body = "needle " + "x" * (INSERT_CHARS + 10)
+    # A gather of a fleet's rows is bound a statement of `INSERT_ROWS` at a time and the rest
+    # row by row: every row lands, in order, the longest a row can be too.
+    long_body = "needle " + "x" * MAX_BODY_CHARS
     rows = [doc("s", 1, "2026-05-01T12:00:00Z", long_body)]
-    rows += [
-        doc("s", seq, "2026-05-01T12:00:01Z", f"needle {seq} " + "y" * 5000) for seq in range(2, 40)
-    ]
-    last = 40 + INSERT_ROWS + 5
-    rows += [doc("s", seq, "2026-05-01T12:00:02Z", f"needle {seq}") for seq in range(40, last)]
-    index.add_live(rows)
+    last = 3 * INSERT_ROWS + 5
+    rows += [doc("s", n, f"2026-05-01T12:00:01.{n:03d}Z", f"needle {n}") for n in range(2, last)]
+    index.add_live(rows[::-1])  # out of time order, as a fleet's rows can reach the writer
     written(index)
     found = index.search("needle", limit=last, workspace="ws1", session="s")
     assert [h.seq for h in found] == list(range(last - 1, 0, -1))
