@@ -15,11 +15,13 @@ extension renderer's main thread:
 `rows_by_tick`: the compositor ticks with the display (a `Scheduler::BeginFrame` each 16.7 ms)
 while it may have something to draw, and for a tick or two after. A tick it needs starts an impl
 frame (`Scheduler::BeginImplFrame`): a change asked for before that frame's deadline gets a main
-frame at once. A tick it does not need when it comes is dropped (`Scheduler::BeginFrameDropped`)
-and cannot be had back: a change made in the rest of that interval waits for the next tick. With
+frame at once. A tick it does not need when it comes is dropped (`Scheduler::BeginFrameDropped`):
+in the traces, a change made in the rest of that interval waits for the next tick. With
 no tick in the last interval, the compositor had stopped ticking: asking again brings a tick at
 once. Rows are counted by the last tick before their handler ended: "impl", "dropped", "idle"
-("other": a tick with neither mark after it, as when the trace lost one).
+("other": a tick with neither mark after it, as when the trace lost one). Both panel pages
+share the renderer's Compositor thread, so a tick may be the other page's; a run with one page
+gave the same split.
 Tracing slows the renderer: its figures are for comparing runs that were both traced.
 """
 
