@@ -4,15 +4,18 @@ land, while the folders' watch (watch.py) rests between its rounds.
 With twenty agents writing at once, reading every file at every write was most of the server's
 CPU: each line cost a wake-up of the loop, a stat, an open and a read, a journal write, a store
 write and a state refresh. A session no client streams needs none of that at once: its state,
-title, totals and search rows may be an eighth of a second late, and the lines written
+title, totals and search rows may be a quarter of a second late, and the lines written
 meanwhile cost one read. So the folders' watch rests `REST_S` after each round it reports, and
 the files a client follows (its session's stream, or its workspace's) get a watch of their own,
 on an inotify instance of their own: nothing of theirs waits for the rest.
 
 A followed file's write still waits for the round's step under way: one file's lines since the
-last round, read and published in one go. The rest sets their number: a quarter of a second
-made steps of 3-9 ms under the fleet bench (five lines a file), and followed events 10-15 ms
-late at p99; an eighth halves them (p99 5-7 ms), for ~1.5 points more of a core there.
+last round, read and published in one go. Each read of a file costs ~0.2 ms of the loop whatever
+it holds (the read, the merge order's line, the store's write and state), so the rest sets how
+many there are. In the fleet bench (60 s, ours only), an eighth of a second took 18.7 % of a
+core, a quarter 17.1 % and a half 17.2 %; followed events' p99 was 8-10 ms, 6-8 ms and 8-12 ms.
+So a quarter: a session nobody streams is at most that late in the Sessions view, its attention
+and its search rows.
 
 `FileSource` decides which files are followed (files/source.py); this only watches them. Linux
 only: elsewhere (and when an instance cannot be had) there is no close watch, and the folders'
@@ -36,7 +39,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-REST_S = 0.125  # the folders' watch, between rounds, once a close watch reads followed files
+REST_S = 0.25  # the folders' watch, between rounds, once a close watch reads followed files
 
 
 class CloseWatch:
