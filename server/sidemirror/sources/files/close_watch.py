@@ -32,7 +32,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sidemirror.sources.files.watch import pick_backend, queued
+from sidemirror.sources.files.watch import (
+    IN_MODIFY,
+    IN_MOVE_SELF,
+    IN_Q_OVERFLOW,
+    pick_backend,
+    queued,
+)
 
 if TYPE_CHECKING:
     from asyncinotify import Inotify, Watch
@@ -53,9 +59,6 @@ class CloseWatch:
         # Writes; and the file's end (deleted, moved), after which the folders' watch reports
         # whatever takes its place there.
         self.mask = Mask.MODIFY | Mask.DELETE_SELF | Mask.MOVE_SELF
-        self.moved = Mask.MOVE_SELF
-        self.overflow = Mask.Q_OVERFLOW
-        self.modified = Mask.MODIFY
         self._watches: dict[Path, Watch] = {}
         self._paths: dict[int, Path] = {}  # by watch descriptor
 
@@ -117,16 +120,17 @@ class CloseWatch:
         folders' watch reads them between its own files)."""
         written: dict[Path, None] = {}
         for event in queued(self.inotify):
-            if event.mask & self.overflow:  # events were lost: any watched file may have grown
+            mask = int(event.mask)  # plain ints: a `Mask` & builds an enum member (watch.py)
+            if mask & IN_Q_OVERFLOW:  # events were lost: any watched file may have grown
                 written.update(dict.fromkeys(self._watches))
                 continue
             wd = event.watch.wd if event.watch is not None else -1
             path = self._paths.get(wd)
             if path is None:
                 continue  # a watch already replaced or dropped (or its IN_IGNORED)
-            if event.mask & self.modified:
+            if mask & IN_MODIFY:
                 written[path] = None
-            elif event.mask & self.moved:
+            elif mask & IN_MOVE_SELF:
                 self.discard(path)  # the watch would follow the file to where it went
             else:  # deleted (IN_IGNORED follows) or dropped by the kernel
                 self._paths.pop(wd, None)

@@ -252,3 +252,14 @@ async def test_nothing_to_watch_waits_for_stop(tmp_path: Path, backend: Backend)
         assert not task.done()
         stop.set()
         assert await asyncio.wait_for(task, 5) is None
+
+
+@inotify_only
+def test_the_event_bits_tested_as_ints_are_inotifys_own() -> None:
+    from asyncinotify import Mask
+    from sidemirror.sources.files import watch
+
+    names = [n for n in dir(watch) if n.startswith("IN_")]
+    assert len(names) == 10
+    for name in names:
+        assert getattr(watch, name) == Mask[name.removeprefix("IN_")].value, name
