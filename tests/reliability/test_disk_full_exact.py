@@ -56,12 +56,13 @@ class _ModelLog:
         self.spilled = 0
         self.budget: HeldItems | None = None
 
-    def spill_oldest(self) -> bool:
+    def spill_oldest(self, count: int = 1) -> int:
         assert self.budget is not None
-        self.held -= 1
-        self.spilled += 1
-        self.budget.released()
-        return True
+        count = min(count, self.held)
+        self.held -= count
+        self.spilled += count
+        self.budget.released(count)
+        return count
 
 
 def _trims() -> tuple[int, int]:

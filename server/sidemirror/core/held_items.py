@@ -40,7 +40,7 @@ class Spiller(Protocol):
     @property
     def held(self) -> int: ...
 
-    def spill_oldest(self) -> bool: ...
+    def spill_oldest(self, count: int = 1) -> int: ...
 
 
 class HeldItems:
@@ -76,10 +76,12 @@ class HeldItems:
         target = self.limit * 3 // 4
         while budget and self._spilling and self.total > target:
             log = self._spilling[-1]()
-            if log is None or log.held <= self.floor or not log.spill_oldest():
+            room = 0 if log is None else min(budget, log.held - self.floor, self.total - target)
+            spilled = log.spill_oldest(room) if log is not None and room > 0 else 0
+            if not spilled:
                 self._spilling.pop()  # gone, at its floor, or the disk refused (kept): next
             else:
-                budget -= 1
+                budget -= spilled
         if self._spilling and self.total > target:
             return
         self._spilling = []

@@ -143,9 +143,8 @@ class ItemLog:
         self._recent.append(item)
         self._wire.append(None)
         # More than one when earlier spills failed (a full disk) and the disk has room again.
-        while self.spill_path is not None and len(self._recent) > self.window:
-            if not self.spill_oldest():
-                break
+        if self.spill_path is not None and len(self._recent) > self.window:
+            self.spill_oldest(len(self._recent) - self.window)
         # After the window: one session alone (within its window) is never trimmed below it.
         if self._budget is not None:
             self._budget.added(self)
@@ -245,27 +244,36 @@ class ItemLog:
             self._opened = True
         return fd
 
-    def spill_oldest(self) -> bool:
-        """Move the oldest item held in memory to the spill file; False if the disk refused
-        (it stays in memory, nothing lost)."""
-        line = self._lines.pop(self._base, None) or _spill_line(self._recent[0])
+    def spill_oldest(self, count: int = 1) -> int:
+        """Move the oldest `count` items held in memory (fewer if fewer are held) to the spill
+        file, in one write; how many moved: 0 if the disk refused (they stay in memory, nothing
+        lost). A budget trim spills several at a time: one write each cost a syscall and a
+        descriptor lookup per item, and in a fleet every item is spilled."""
+        count = min(count, len(self._recent))
+        if count <= 0:
+            return 0
+        lines = [
+            self._lines.pop(self._base + slot, b"") or _spill_line(self._recent[slot])
+            for slot in range(count)
+        ]
         try:
-            pwrite_all(self._open_spill(), line, self._end)
+            pwrite_all(self._open_spill(), b"".join(lines), self._end)
         except (OSError, WriteFailed) as exc:
             # Kept in memory (past the window) rather than lost: the next append tries again.
             if not self._spill_failed:
                 logger.warning("cannot spill to %s: %s (kept in memory)", self.spill_path, exc)
             self._spill_failed = True
-            return False
+            return 0
         self._spill_failed = False
-        self._recent.popleft()
-        self._wire.popleft()
+        for line in lines:
+            self._recent.popleft()
+            self._wire.popleft()
+            self._offsets.append(self._end)
+            self._end += len(line)
+        self._base += count
         if self._budget is not None:
-            self._budget.released()
-        self._offsets.append(self._end)
-        self._end += len(line)
-        self._base += 1
-        return True
+            self._budget.released(count)
+        return count
 
     def _read_spilled(self, index: int) -> SessionItem:
         start = self._offsets[index]

@@ -6,6 +6,8 @@ import gc
 import weakref
 from pathlib import Path
 
+import pytest
+from sidemirror.core import item_log
 from sidemirror.core.held_items import SPILL_STEP, HeldItems
 from sidemirror.core.item_log import ItemLog
 from sidemirror.core.models import AssistantEvent
@@ -129,3 +131,24 @@ def test_one_session_alone_keeps_its_whole_window(tmp_path: Path) -> None:
     for seq in range(1, 201):
         alone.append(_item(seq))
     assert alone.held == 50 == budget.total  # its window spills first: the budget never trims
+
+
+def test_a_trims_step_goes_to_the_spill_file_in_one_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+
+    writes: list[int] = []
+    real = item_log.pwrite_all
+
+    def counted(fd: int, data: bytes, offset: int) -> None:
+        writes.append(data.count(b"\n"))
+        real(fd, data, offset)
+
+    monkeypatch.setattr(item_log, "pwrite_all", counted)
+    budget = HeldItems(limit=100, floor=5)
+    (log,) = _fleet(tmp_path, budget, 1)
+    for seq in range(1, 501):
+        log.append(_item(seq))
+    assert sum(writes) == 500 - log.held
+    assert max(writes) == SPILL_STEP  # each append's share of a trim: one write, not one an item
+    assert [item.content for item in log] == [f"line {s}" for s in range(1, 501)]
