@@ -34,6 +34,7 @@ import fleet as fleet_phase  # noqa: E402
 import floor  # noqa: E402
 import forward  # noqa: E402
 import hook_cost  # noqa: E402
+import line_cost  # noqa: E402
 import md_render  # noqa: E402
 import panel  # noqa: E402
 import peers  # noqa: E402
@@ -65,6 +66,7 @@ SAYS = {
     "export": "export: a {args.export_mb} MB session as {args.export_formats}",
     "agent_scan": "agents seen as they start: scan cost, idle CPU, time to see one",
     "fanout": "fanout",
+    "linecost": "line cost: the server's CPU per appended line, a fleet of 20 at 400 lines/s",
 }
 PROJECT = synth.CWD.replace("/", "-")
 
@@ -592,6 +594,7 @@ def table(res: dict) -> str:
     rows += session_list.rows(res.get("sessionlist"), blank)
     rows += hook_cost.rows(res.get("hook"), blank)
     rows += search_scale.rows(res.get("search"), blank)
+    rows += line_cost.rows(res.get("linecost"), blank)
     return "\n".join(rows)
 
 
@@ -688,6 +691,8 @@ async def main(args: argparse.Namespace) -> None:
                 root, args.fleet_seconds, args.skip_peers, log, _pfile(args, "fleet")
             )
             save(res)
+        if want("linecost"):
+            await phase("linecost", line_cost.measure(root))
         if want("fanout"):
             await phase("fanout", fanout(root, args))
     res["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -704,7 +709,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         default="",
         help="comma list: latency,rendered,markdown,cold,archive,snapshot,fanout,forward,"
-        "review,search,cli,panel,sessionlist,agentscan,hook,fleet,export",
+        "review,search,cli,panel,sessionlist,agentscan,hook,fleet,linecost,export",
     )
     p.add_argument("--panel-items", type=int, default=50_000, help="panel phase: session size")
     p.add_argument("--panel-appends", type=int, default=200, help="panel phase: live appends")
