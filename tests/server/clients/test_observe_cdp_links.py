@@ -104,8 +104,11 @@ async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
 
             tab = (await until(targets, 20, "the browser answers"))[0]
         page_ws = tab["webSocketDebuggerUrl"]
-        app_url = str(pages.make_url("/app"))
-        for _ in range(40):  # navigate until the observer reports it: then it is attached
+        for attempt in range(40):  # navigate until the observer reports it: then it is attached
+            # Each attempt its own URL: on a busy machine an earlier attempt can be the one
+            # reported while the last is still loading, and that load would replace the page
+            # the call below drives (its fetch and its throw never happen).
+            app_url = str(pages.make_url("/app").with_query(attempt=attempt))
             await cdp_call(page_ws, "Page.navigate", {"url": app_url})
             try:
                 seen = await next_entry(0.5)
@@ -114,7 +117,9 @@ async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
                 continue
         else:
             raise AssertionError("the observer never reported the navigation")
-        assert seen["url"] == app_url
+        while seen["url"] != app_url:  # the last attempt's page, loaded
+            assert seen["command"] == "navigate", seen
+            seen = await next_entry()
 
         # The agent's Playwright call starts (its tool_use is in the transcript) ...
         with transcript.open("a") as f:
@@ -146,7 +151,6 @@ async def test_a_failing_fetch_is_linked_to_the_call_that_caused_it(
         ws, use = await until(call_item, 20, "the tool call is read")
         # ... and the page it drives fails a request and throws.
         await cdp_call(page_ws, "Runtime.evaluate", {"expression": "save(); setTimeout(render)"})
-        # (A navigation asked for twice above may still be reported first: skipped.)
         during = await entries_until(next_entry, {"request.failed", "exception"})
         failed = next(e for e in during if e["command"] == "request.failed")
         thrown = next(e for e in during if e["command"] == "exception")
