@@ -151,8 +151,12 @@ def test_a_notification_names_the_command_and_the_session(ext: Extension, server
         note = shown_note(worker)
         assert note["message"] == "Claude asks to run Bash: npm publish"
         assert note["title"] == "Demo · /init"  # the workspace and the session's name
-        ids = worker.evaluate("() => chrome.notifications.getAll()")
-        assert note["id"] in ids
+        # Chrome creates it asynchronously: the call above is recorded before Chrome has it.
+        wait_until(
+            lambda: note["id"] in worker.evaluate("() => chrome.notifications.getAll()"),
+            timeout=15,
+            what="Chrome holding the notification",
+        )
         [pending] = server.get("/api/decisions")["decisions"]
         assert note["id"].endswith(f":{SAMPLE_SESSION}:{pending['id']}")  # it names the card
 
