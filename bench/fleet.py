@@ -56,7 +56,7 @@ def _stream_name(fleet: list[dict[str, Any]], i: int) -> str:
     return f"{fleet[i]['kind']}-{i:02d}"
 
 
-def _sessions(home: Path) -> list[dict[str, Any]]:
+def seed_sessions(home: Path) -> list[dict[str, Any]]:
     """The fleet's files, seeded with their history: kind, id, cwd, path, line maker."""
     out = []
     for i in range(SESSIONS):
@@ -85,7 +85,7 @@ def _probe(pid: int) -> dict[str, float]:
     return {"rss_mb": round(sampler.rss() / 2**20, 1), "open_fds": fds}
 
 
-async def _ours_urls(run: peers.Running, followed: list[dict[str, Any]]) -> list[str]:
+async def stream_urls(run: peers.Running, followed: list[dict[str, Any]]) -> list[str]:
     """Stream URLs of the followed sessions, once every workspace of the fleet is listed."""
     deadline = time.monotonic() + 120
     async with aiohttp.ClientSession() as s:
@@ -104,7 +104,7 @@ async def _run(
 ) -> dict[str, Any]:
     home = root / f"fleet-{name}" / "home"
     (home / ".claude/projects").mkdir(parents=True)
-    fleet = _sessions(home)
+    fleet = seed_sessions(home)
     claude = [i for i, f in enumerate(fleet) if f["kind"] == "claude"]
     codex = [i for i, f in enumerate(fleet) if f["kind"] == "codex"]
     follow = [claude[0], claude[1], codex[0]] if name == "sidemirror" else claude[:3]
@@ -113,7 +113,7 @@ async def _run(
         try:
             await peers.wait_http(run.base + "/health", run.proc, 120)
             if name == "sidemirror":
-                urls = await _ours_urls(run, [fleet[i] for i in follow])
+                urls = await stream_urls(run, [fleet[i] for i in follow])
                 watchers = [client.SseWatcher(u, peers.AUTH, b"event: snapshot") for u in urls]
                 attention = client.SseWatcher(
                     run.base + "/api/attention/stream", peers.AUTH, b"\n\n"

@@ -2,19 +2,19 @@
 
 The fleet phase measures CPU over five minutes with a real side panel and vibedeck on the same two
 cores, and runs of the same code differ there by ±2 points. This phase is for comparing two
-versions of the server: the fleet's twenty seeded sessions (`fleet._sessions`) in a real
+versions of the server: the fleet's twenty seeded sessions (`fleet.seed_sessions`) in a real
 `sidemirror serve`, every session's first line read (its load) before the count starts; then
 `LINES` lines a session appended round-robin, twenty every 50 ms (400 a second, as the fleet),
 and the server's CPU once it is idle again, divided by the lines. Twice: with no client, and with
 the fleet's three streams and the attention stream open. Figures: every thread, and the event
-loop's thread alone (its user and system time). Runs of the same code differ by ~±10 µs a line.
+loop's thread alone (its user and system time). Two runs of the same code gave 171 and 200 µs a
+line with no client: compare several runs of each version.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -23,19 +23,17 @@ import aiohttp
 import client
 import fleet
 import peers
+import psutil
 
 LINES = 500  # a session's, after its first
 EVERY_S = 0.05  # one line to each session this often
 IDLE_CPU_S = 0.006  # of CPU in a half-second window: the server has read everything
-_TICK = os.sysconf("SC_CLK_TCK")
 
 
 def _times(pid: int) -> tuple[float, float, float]:
     """(all threads, the main thread's user, its system) CPU seconds so far."""
-    total = client.cpu_seconds(pid)
-    with open(f"/proc/{pid}/task/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return total, int(fields[11]) / _TICK, int(fields[12]) / _TICK
+    main = next(t for t in psutil.Process(pid).threads() if t.id == pid)
+    return client.cpu_seconds(pid), main.user_time, main.system_time
 
 
 async def _idle(pid: int, window_s: float = 0.5) -> None:
@@ -54,7 +52,7 @@ async def _streams(run: peers.Running, sessions: list[dict[str, Any]]) -> list[c
     """The fleet's three followed streams (two Claude, one Codex) and the attention stream."""
     claude = [f for f in sessions if f["kind"] == "claude"][:2]
     codex = [f for f in sessions if f["kind"] == "codex"][:1]
-    urls = await fleet._ours_urls(run, claude + codex)
+    urls = await fleet.stream_urls(run, claude + codex)
     watchers = [client.SseWatcher(u, peers.AUTH, b"event: snapshot") for u in urls]
     watchers.append(client.SseWatcher(run.base + "/api/attention/stream", peers.AUTH, b"\n\n"))
     return watchers
@@ -63,7 +61,7 @@ async def _streams(run: peers.Running, sessions: list[dict[str, Any]]) -> list[c
 async def _one(root: Path, with_streams: bool) -> dict[str, Any]:
     home = root / f"linecost-{'streams' if with_streams else 'none'}" / "home"
     (home / ".claude/projects").mkdir(parents=True)
-    sessions = fleet._sessions(home)
+    sessions = fleet.seed_sessions(home)
     files = [open(f["path"], "ab", buffering=0) for f in sessions]  # noqa: SIM115
     stop = asyncio.Event()
     try:

@@ -136,7 +136,6 @@ def test_one_session_alone_keeps_its_whole_window(tmp_path: Path) -> None:
 def test_a_trims_step_goes_to_the_spill_file_in_one_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-
     writes: list[int] = []
     real = item_log.pwrite_all
 
