@@ -27,50 +27,51 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sidemirror.sources.files.watch import (
+    IN_DELETE_SELF,
     IN_MODIFY,
     IN_MOVE_SELF,
     IN_Q_OVERFLOW,
     pick_backend,
-    queued,
 )
 
 if TYPE_CHECKING:
-    from asyncinotify import Inotify, Watch
+    from inotify_simple import INotify
 
 logger = logging.getLogger(__name__)
 
 REST_S = 0.25  # the folders' watch, between rounds, once a close watch reads followed files
 
+# Writes; and the file's end (deleted, moved), after which the folders' watch reports whatever
+# takes its place there.
+_MASK = IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF
+
 
 class CloseWatch:
     """Writes to a few named files, reported as soon as they happen (`batches`)."""
 
-    def __init__(self, inotify: Inotify) -> None:
-        from asyncinotify import Mask
-
+    def __init__(self, inotify: INotify) -> None:
         self.inotify = inotify
-        os.set_blocking(inotify.fd, False)  # as in watch.py: draining needs EAGAIN
-        # Writes; and the file's end (deleted, moved), after which the folders' watch reports
-        # whatever takes its place there.
-        self.mask = Mask.MODIFY | Mask.DELETE_SELF | Mask.MOVE_SELF
-        self._watches: dict[Path, Watch] = {}
+        self.fd = inotify.fileno()
+        self._watches: dict[Path, int] = {}  # watch descriptors, by path
         self._paths: dict[int, Path] = {}  # by watch descriptor
+        self._written: dict[Path, None] = {}  # read from the fd, not taken yet (in order)
+        self._loop: asyncio.AbstractEventLoop | None = None  # reading the fd, while `batches` runs
+        self._waiter: asyncio.Future[None] | None = None
 
     @classmethod
     def open(cls) -> CloseWatch | None:
         """A close watch, or None where inotify is not what watches the folders."""
         if pick_backend() != "inotify":
             return None
-        from asyncinotify import Inotify
+        from inotify_simple import INotify
 
         try:
-            return cls(Inotify(cache_size=16))
+            return cls(INotify(nonblocking=True))
         except OSError as exc:  # fs.inotify.max_user_instances reached: read on the folders'
             logger.info("no close watch of followed files (%s)", exc)
             return None
@@ -81,64 +82,81 @@ class CloseWatch:
     def add(self, path: Path) -> None:
         """Watch `path` from now on (again, if it is another file than the one watched)."""
         try:
-            watch = self.inotify.add_watch(path, self.mask)
+            wd = self.inotify.add_watch(path, _MASK)
         except OSError:
             return  # gone meanwhile: the folders' watch reports what follows
         old = self._watches.get(path)
-        if old is not None and old.wd != watch.wd:
-            self._paths.pop(old.wd, None)
-        self._watches[path] = watch
-        self._paths[watch.wd] = path
+        if old is not None and old != wd:
+            self._paths.pop(old, None)
+        self._watches[path] = wd
+        self._paths[wd] = path
 
     def discard(self, path: Path) -> None:
-        watch = self._watches.pop(path, None)
-        if watch is not None:
-            self._paths.pop(watch.wd, None)
+        wd = self._watches.pop(path, None)
+        if wd is not None:
+            self._paths.pop(wd, None)
             with contextlib.suppress(OSError):  # the kernel dropped it already (file gone)
-                self.inotify.rm_watch(watch)
+                self.inotify.rm_watch(wd)
 
     def close(self) -> None:
+        self._stop_reading()
         self.inotify.close()
 
     async def batches(self) -> AsyncIterator[list[Path]]:
-        """The watched files written since the last batch, each once, until cancelled."""
+        """The watched files written since the last batch, each once, until cancelled.
+
+        The fd stays registered with the loop for as long as this runs, and each time it turns
+        readable everything queued is read at once (so it is readable no more: the loop does
+        not spin). Registering it for each wait and removing it after cost as much as reading
+        the events, at one wait per followed line."""
         loop = asyncio.get_running_loop()
-        fd = self.inotify.fd
-        while True:
-            ready: asyncio.Future[None] = loop.create_future()
-            loop.add_reader(fd, _resolve, ready)
-            try:
-                await ready
-            finally:
-                loop.remove_reader(fd)
-            written = self.take()
-            if written:
-                yield written
+        self._loop = loop
+        loop.add_reader(self.fd, self._readable)
+        try:
+            while True:
+                if not self._written:
+                    self._waiter = loop.create_future()
+                    try:
+                        await self._waiter
+                    finally:
+                        self._waiter = None
+                written = self.take()
+                if written:
+                    yield written
+        finally:
+            self._stop_reading()
 
     def take(self) -> list[Path]:
         """The watched files written since the last look, without waiting (a round of the
         folders' watch reads them between its own files)."""
-        written: dict[Path, None] = {}
-        for event in queued(self.inotify):
-            mask = int(event.mask)  # plain ints: a `Mask` & builds an enum member (watch.py)
+        self._read()
+        written, self._written = list(self._written), {}
+        # Only writes: the folders' watch reports a file's end, and what takes its place.
+        return written
+
+    def _readable(self) -> None:
+        self._read()
+        if self._written and self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def _stop_reading(self) -> None:
+        if self._loop is not None:
+            self._loop.remove_reader(self.fd)
+            self._loop = None
+
+    def _read(self) -> None:
+        """Everything the kernel holds for this watch, into `_written`."""
+        for wd, mask, _cookie, _name in self.inotify.read(timeout=0):
             if mask & IN_Q_OVERFLOW:  # events were lost: any watched file may have grown
-                written.update(dict.fromkeys(self._watches))
+                self._written.update(dict.fromkeys(self._watches))
                 continue
-            wd = event.watch.wd if event.watch is not None else -1
             path = self._paths.get(wd)
             if path is None:
                 continue  # a watch already replaced or dropped (or its IN_IGNORED)
             if mask & IN_MODIFY:
-                written[path] = None
+                self._written[path] = None
             elif mask & IN_MOVE_SELF:
                 self.discard(path)  # the watch would follow the file to where it went
             else:  # deleted (IN_IGNORED follows) or dropped by the kernel
                 self._paths.pop(wd, None)
                 del self._watches[path]
-        # Only writes: the folders' watch reports a file's end, and what takes its place.
-        return list(written)
-
-
-def _resolve(ready: asyncio.Future[None]) -> None:
-    if not ready.done():
-        ready.set_result(None)

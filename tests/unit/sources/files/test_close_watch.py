@@ -82,6 +82,43 @@ async def test_a_replaced_file_ends_its_watch_and_can_be_watched_again(tmp_path:
         await until(lambda: seen == [path], 10, "the new file's write")
 
 
+async def test_each_write_wakes_the_watch_once_and_it_stays_registered(tmp_path: Path) -> None:
+    """The fd stays with the loop while `batches` runs, and each wake reads everything queued:
+    a wake that left events behind would be called again at once, the loop spinning."""
+    path = tmp_path / "a.jsonl"
+    write(path)
+    close = CloseWatch.open()
+    assert close is not None
+    close.add(path)
+    wakes = 0
+    readable = close._readable
+
+    def counted() -> None:
+        nonlocal wakes
+        wakes += 1
+        readable()
+
+    close._readable = counted  # type: ignore[method-assign]
+    loop = asyncio.get_running_loop()
+    registered: list[int] = []
+    add_reader = loop.add_reader
+
+    def add_reader_counted(fd: int, *args: object) -> None:
+        registered.append(fd)
+        add_reader(fd, *args)
+
+    loop.add_reader = add_reader_counted  # type: ignore[method-assign]
+    try:
+        async with reading(close) as seen:
+            for n in range(1, 21):
+                write(path)
+                await until(lambda n=n: len(seen) == n, 10, f"write {n} reported")
+            assert wakes == 20  # one each, none of them left anything behind
+            assert registered == [close.fd]  # once, for the whole run
+    finally:
+        loop.add_reader = add_reader  # type: ignore[method-assign]
+
+
 async def test_take_does_not_wait(tmp_path: Path) -> None:
     path = tmp_path / "a.jsonl"
     write(path)
